@@ -1,0 +1,85 @@
+# tcs — the Transcript Cleaning Service.
+#
+#   make run    start the service on its embedded default (local control plane, filesystem store)
+#   make test   everything: generated code check, vet, unit, envtest and e2e tests
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+ROOT := $(abspath .)
+LOCALBIN := $(ROOT)/bin
+export PATH := $(LOCALBIN):$(PATH)
+
+CONTROLLER_GEN_VERSION ?= v0.23.0
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
+TCS ?= $(LOCALBIN)/tcs
+
+# Package sets: the e2e tests start the real binary and run last.
+GO_TEST_FLAGS ?= -count=1
+E2E_TIMEOUT ?= 15m
+UNIT_TIMEOUT ?= 20m
+
+.PHONY: all
+all: build
+
+##@ Development
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC into config/ and the chart.
+	$(CONTROLLER_GEN) rbac:roleName=tcs-manager crd paths="./api/..." paths="./controllers/..." paths="./apiserver/..." \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	cp config/crd/bases/*.yaml charts/tcs/crds/
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: verify-generated
+verify-generated: manifests generate ## Fail when committed generated files are not current.
+	@if [ -n "$$(git status --porcelain -- api config charts/tcs/crds)" ]; then \
+		echo "generated files are not current; run 'make manifests generate' and commit:"; \
+		git status --porcelain -- api config charts/tcs/crds; git diff --stat -- api config charts/tcs/crds; exit 1; \
+	fi
+
+.PHONY: fmt
+fmt: ## gofmt the tree.
+	gofmt -w $$(git ls-files '*.go')
+
+.PHONY: vet
+vet: ## go vet and a gofmt check.
+	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
+	go vet ./...
+
+##@ Build
+
+.PHONY: build
+build: ## Build the tcs binary into bin/.
+	go build -o $(TCS) ./cmd/tcs
+
+.PHONY: envtest
+envtest: ## Build (once) and link the local control plane: etcd, kube-apiserver, kubectl.
+	@hack/envtest.sh >/dev/null
+
+.PHONY: run
+run: build envtest ## Run the service on its embedded default (state in .tcs-dev/).
+	$(TCS) dev
+
+##@ Test
+
+.PHONY: test
+test: verify-generated vet envtest build ## Run every test.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_BIN="$(TCS)" \
+		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
+
+.PHONY: bench
+bench: ## Run the benchmarks.
+	hack/bench
+
+$(CONTROLLER_GEN):
+	mkdir -p $(LOCALBIN)
+	GOBIN=$(LOCALBIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+	mv $(LOCALBIN)/controller-gen $(CONTROLLER_GEN)
+
+.PHONY: help
+help:
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)

@@ -1,0 +1,21 @@
+package v1alpha1
+
+// Labels and annotations that tcs sets on the objects it manages.
+const (
+	// LabelOrganization holds the organization id (org_…) that owns the object.
+	LabelOrganization = "tcs.dev/organization"
+	// LabelSourceType holds a transcript's source type.
+	LabelSourceType = "tcs.dev/source-type"
+	// LabelAPIKeyID marks a Secret as an API key and holds its id (key_…).
+	LabelAPIKeyID = "tcs.dev/api-key-id"
+	// LabelAPIKeyHash holds the lookup hash of the key in a Secret (see internal/apikey).
+	LabelAPIKeyHash = "tcs.dev/api-key-hash"
+	// AnnotationAPIKeyLabel holds the human label given to an API key.
+	AnnotationAPIKeyLabel = "tcs.dev/label"
+	// AnnotationAPIKeyExpiresAt holds an API key's expiry time (RFC 3339); absent means it never expires.
+	AnnotationAPIKeyExpiresAt = "tcs.dev/expires-at"
+	// SecretTypeAPIKey is the type of Secrets that hold API keys.
+	SecretTypeAPIKey = "tcs.dev/api-key"
+	// SecretKeyAPIKey is the data key of the API key value in its Secret.
+	SecretKeyAPIKey = "key"
+)

@@ -1,0 +1,253 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SourceType is where a transcript's text comes from.
+// +kubebuilder:validation:Enum=paste;youtube;url;upload
+type SourceType string
+
+// The source types of the API.
+const (
+	SourcePaste   SourceType = "paste"
+	SourceYouTube SourceType = "youtube"
+	SourceURL     SourceType = "url"
+	SourceUpload  SourceType = "upload"
+)
+
+// Phase is a transcript's processing state; it is the API's status field.
+// +kubebuilder:validation:Enum=pending;completed;failed
+type Phase string
+
+// The phases of a transcript.
+const (
+	PhasePending   Phase = "pending"
+	PhaseCompleted Phase = "completed"
+	PhaseFailed    Phase = "failed"
+)
+
+// AIPassStatus is the state of a transcript's AI validation pass.
+// +kubebuilder:validation:Enum=idle;queued;running;completed;failed
+type AIPassStatus string
+
+// The states of the AI validation pass.
+const (
+	AIPassIdle      AIPassStatus = "idle"
+	AIPassQueued    AIPassStatus = "queued"
+	AIPassRunning   AIPassStatus = "running"
+	AIPassCompleted AIPassStatus = "completed"
+	AIPassFailed    AIPassStatus = "failed"
+)
+
+// Condition types of a Transcript.
+const (
+	// ConditionReady is true once the transcript is completed, false while pending or after a failure.
+	ConditionReady = "Ready"
+	// ConditionCorrected is true once the deterministic pass has written the corrected content.
+	ConditionCorrected = "Corrected"
+)
+
+// TranscriptSpec is what the client asked for; it does not change after creation.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable"
+type TranscriptSpec struct {
+	// ID is the transcript's API id.
+	// +kubebuilder:validation:Pattern=`^tr_[a-z0-9]+$`
+	ID string `json:"id"`
+
+	// Organization is the id (org_…) of the organization that owns the transcript.
+	// +kubebuilder:validation:Pattern=`^org_[a-z0-9]+$`
+	Organization string `json:"organization"`
+
+	// Source says where the text comes from.
+	Source TranscriptSource `json:"source"`
+
+	// Options are the processing options of the create request.
+	// +optional
+	Options TranscriptOptions `json:"options,omitempty"`
+}
+
+// TranscriptSource describes a transcript's input.
+type TranscriptSource struct {
+	// Type is the source type.
+	Type SourceType `json:"type"`
+
+	// URL is the video or file address of youtube and url sources.
+	// +optional
+	URL string `json:"url,omitempty"`
+
+	// Format is the source_format the client gave; empty means it is sniffed from the content.
+	// +kubebuilder:validation:Enum="";txt;srt;vtt;markdown;html;json;docx
+	// +optional
+	Format string `json:"format,omitempty"`
+
+	// Title is the title the client gave, if any.
+	// +optional
+	Title string `json:"title,omitempty"`
+
+	// InputRef is the object-store key of the submitted or fetched content.
+	// +optional
+	InputRef string `json:"inputRef,omitempty"`
+}
+
+// TranscriptOptions are the processing options of a transcript.
+type TranscriptOptions struct {
+	// AIPass configures the AI validation pass.
+	// +optional
+	AIPass AIPassOptions `json:"aiPass,omitempty"`
+
+	// NormalizeReferences rewrites spoken Bible references ("chapter thirteen verse four") as "13:4".
+	// +optional
+	NormalizeReferences bool `json:"normalizeReferences,omitempty"`
+}
+
+// AIPassOptions configures the AI validation pass.
+type AIPassOptions struct {
+	// Enabled queues the AI pass once the deterministic pass is done.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+	// Apply writes the pass's verdicts into the content.
+	// +optional
+	Apply bool `json:"apply,omitempty"`
+}
+
+// ChangesSummary counts the changes of a transcript; it is the API's changes_summary.
+type ChangesSummary struct {
+	Total       int `json:"total"`
+	AutoApplied int `json:"autoApplied"`
+	NeedsReview int `json:"needsReview"`
+	AIFlagged   int `json:"aiFlagged"`
+	// ByCategory counts the changes per category (bible, place, …).
+	// +optional
+	ByCategory map[string]int `json:"byCategory,omitempty"`
+}
+
+// Job is one background job of a transcript.
+type Job struct {
+	// ID is the job's API id (job_…).
+	ID string `json:"id"`
+	// Type is the job type, such as youtube_fetch, url_fetch, correct or ai_pass.
+	Type string `json:"type"`
+	// State is queued, running, completed or failed.
+	// +kubebuilder:validation:Enum=queued;running;completed;failed
+	State string `json:"state"`
+	// Progress is the job's progress in percent.
+	// +optional
+	Progress int `json:"progress,omitempty"`
+	// Error says why the job failed.
+	// +optional
+	Error string `json:"error,omitempty"`
+	// CreatedAt is when the job was queued.
+	CreatedAt metav1.Time `json:"createdAt"`
+	// StartedAt is when the job started.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// FinishedAt is when the job ended.
+	// +optional
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+}
+
+// TranscriptError is the error of a failed transcript, as the API shows it.
+type TranscriptError struct {
+	// Type is an API error type, such as unprocessable.
+	Type string `json:"type"`
+	// Message says what went wrong.
+	Message string `json:"message"`
+}
+
+// TranscriptStatus is the observed state of a Transcript.
+type TranscriptStatus struct {
+	// Phase is the processing state, the API's status.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// AIPassStatus is the state of the AI validation pass.
+	// +optional
+	AIPassStatus AIPassStatus `json:"aiPassStatus,omitempty"`
+
+	// Title is the effective title.
+	// +optional
+	Title string `json:"title,omitempty"`
+
+	// Format is the effective source format (given or sniffed).
+	// +optional
+	Format string `json:"format,omitempty"`
+
+	// Jobs are the transcript's background jobs.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	Jobs []Job `json:"jobs,omitempty"`
+
+	// ChangesSummary counts the corrections.
+	// +optional
+	ChangesSummary *ChangesSummary `json:"changesSummary,omitempty"`
+
+	// ContentRef is the object-store key of the corrected content.
+	// +optional
+	ContentRef string `json:"contentRef,omitempty"`
+
+	// ChangesRef is the object-store key of the change list (JSON).
+	// +optional
+	ChangesRef string `json:"changesRef,omitempty"`
+
+	// Error says why the transcript failed.
+	// +optional
+	Error *TranscriptError `json:"error,omitempty"`
+
+	// CompletedAt is when the deterministic pass finished.
+	// +optional
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+
+	// DeletedAt is when the transcript was soft-deleted.
+	// +optional
+	DeletedAt *metav1.Time `json:"deletedAt,omitempty"`
+
+	// EmittedEvents are the events already emitted for this transcript, in order, so that a
+	// repeated reconcile never emits one twice.
+	// +optional
+	// +listType=atomic
+	EmittedEvents []string `json:"emittedEvents,omitempty"`
+
+	// ObservedGeneration is the generation the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions describe the transcript's state.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Transcript is a submitted transcript and the state of its correction.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=tr,categories=tcs
+// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
+// +kubebuilder:printcolumn:name="Org",type=string,JSONPath=`.spec.organization`
+// +kubebuilder:printcolumn:name="Source",type=string,JSONPath=`.spec.source.type`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="AI",type=string,JSONPath=`.status.aiPassStatus`
+// +kubebuilder:printcolumn:name="Changes",type=integer,JSONPath=`.status.changesSummary.total`
+// +kubebuilder:printcolumn:name="Title",type=string,JSONPath=`.status.title`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Transcript struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   TranscriptSpec   `json:"spec,omitempty"`
+	Status TranscriptStatus `json:"status,omitempty"`
+}
+
+// TranscriptList is a list of Transcripts.
+// +kubebuilder:object:root=true
+type TranscriptList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Transcript `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Transcript{}, &TranscriptList{})
+}

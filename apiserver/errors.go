@@ -1,0 +1,64 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// Error types of the API (the spec's error table).
+const (
+	ErrInvalidRequest = "invalid_request"
+	ErrUnauthorized   = "unauthorized"
+	ErrForbidden      = "forbidden"
+	ErrNotFound       = "not_found"
+	ErrConflict       = "conflict"
+	ErrUnprocessable  = "unprocessable"
+	ErrRateLimited    = "rate_limited"
+	ErrServer         = "server_error"
+	ErrTimeout        = "timeout"
+)
+
+// apiError is an error the API answers with: its HTTP status and the spec's error object.
+type apiError struct {
+	Status  int    `json:"-"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Param   string `json:"param,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Type + ": " + e.Message }
+
+func invalid(param, message string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: ErrInvalidRequest, Message: message, Param: param}
+}
+
+type errorBody struct {
+	Error errorObject `json:"error"`
+}
+
+type errorObject struct {
+	Type      string `json:"type"`
+	Message   string `json:"message"`
+	Param     string `json:"param,omitempty"`
+	RequestID string `json:"request_id"`
+}
+
+// writeError answers with the spec's error object.
+func writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
+	writeJSON(w, e.Status, errorBody{Error: errorObject{
+		Type:      e.Type,
+		Message:   e.Message,
+		Param:     e.Param,
+		RequestID: RequestID(r.Context()),
+	}})
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

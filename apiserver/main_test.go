@@ -1,0 +1,135 @@
+package apiserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/testenv"
+)
+
+// env is the real control plane shared by the tests of this package.
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	var err error
+	env, err = testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apiserver tests need the local control plane:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
+}
+
+// harness is an API server on loopback in front of the real control plane, with two
+// organizations and a key each.
+type harness struct {
+	url       string
+	namespace string
+	client    client.Client
+	store     *blob.Store
+	keyA      *orgs.Key
+	keyB      *orgs.Key
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s := scheme.New()
+	c := env.Client(t, client.Options{Scheme: s})
+	ns := fmt.Sprintf("tcs-test-%d", time.Now().UnixNano())
+	if err := orgs.EnsureNamespace(ctx, c, ns); err != nil {
+		t.Fatal(err)
+	}
+	orgA, err := orgs.Create(ctx, c, ns, "Org A", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orgB, err := orgs.Create(ctx, c, ns, "Org B", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyA, err := orgs.CreateKey(ctx, c, ns, orgA.Spec.ID, "key of A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyB, err := orgs.CreateKey(ctx, c, ns, orgB.Spec.ID, "key of B")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:  s,
+		Cache:   cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		Logger:  testLogger(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Secret{}, IndexAPIKeyHash, APIKeyHashIndex); err != nil {
+		t.Fatal(err)
+	}
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := correction.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Options{
+		Namespace: ns,
+		Cache:     mgr.GetCache(),
+		APIReader: mgr.GetAPIReader(),
+		Client:    mgr.GetClient(),
+		Processor: pipeline.New(engine, store),
+		Log:       mgr.GetLogger(),
+	})
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		t.Fatal("cache did not sync")
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return &harness{url: hs.URL, namespace: ns, client: c, store: store, keyA: keyA, keyB: keyB}
+}
+
+// testLogger writes to stderr when TCS_TEST_LOG is set, else nowhere.
+func testLogger() logr.Logger {
+	var w io.Writer = io.Discard
+	if os.Getenv("TCS_TEST_LOG") != "" {
+		w = os.Stderr
+	}
+	return zap.New(zap.WriteTo(w), zap.Level(zapcore.Level(-1)))
+}

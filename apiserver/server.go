@@ -1,0 +1,141 @@
+// Package apiserver is the REST front-end of tcs: it authenticates callers, validates requests,
+// turns created transcripts into Transcript resources and renders them back as the API's JSON.
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/gorilla/mux"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"tcs.dev/tcs/internal/pipeline"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Namespace holds the transcripts and API-key Secrets.
+	Namespace string
+	// Cache serves reads from the informers; it must have the IndexAPIKeyHash index on Secrets.
+	Cache client.Reader
+	// APIReader reads from the API server directly, for objects the cache may not have yet.
+	APIReader client.Reader
+	// Client writes objects.
+	Client client.Client
+	// Processor runs the deterministic pass and stores content.
+	Processor *pipeline.Processor
+	// Log receives one line per request at V(1) and every server error.
+	Log logr.Logger
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the REST front-end.
+type Server struct {
+	namespace string
+	cache     client.Reader
+	apiReader client.Reader
+	client    client.Client
+	processor *pipeline.Processor
+	log       logr.Logger
+	now       func() time.Time
+}
+
+// New returns a Server.
+func New(opts Options) *Server {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Server{
+		namespace: opts.Namespace,
+		cache:     opts.Cache,
+		apiReader: opts.APIReader,
+		client:    opts.Client,
+		processor: opts.Processor,
+		log:       opts.Log,
+		now:       now,
+	}
+}
+
+// Handler returns the HTTP handler of the whole API.
+func (s *Server) Handler() http.Handler {
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: ErrNotFound,
+			Message: fmt.Sprintf("Unrecognized request URL (%s %s).", r.Method, r.URL.Path)})
+	})
+	notAllowed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed, Type: ErrInvalidRequest,
+			Message: fmt.Sprintf("Method %s is not allowed on %s.", r.Method, r.URL.Path)})
+	})
+	r := mux.NewRouter()
+	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
+	r.HandleFunc("/healthz", s.healthz).Methods(http.MethodGet, http.MethodHead)
+
+	// Routes are registered on the root router (not a subrouter) so that a wrong method
+	// answers 405 rather than 404.
+	v1 := func(path string, h http.HandlerFunc, methods ...string) {
+		r.Handle("/api/v1"+path, s.authenticate(h)).Methods(methods...)
+	}
+	v1("/me", s.me, http.MethodGet)
+	v1("/transcripts", s.createTranscript, http.MethodPost)
+	v1("/transcripts/{id}", s.getTranscript, http.MethodGet)
+
+	return withRequestID(withLogging(s.log)(r))
+}
+
+// Serve answers requests on ln until ctx ends, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      90 * time.Second, // above the longest synchronous wait (60 s)
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving the API: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("shutting down the API: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving the API: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.Error(err, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)
+	writeError(w, r, &apiError{Status: http.StatusInternalServerError, Type: ErrServer,
+		Message: "An unexpected error occurred. Retry later; quote the request id when you report it."})
+}
+
+// healthz is the liveness check.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// me describes the API key of the request.
+func (s *Server) me(w http.ResponseWriter, r *http.Request) {
+	p := principalFrom(r.Context())
+	writeJSON(w, http.StatusOK, map[string]string{
+		"object":          "api_key",
+		"api_key_id":      p.KeyID,
+		"organization_id": p.OrganizationID,
+		"label":           p.Label,
+	})
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"tcs.dev/tcs/config/crd"
+	"tcs.dev/tcs/internal/controlplane"
+	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/scheme"
+)
+
+func newDevCommand() *cobra.Command {
+	o := serveOptions{api: true, controllers: true, metricsAddr: "0", probeAddr: "0"}
+	var stateDir, root string
+	var attach bool
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run the service on its embedded default: a local control plane and a filesystem object store",
+		Long: `dev starts etcd and kube-apiserver (built by hack/envtest.sh), installs the CRDs, creates two
+demo organizations with one API key each, and runs the REST API and the controllers. Once ready it
+prints TCS_URL, TCS_API_KEY, TCS_ORG, TCS_API_KEY_B, TCS_ORG_B and KUBECONFIG, and writes the same
+lines to <state dir>/env. All data (etcd and the object store) lives in the state dir, so a second
+run keeps it and reuses the demo keys.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.storeURL == "" {
+				o.storeURL = filepath.Join(stateDir, "objects")
+			}
+			return runDev(cmd.Context(), cmd, stateDir, root, attach, o)
+		},
+	}
+	o.addFlags(cmd, "127.0.0.1:8080", "")
+	f := cmd.Flags()
+	f.StringVar(&stateDir, "state-dir", envOr("TCS_STATE_DIR", ".tcs-dev"), "directory of all local state (env TCS_STATE_DIR)")
+	f.StringVar(&root, "root", ".", "project root, where bin/k8s/ holds the control plane")
+	f.BoolVar(&attach, "attach-control-plane-output", false, "show the output of etcd and kube-apiserver")
+	return cmd
+}
+
+func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, attach bool, o serveOptions) error {
+	stateDir, err := filepath.Abs(stateDir)
+	if err != nil {
+		return fmt.Errorf("resolving the state dir: %w", err)
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return fmt.Errorf("creating the state dir: %w", err)
+	}
+	unlock, err := lockStateDir(stateDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	_ = os.Remove(filepath.Join(stateDir, "env")) // written again once ready
+
+	assets, err := controlplane.FindAssets(root)
+	if err != nil {
+		return err
+	}
+	crds, err := crd.CRDs()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "tcs dev: starting the local control plane from", assets)
+	cp, err := controlplane.Start(controlplane.Options{
+		AssetsDir:    assets,
+		DataDir:      filepath.Join(stateDir, "etcd"),
+		CRDs:         crds,
+		AttachOutput: attach,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := cp.Stop(); err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "tcs dev:", err)
+		}
+	}()
+	kubeconfig := filepath.Join(stateDir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, cp.Kubeconfig, 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", kubeconfig, err)
+	}
+
+	c, err := client.New(cp.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return fmt.Errorf("creating a client: %w", err)
+	}
+	if err := orgs.EnsureNamespace(ctx, c, o.namespace); err != nil {
+		return err
+	}
+	keyA, err := orgs.EnsureDemo(ctx, c, o.namespace, "a", "Demo Church A")
+	if err != nil {
+		return err
+	}
+	keyB, err := orgs.EnsureDemo(ctx, c, o.namespace, "b", "Demo Church B")
+	if err != nil {
+		return err
+	}
+
+	ready := func(addr string) {
+		lines := strings.Join([]string{
+			"TCS_URL=http://" + addr,
+			"TCS_API_KEY=" + keyA.Value,
+			"TCS_ORG=" + keyA.OrganizationID,
+			"TCS_API_KEY_B=" + keyB.Value,
+			"TCS_ORG_B=" + keyB.OrganizationID,
+			"KUBECONFIG=" + kubeconfig,
+		}, "\n") + "\n"
+		envFile := filepath.Join(stateDir, "env")
+		if err := writeFileAtomic(envFile, []byte(lines), 0o600); err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "tcs dev:", err)
+		}
+		fmt.Fprint(cmd.OutOrStdout(), lines)
+		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: ready; the lines above are in %s (source it: set -a; . %s; set +a). Ctrl-C stops.\n", envFile, envFile)
+	}
+	return serve(ctx, cp.Config, o, ready)
+}
+
+// lockStateDir makes sure only one `tcs dev` uses a state dir at a time.
+func lockStateDir(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the state-dir lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("another tcs dev is running on %s", dir)
+		}
+		return nil, fmt.Errorf("locking %s: %w", dir, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, perm); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,20 @@
+// Command tcs is the Transcript Cleaning Service: the REST API, the controllers, a local
+// development environment and the admin tools, as subcommands of one binary.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRootCommand().ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "tcs:", err)
+		os.Exit(1)
+	}
+}
