@@ -247,8 +247,9 @@ func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
 	key := types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}
 	t := &tcsv1.Transcript{}
 	err := s.cache.Get(ctx, key, t)
-	if apierrors.IsNotFound(err) {
-		// A transcript created a moment ago may not have reached the cache yet.
+	if apierrors.IsNotFound(err) || (err == nil && !terminal(t.Status.Phase)) {
+		// The cache may lag behind a write of a moment ago: a transcript just created, or a
+		// status just completed. Only settled transcripts are served from the cache alone.
 		err = s.apiReader.Get(ctx, key, t)
 	}
 	switch {
@@ -280,8 +281,13 @@ func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
 			content = &c
 		}
 	}
-	if t.Status.Phase != tcsv1.PhaseCompleted && t.Status.Phase != tcsv1.PhaseFailed {
+	if !terminal(t.Status.Phase) {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, http.StatusOK, viewTranscript(t, content))
+}
+
+// terminal reports whether a transcript in phase p is done with the deterministic pass.
+func terminal(p tcsv1.Phase) bool {
+	return p == tcsv1.PhaseCompleted || p == tcsv1.PhaseFailed
 }

@@ -59,7 +59,9 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 		return err
 	}
 	defer unlock()
-	_ = os.Remove(filepath.Join(stateDir, "env")) // written again once ready
+	envFile := filepath.Join(stateDir, "env")
+	_ = os.Remove(envFile) // written once ready, removed on stop: it exists while the service answers
+	defer os.Remove(envFile)
 
 	assets, err := controlplane.FindAssets(root)
 	if err != nil {
@@ -114,11 +116,10 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 			"TCS_ORG_B=" + keyB.OrganizationID,
 			"KUBECONFIG=" + kubeconfig,
 		}, "\n") + "\n"
-		envFile := filepath.Join(stateDir, "env")
+		fmt.Fprint(cmd.OutOrStdout(), lines)
 		if err := writeFileAtomic(envFile, []byte(lines), 0o600); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "tcs dev:", err)
 		}
-		fmt.Fprint(cmd.OutOrStdout(), lines)
 		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: ready; the lines above are in %s (source it: set -a; . %s; set +a). Ctrl-C stops.\n", envFile, envFile)
 	}
 	return serve(ctx, cp.Config, o, ready)

@@ -1,0 +1,298 @@
+// Package e2e drives the real tcs binary, as a newcomer runs it with `make run`, over HTTP.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tcs.dev/tcs/internal/controlplane"
+	"tcs.dev/tcs/internal/testenv"
+)
+
+// tcsBin is the binary under test: $TCS_BIN, or one built for this run.
+var tcsBin string
+
+func TestMain(m *testing.M) {
+	tcsBin = os.Getenv("TCS_BIN")
+	if tcsBin == "" {
+		dir, err := os.MkdirTemp("", "tcs-e2e-bin")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		tcsBin = filepath.Join(dir, "tcs")
+		build := exec.Command("go", "build", "-o", tcsBin, "./cmd/tcs")
+		build.Dir = testenv.Root()
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building tcs:", err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(dir)
+	}
+	os.Exit(m.Run())
+}
+
+// devProcess is a running `tcs dev`.
+type devProcess struct {
+	cmd    *exec.Cmd
+	env    map[string]string
+	stderr *syncBuffer
+	done   chan error
+}
+
+// startDev starts `tcs dev` on a free port with stateDir and waits for its env file.
+func startDev(t *testing.T, stateDir string) *devProcess {
+	t.Helper()
+	cmd := exec.Command(tcsBin, "dev", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--root", testenv.Root())
+	envFile := filepath.Join(stateDir, "env")
+	if _, err := os.Stat(envFile); err == nil {
+		t.Fatalf("%s is left from an earlier run: tcs dev must remove it when it stops", envFile)
+	}
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &devProcess{cmd: cmd, stderr: stderr, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { p.stop(t) })
+
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if data, err := os.ReadFile(envFile); err == nil {
+			p.env = parseEnv(data)
+			break
+		}
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("tcs dev exited before it was ready: %v\n%s", err, stderr)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tcs dev was not ready after 2 minutes\n%s", stderr)
+		}
+	}
+	for _, k := range []string{"TCS_URL", "TCS_API_KEY", "TCS_ORG", "TCS_API_KEY_B", "TCS_ORG_B", "KUBECONFIG"} {
+		if p.env[k] == "" {
+			t.Fatalf("env file lacks %s: %v", k, p.env)
+		}
+	}
+	// The same lines are printed on stdout.
+	if got := parseEnv(stdout.Bytes()); got["TCS_API_KEY"] != p.env["TCS_API_KEY"] || got["TCS_URL"] != p.env["TCS_URL"] {
+		t.Fatalf("stdout %q does not carry the env lines %v", stdout, p.env)
+	}
+	return p
+}
+
+// stop sends SIGINT, as Ctrl-C does, and waits for the process to end.
+func (p *devProcess) stop(t *testing.T) {
+	t.Helper()
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Errorf("tcs dev exited with %v after SIGINT\n%s", err, p.stderr)
+		}
+	case <-time.After(60 * time.Second):
+		_ = p.cmd.Process.Kill()
+		t.Errorf("tcs dev did not stop within 60 s of SIGINT\n%s", p.stderr)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+func (b *syncBuffer) String() string { return string(b.Bytes()) }
+
+func parseEnv(data []byte) map[string]string {
+	env := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok && strings.HasPrefix(k, "TCS_") || k == "KUBECONFIG" {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   map[string]any
+	raw    string
+}
+
+func call(t *testing.T, method, url, key, body string) answer {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if body != "" {
+		// What `curl -d` sends.
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	a := answer{status: res.StatusCode, header: res.Header, raw: string(raw)}
+	if err := json.Unmarshal(raw, &a.body); err != nil {
+		t.Fatalf("%s %s: not JSON: %s", method, url, raw)
+	}
+	if !strings.HasPrefix(res.Header.Get("X-Request-Id"), "req_") {
+		t.Fatalf("%s %s: no X-Request-Id", method, url)
+	}
+	return a
+}
+
+func errType(a answer) string {
+	e, _ := a.body["error"].(map[string]any)
+	s, _ := e["type"].(string)
+	return s
+}
+
+// childProcesses lists processes whose command line mentions dir.
+func childProcesses(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var found []string
+	for _, e := range entries {
+		data, err := os.ReadFile(e)
+		if err != nil {
+			continue
+		}
+		cmdline := strings.ReplaceAll(string(data), "\x00", " ")
+		if strings.Contains(cmdline, dir) {
+			found = append(found, cmdline)
+		}
+	}
+	return found
+}
+
+func TestDevPasteFlow(t *testing.T) {
+	stateDir := filepath.Join(t.TempDir(), "state")
+	dev := startDev(t, stateDir)
+	url, keyA, keyB := dev.env["TCS_URL"], dev.env["TCS_API_KEY"], dev.env["TCS_API_KEY_B"]
+
+	if a := call(t, http.MethodGet, url+"/healthz", "", ""); a.status != 200 {
+		t.Fatalf("healthz: %d %s", a.status, a.raw)
+	}
+	for key, org := range map[string]string{keyA: dev.env["TCS_ORG"], keyB: dev.env["TCS_ORG_B"]} {
+		if a := call(t, http.MethodGet, url+"/api/v1/me", key, ""); a.status != 200 || a.body["organization_id"] != org {
+			t.Fatalf("me: %d %s, want organization %s", a.status, a.raw, org)
+		}
+	}
+
+	// Authentication failures.
+	for _, key := range []string{"", "sk_live_nope", "sk_live_abcdefghijklmnopqrstuvwxyz012345"} {
+		if a := call(t, http.MethodGet, url+"/api/v1/me", key, ""); a.status != 401 || errType(a) != "unauthorized" {
+			t.Fatalf("key %q: %d %s", key, a.status, a.raw)
+		}
+	}
+
+	created := call(t, http.MethodPost, url+"/api/v1/transcripts", keyA,
+		`{"source_type":"paste","content":"Sunday sermon\nopen your bibles to Revelations 21:4 and Phillipians 4:13"}`)
+	if created.status != http.StatusCreated || created.body["status"] != "completed" {
+		t.Fatalf("paste: %d %s", created.status, created.raw)
+	}
+	want := "Sunday sermon\nopen your bibles to Revelation 21:4 and Philippians 4:13"
+	if created.body["content"] != want || created.body["title"] != "Sunday sermon" {
+		t.Fatalf("paste content %q title %q", created.body["content"], created.body["title"])
+	}
+	id := created.body["id"].(string)
+
+	got := call(t, http.MethodGet, url+"/api/v1/transcripts/"+id, keyA, "")
+	if got.status != 200 || got.body["content"] != want {
+		t.Fatalf("GET: %d %s", got.status, got.raw)
+	}
+	if a := call(t, http.MethodGet, url+"/api/v1/transcripts/"+id, keyB, ""); a.status != 403 || errType(a) != "forbidden" {
+		t.Fatalf("GET with another organization's key: %d %s", a.status, a.raw)
+	}
+	if a := call(t, http.MethodGet, url+"/api/v1/transcripts/tr_missing", keyA, ""); a.status != 404 || errType(a) != "not_found" {
+		t.Fatalf("GET of an unknown id: %d %s", a.status, a.raw)
+	}
+	if a := call(t, http.MethodPost, url+"/api/v1/transcripts", keyA, `{"source_type":"paste"}`); a.status != 400 {
+		t.Fatalf("paste without content: %d %s", a.status, a.raw)
+	}
+
+	// kubectl users see the transcript with its printer columns.
+	assets, err := controlplane.FindAssets(testenv.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(filepath.Join(assets, "kubectl"), "--kubeconfig", dev.env["KUBECONFIG"], "get", "transcripts", "-A").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl: %v\n%s", err, out)
+	}
+	header := strings.Fields(strings.SplitN(string(out), "\n", 2)[0])
+	if strings.Join(header, " ") != "NAMESPACE NAME ID ORG SOURCE STATUS AI CHANGES AGE" {
+		t.Fatalf("kubectl columns %v", header)
+	}
+	if !strings.Contains(string(out), id) || !strings.Contains(string(out), "completed") {
+		t.Fatalf("kubectl does not list %s as completed:\n%s", id, out)
+	}
+
+	// Ctrl-C stops every child process.
+	dev.stop(t)
+	if left := childProcesses(t, stateDir); len(left) > 0 {
+		t.Fatalf("processes left after stop: %v", left)
+	}
+
+	// A second run on the same state dir keeps the data and the demo keys.
+	again := startDev(t, stateDir)
+	for _, k := range []string{"TCS_API_KEY", "TCS_ORG", "TCS_API_KEY_B", "TCS_ORG_B"} {
+		if again.env[k] != dev.env[k] {
+			t.Errorf("%s changed across restarts: %s → %s", k, dev.env[k], again.env[k])
+		}
+	}
+	if a := call(t, http.MethodGet, again.env["TCS_URL"]+"/api/v1/transcripts/"+id, keyA, ""); a.status != 200 || a.body["content"] != want {
+		t.Fatalf("GET after restart: %d %s", a.status, a.raw)
+	}
+	again.stop(t)
+
+	// Only one tcs dev may use a state dir at a time.
+	first := startDev(t, stateDir)
+	second := exec.Command(tcsBin, "dev", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--root", testenv.Root())
+	out, err = second.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "another tcs dev is running") {
+		t.Fatalf("a second tcs dev on the same state dir: %v\n%s", err, out)
+	}
+	first.stop(t)
+}
