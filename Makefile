@@ -29,6 +29,7 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC into config/ and the 
 	$(CONTROLLER_GEN) rbac:roleName=tcs-manager crd paths="./api/..." paths="./controllers/..." paths="./apiserver/..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	cp config/crd/bases/*.yaml charts/tcs/crds/
+	sed -n '/^rules:/,$$p' config/rbac/role.yaml | tail -n +2 > charts/tcs/files/role-rules.yaml
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
@@ -36,9 +37,9 @@ generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
 
 .PHONY: verify-generated
 verify-generated: manifests generate ## Fail when committed generated files are not current.
-	@if [ -n "$$(git status --porcelain -- api config charts/tcs/crds)" ]; then \
+	@if [ -n "$$(git status --porcelain -- api config charts/tcs/crds charts/tcs/files)" ]; then \
 		echo "generated files are not current; run 'make manifests generate' and commit:"; \
-		git status --porcelain -- api config charts/tcs/crds; git diff --stat -- api config charts/tcs/crds; exit 1; \
+		git status --porcelain -- api config charts/tcs/crds charts/tcs/files; git diff --stat -- api config charts/tcs/crds charts/tcs/files; exit 1; \
 	fi
 
 .PHONY: fmt

@@ -39,6 +39,7 @@ type TranscriptReconciler struct {
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
 // Reconcile brings one Transcript a step further.
 func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
