@@ -232,6 +232,52 @@ func TestAPI(t *testing.T) {
 		wantError(t, h.do(t, http.MethodGet, "/api/v1/transcripts/not-an-id", h.keyA.Value, "", nil), http.StatusNotFound, ErrNotFound, "id")
 	})
 
+	t.Run("changes", func(t *testing.T) {
+		r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste",
+			"content": "Revelations 1:1, Phillipians 2:2 and Revelations 3:3"})
+		if r.status != http.StatusCreated {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		base := "/api/v1/transcripts/" + r.body["id"].(string) + "/changes"
+		all := h.do(t, http.MethodGet, base, h.keyA.Value, "", nil)
+		data, _ := all.body["data"].([]any)
+		if all.status != 200 || all.body["object"] != "list" || all.body["has_more"] != false || all.body["url"] != base || len(data) != 3 {
+			t.Fatalf("changes = %d %s", all.status, all.raw)
+		}
+		first := data[0].(map[string]any)
+		if first["object"] != "change" || first["original"] != "Revelations" || first["replacement"] != "Revelation" ||
+			first["start"] != 0.0 || first["end"] != 11.0 || first["line"] != 1.0 || first["status"] != "auto_applied" || first["category"] != "bible" {
+			t.Fatalf("first change %v", first)
+		}
+		ids := []string{first["id"].(string), data[1].(map[string]any)["id"].(string), data[2].(map[string]any)["id"].(string)}
+		for _, tc := range []struct {
+			query   string
+			want    []string
+			hasMore bool
+		}{
+			{"?limit=2", ids[:2], true},
+			{"?limit=2&starting_after=" + ids[1], ids[2:], false},
+			{"?limit=1&starting_after=" + ids[0], ids[1:2], true},
+			{"?limit=1&ending_before=" + ids[2], ids[1:2], true},
+			{"?ending_before=" + ids[0], nil, false},
+		} {
+			p := h.do(t, http.MethodGet, base+tc.query, h.keyA.Value, "", nil)
+			got := []string{}
+			for _, d := range p.body["data"].([]any) {
+				got = append(got, d.(map[string]any)["id"].(string))
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") || p.body["has_more"] != tc.hasMore {
+				t.Errorf("%s: ids %v has_more %v; want %v %v", tc.query, got, p.body["has_more"], tc.want, tc.hasMore)
+			}
+		}
+		wantError(t, h.do(t, http.MethodGet, base+"?limit=0", h.keyA.Value, "", nil), 400, ErrInvalidRequest, "limit")
+		wantError(t, h.do(t, http.MethodGet, base+"?limit=101", h.keyA.Value, "", nil), 400, ErrInvalidRequest, "limit")
+		wantError(t, h.do(t, http.MethodGet, base+"?starting_after=chg_9999", h.keyA.Value, "", nil), 400, ErrInvalidRequest, "starting_after")
+		wantError(t, h.do(t, http.MethodGet, base+"?starting_after=a&ending_before=b", h.keyA.Value, "", nil), 400, ErrInvalidRequest, "ending_before")
+		wantError(t, h.do(t, http.MethodGet, base, h.keyB.Value, "", nil), http.StatusForbidden, ErrForbidden, "id")
+		wantError(t, h.do(t, http.MethodGet, "/api/v1/transcripts/tr_nothing/changes", h.keyA.Value, "", nil), http.StatusNotFound, ErrNotFound, "id")
+	})
+
 	t.Run("paste options", func(t *testing.T) {
 		r := h.paste(t, h.keyA.Value, map[string]any{
 			"source_type": "paste", "content": "1\n00:00:01,000 --> 00:00:03,000\nread revelations 3:20\n",

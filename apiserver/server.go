@@ -85,6 +85,7 @@ func (s *Server) Handler() http.Handler {
 	v1("/me", s.me, http.MethodGet)
 	v1("/transcripts", s.createTranscript, http.MethodPost)
 	v1("/transcripts/{id}", s.getTranscript, http.MethodGet)
+	v1("/transcripts/{id}/changes", s.listChanges, http.MethodGet)
 
 	return withRequestID(withLogging(s.log)(r))
 }

@@ -237,12 +237,37 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 
 // getTranscript is GET /api/v1/transcripts/{id}.
 func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.ownedTranscript(w, r)
+	if !ok {
+		return
+	}
+	var content *string
+	if t.Status.Phase == tcsv1.PhaseCompleted && t.Status.ContentRef != "" {
+		data, err := s.processor.Content(r.Context(), t.Status.ContentRef)
+		if err != nil && !errors.Is(err, blob.ErrNotFound) {
+			s.serverError(w, r, fmt.Errorf("reading the content of %s: %w", t.Spec.ID, err))
+			return
+		}
+		if err == nil {
+			c := string(data)
+			content = &c
+		}
+	}
+	if !terminal(t.Status.Phase) {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, http.StatusOK, viewTranscript(t, content))
+}
+
+// ownedTranscript reads the transcript of the {id} path variable for the caller's organization;
+// it answers 404 or 403 itself and returns false when there is none to show.
+func (s *Server) ownedTranscript(w http.ResponseWriter, r *http.Request) (*tcsv1.Transcript, bool) {
 	ctx := r.Context()
 	id := mux.Vars(r)["id"]
 	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", id)}
 	if !ids.Valid("tr", id) {
 		writeError(w, r, notFound)
-		return
+		return nil, false
 	}
 	key := types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}
 	t := &tcsv1.Transcript{}
@@ -255,36 +280,21 @@ func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case apierrors.IsNotFound(err):
 		writeError(w, r, notFound)
-		return
+		return nil, false
 	case err != nil:
 		s.serverError(w, r, fmt.Errorf("reading transcript %s: %w", id, err))
-		return
+		return nil, false
 	}
 	if t.Spec.Organization != principalFrom(ctx).OrganizationID {
 		writeError(w, r, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "id",
 			Message: fmt.Sprintf("This API key does not have access to transcript %q.", id)})
-		return
+		return nil, false
 	}
 	if t.Status.DeletedAt != nil {
 		writeError(w, r, notFound)
-		return
+		return nil, false
 	}
-	var content *string
-	if t.Status.Phase == tcsv1.PhaseCompleted && t.Status.ContentRef != "" {
-		data, err := s.processor.Content(ctx, t.Status.ContentRef)
-		if err != nil && !errors.Is(err, blob.ErrNotFound) {
-			s.serverError(w, r, fmt.Errorf("reading the content of %s: %w", id, err))
-			return
-		}
-		if err == nil {
-			c := string(data)
-			content = &c
-		}
-	}
-	if !terminal(t.Status.Phase) {
-		w.Header().Set("Retry-After", "1")
-	}
-	writeJSON(w, http.StatusOK, viewTranscript(t, content))
+	return t, true
 }
 
 // terminal reports whether a transcript in phase p is done with the deterministic pass.

@@ -19,6 +19,7 @@ func newRootCommand() *cobra.Command {
 		newServeCommand("manager", "Run only the controllers against a cluster", false, true),
 		newServeCommand("apiserver", "Run only the REST API against a cluster", true, false),
 		newDevCommand(),
+		newCleanCommand(),
 	)
 	return root
 }

@@ -68,7 +68,8 @@ type Processor struct {
 	store  *blob.Store
 }
 
-// New returns a Processor that corrects with engine and stores into store.
+// New returns a Processor that corrects with engine and stores into store; a nil store
+// serves Correct alone (the offline CLI).
 func New(engine *correction.Engine, store *blob.Store) *Processor {
 	return &Processor{engine: engine, store: store}
 }
