@@ -1,0 +1,386 @@
+package correction
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden")
+
+var (
+	engineOnce sync.Once
+	engineVal  *Engine
+	engineErr  error
+)
+
+func testEngine(t testing.TB) *Engine {
+	t.Helper()
+	engineOnce.Do(func() { engineVal, engineErr = NewEngine() })
+	if engineErr != nil {
+		t.Fatal(engineErr)
+	}
+	return engineVal
+}
+
+// compact renders a change as "original>replacement rule status".
+func compact(c Change) string {
+	st := "auto"
+	if c.Status == StatusNeedsReview {
+		st = "review"
+	}
+	return fmt.Sprintf("%s>%s %s %s", c.Original, c.Replacement, c.Rule, st)
+}
+
+func compactAll(cs []Change) []string {
+	out := []string{}
+	for _, c := range cs {
+		out = append(out, compact(c))
+	}
+	return out
+}
+
+func TestCorrectTable(t *testing.T) {
+	e := testEngine(t)
+	norm := Options{NormalizeReferences: true}
+	tests := []struct {
+		name    string
+		in      string
+		opts    Options
+		want    string   // corrected content
+		changes []string // compact changes, in order
+	}{
+		// Books: misspellings and variants.
+		{"revelations with ref", "Revelations 21 4 says", Options{}, "Revelation 21 4 says",
+			[]string{"Revelations>Revelation book.misspelling auto"}},
+		{"revelations mid sentence", "read the Revelations now", Options{}, "read the Revelations now",
+			[]string{"Revelations>Revelation book.misspelling review"}},
+		{"phillipians", "Phillipians is a letter", Options{}, "Philippians is a letter",
+			[]string{"Phillipians>Philippians book.misspelling auto"}},
+		{"lowercase romans", "romans 8 28", Options{}, "Romans 8 28",
+			[]string{"romans>Romans book.lowercase auto"}},
+		{"lowercase distinctive no ref", "in ephesians paul says", Options{}, "in Ephesians paul says",
+			[]string{"ephesians>Ephesians book.lowercase auto"}},
+		{"already correct", "Romans 8:28 and 1 Corinthians 13:4", Options{}, "Romans 8:28 and 1 Corinthians 13:4", []string{}},
+		{"all caps kept", "ROMANS 8 28", Options{}, "ROMANS 8 28", []string{}},
+		// Ordinals.
+		{"spoken ordinal", "first corinthians 13", Options{}, "1 Corinthians 13",
+			[]string{"first corinthians>1 Corinthians book.spoken_ordinal auto"}},
+		{"written ordinal", "1st Corinthians 13", Options{}, "1 Corinthians 13",
+			[]string{"1st Corinthians>1 Corinthians book.ordinal auto"}},
+		{"roman ordinal", "I Corinthians 13:4", Options{}, "1 Corinthians 13:4",
+			[]string{"I Corinthians>1 Corinthians book.ordinal auto"}},
+		{"roman two", "II Kings 5", Options{}, "2 Kings 5",
+			[]string{"II Kings>2 Kings book.ordinal auto"}},
+		{"cardinal with ref", "one john 4 8", Options{}, "1 John 4 8",
+			[]string{"one john>1 John book.spoken_ordinal auto"}},
+		{"cardinal without ref", "one john went home", Options{}, "one john went home", []string{}},
+		{"third john", "third john 1 4", Options{}, "3 John 1 4",
+			[]string{"third john>3 John book.spoken_ordinal auto"}},
+		{"verse number before name", "chapter 1 john says", Options{}, "chapter 1 john says", []string{}},
+		{"first peter said", "first peter said no", Options{}, "first peter said no",
+			[]string{"first peter>1 Peter book.spoken_ordinal review"}},
+		{"lowercase I pronoun", "then i john 3 16", Options{}, "then i John 3 16",
+			[]string{"john>John book.lowercase auto"}},
+		// Psalms.
+		{"psalms singular", "Psalms 23 is short", Options{}, "Psalm 23 is short",
+			[]string{"Psalms>Psalm psalm.singular auto"}},
+		{"psalms lowercase singular", "psalms 23 says", Options{}, "Psalm 23 says",
+			[]string{"psalms>Psalm psalm.singular auto"}},
+		{"the psalms stay", "the Psalms are songs", Options{}, "the Psalms are songs", []string{}},
+		{"psalms range stays plural", "Psalms 120-134", Options{}, "Psalms 120-134", []string{}},
+		{"psalm with verse", "Psalms 119:105", Options{}, "Psalm 119:105",
+			[]string{"Psalms>Psalm psalm.singular auto"}},
+		{"sang psalms", "we sang psalms and hymns", Options{}, "we sang psalms and hymns", []string{}},
+		// Song of Songs.
+		{"song of songs", "Song of Songs 2:4", Options{}, "Song of Solomon 2:4",
+			[]string{"Song of Songs>Song of Solomon book.alt_name auto"}},
+		{"song of solomon lowercase", "song of solomon", Options{}, "Song of Solomon",
+			[]string{"song of solomon>Song of Solomon book.lowercase auto"}},
+		// Dangerous words need references.
+		{"acts with ref", "acts 2 38", Options{}, "Acts 2 38", []string{"acts>Acts book.lowercase auto"}},
+		{"mark with ref", "mark 16 15", Options{}, "Mark 16 15", []string{"mark>Mark book.lowercase auto"}},
+		{"job with ref", "job 1 21", Options{}, "Job 1 21", []string{"job>Job book.lowercase auto"}},
+		{"book of job", "the book of job", Options{}, "the book of Job", []string{"job>Job book.lowercase auto"}},
+		{"john with ref", "john 3 16", Options{}, "John 3 16", []string{"john>John book.lowercase auto"}},
+		{"john chapter only", "luke 15 is about", Options{}, "luke 15 is about", []string{"luke>Luke book.lowercase review"}},
+		{"corinthians unnumbered", "corinthians 13 4", Options{}, "Corinthians 13 4",
+			[]string{"corinthians>Corinthians book.lowercase auto"}},
+		{"abbreviation with ref", "Rom 8:28", Options{}, "Romans 8:28", []string{"Rom>Romans book.abbreviation auto"}},
+		{"palms mishearing", "palms 23 1", Options{}, "Psalm 23 1", []string{"palms>Psalm book.abbreviation auto"}},
+		{"philippines with ref", "philippines 4 13", Options{}, "Philippians 4 13",
+			[]string{"philippines>Philippians book.misspelling auto"}},
+		{"philippines country", "a trip to the philippines", Options{}, "a trip to the philippines", []string{}},
+		{"have a cook", "have a cook 2 4", Options{}, "Habakkuk 2 4", []string{"have a cook>Habakkuk book.abbreviation auto"}},
+		{"in genesis", "in genesis god", Options{}, "in genesis god", []string{"genesis>Genesis book.lowercase review"}},
+		{"spoken reference raises", "isaiah chapter fifty three", Options{}, "Isaiah chapter fifty three",
+			[]string{"isaiah>Isaiah book.lowercase auto"}},
+		// Trap words.
+		{"trap number", "number 12 on the list", Options{}, "number 12 on the list", []string{}},
+		{"trap job", "my job is hard", Options{}, "my job is hard", []string{}},
+		{"trap mark", "mark my words", Options{}, "mark my words", []string{}},
+		{"trap acts", "acts of kindness", Options{}, "acts of kindness", []string{}},
+		{"trap kings", "the kings of the earth", Options{}, "the kings of the earth", []string{}},
+		{"trap peter", "Peter said", Options{}, "Peter said", []string{}},
+		{"trap hebrew", "Hebrew and hebrew", Options{}, "Hebrew and hebrew", []string{}},
+		{"trap so is am", "so it is and I am 5", Options{}, "so it is and I am 5", []string{}},
+		{"trap john said", "john said", Options{}, "john said", []string{}},
+		{"trap james and john", "james and john went", Options{}, "james and john went", []string{}},
+		{"trap exodus", "a mass exodus began", Options{}, "a mass exodus began", []string{}},
+		{"trap revelation", "a revelation came", Options{}, "a revelation came", []string{}},
+		{"trap numbers", "the numbers 3 and 4", Options{}, "the numbers 3 and 4", []string{}},
+		{"trap my job 2 years", "my job 2 years ago", Options{}, "my job 2 years ago", []string{}},
+		{"trap is 53", "the answer is 53 5", Options{}, "the answer is 53 5", []string{}},
+		{"trap song", "sing a song 2 times", Options{}, "sing a song 2 times", []string{}},
+		// Places.
+		{"place lowercase", "went to jerusalem", Options{}, "went to Jerusalem",
+			[]string{"jerusalem>Jerusalem place.lowercase auto"}},
+		{"place multiword", "the sea of galilee", Options{}, "the Sea of Galilee",
+			[]string{"sea of galilee>Sea of Galilee place.lowercase auto"}},
+		{"place bethesda", "pool of bethesda", Options{}, "pool of Bethesda",
+			[]string{"bethesda>Bethesda place.lowercase auto"}},
+		{"place variant lowercase kept spelling", "to accho", Options{}, "to accho", []string{"accho>Accho place.variant review"}},
+		{"place fuzzy strong", "jesus went to capernum", Options{}, "jesus went to Capernaum",
+			[]string{"capernum>Capernaum place.fuzzy auto"}},
+		{"place fuzzy review", "the capernum story", Options{}, "the capernum story",
+			[]string{"capernum>Capernaum place.fuzzy review"}},
+		{"place fuzzy gethsemene", "garden of gethsemene", Options{}, "garden of Gethsemane",
+			[]string{"gethsemene>Gethsemane place.fuzzy auto"}},
+		{"synonym zion", "mount zion and zion", Options{}, "Mount Zion and Zion",
+			[]string{"mount zion>Mount Zion place.lowercase auto", "zion>Zion place.lowercase auto"}},
+		{"synonym calvary stays", "Calvary is Golgotha", Options{}, "Calvary is Golgotha", []string{}},
+		{"place stop words", "salem nob on dan ai sin", Options{}, "salem nob on dan ai sin", []string{}},
+		{"rome", "paul went to rome", Options{}, "paul went to Rome", []string{"rome>Rome place.lowercase auto"}},
+		{"english not fuzzy", "a caramel better gathered", Options{}, "a caramel better gathered", []string{}},
+		// Reference normalization.
+		{"normalize spoken", "first corinthians chapter thirteen verse four", norm, "1 Corinthians 13:4",
+			[]string{"first corinthians chapter thirteen verse four>1 Corinthians 13:4 book.spoken_ordinal auto"}},
+		{"normalize range", "1 Corinthians 13 verses 4 through 7", norm, "1 Corinthians 13:4–7",
+			[]string{"1 Corinthians 13 verses 4 through 7>1 Corinthians 13:4–7 reference.normalize auto"}},
+		{"normalize bare pair", "romans 8 28", norm, "Romans 8:28", []string{"romans 8 28>Romans 8:28 book.lowercase auto"}},
+		{"normalize twenty three", "psalm twenty three", norm, "Psalm 23", []string{"psalm twenty three>Psalm 23 book.lowercase auto"}},
+		{"normalize hundred", "psalm one hundred and nineteen verse one hundred five", norm, "Psalm 119:105",
+			[]string{"psalm one hundred and nineteen verse one hundred five>Psalm 119:105 book.lowercase auto"}},
+		{"normalize already", "Romans 8:28", norm, "Romans 8:28", []string{}},
+		{"normalize off by default", "Romans 8 28", Options{}, "Romans 8 28", []string{}},
+		// Categories.
+		{"only places", "romans 8 28 in jerusalem", Options{Categories: []string{"place"}}, "romans 8 28 in Jerusalem",
+			[]string{"jerusalem>Jerusalem place.lowercase auto"}},
+		{"only bible", "romans 8 28 in jerusalem", Options{Categories: []string{"bible"}}, "Romans 8 28 in jerusalem",
+			[]string{"romans>Romans book.lowercase auto"}},
+		{"unknown category", "romans 8 28", Options{Categories: []string{"x"}}, "romans 8 28", []string{}},
+		// Unicode and punctuation around names.
+		{"unicode neighbours", "«romans» 8 28 — jerusalem’s walls", Options{}, "«Romans» 8 28 — Jerusalem’s walls",
+			[]string{"romans>Romans book.lowercase auto", "jerusalem>Jerusalem place.lowercase auto"}},
+		{"word boundary", "jerusalemite romansque", Options{}, "jerusalemite romansque", []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.Correct(tt.in, tt.opts)
+			if r.Content != tt.want {
+				t.Errorf("content\n got %q\nwant %q", r.Content, tt.want)
+			}
+			if got := compactAll(r.Changes); !reflect.DeepEqual(got, tt.changes) {
+				t.Errorf("changes\n got %q\nwant %q", got, tt.changes)
+			}
+			checkChanges(t, tt.in, r.Changes)
+		})
+	}
+}
+
+func TestChangeFields(t *testing.T) {
+	e := testEngine(t)
+	text := "Welcome.\nturn to first corinthians 13 4\nand then to capernum and jerusalem"
+	got := e.Find(text, Options{})
+	want := []Change{
+		{ID: "chg_0001", Category: "bible", Original: "first corinthians", Replacement: "1 Corinthians",
+			Start: 17, End: 34, Line: 2, Rule: "book.spoken_ordinal", Confidence: 0.98, Status: StatusAutoApplied},
+		{ID: "chg_0002", Category: "place", Original: "capernum", Replacement: "Capernaum",
+			Start: 52, End: 60, Line: 3, Rule: "place.fuzzy", Confidence: 0.86, Status: StatusAutoApplied},
+		{ID: "chg_0003", Category: "place", Original: "jerusalem", Replacement: "Jerusalem",
+			Start: 65, End: 74, Line: 3, Rule: "place.lowercase", Confidence: 0.92, Status: StatusAutoApplied},
+	}
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.MarshalIndent(got, "", " ")
+		t.Fatalf("got %s", g)
+	}
+	s := Summarize(got)
+	if s.Total != 3 || s.AutoApplied != 3 || s.NeedsReview != 0 || s.AIFlagged != 0 ||
+		s.ByCategory["bible"] != 1 || s.ByCategory["place"] != 2 {
+		t.Fatalf("summary %+v", s)
+	}
+	if Summarize(nil).ByCategory == nil {
+		t.Fatal("ByCategory is nil")
+	}
+}
+
+func TestApply(t *testing.T) {
+	text := "abc def ghi"
+	changes := []Change{
+		{Original: "ghi", Replacement: "GHI", Start: 8, End: 11, Status: StatusAutoApplied},
+		{Original: "abc", Replacement: "X", Start: 0, End: 3, Status: StatusAutoApplied},
+		{Original: "def", Replacement: "D", Start: 4, End: 7, Status: StatusNeedsReview},
+		{Original: "zzz", Replacement: "bad", Start: 4, End: 7, Status: StatusAutoApplied}, // does not match text
+		{Original: "bc", Replacement: "overlap", Start: 1, End: 3, Status: StatusAutoApplied},
+		{Original: "", Replacement: "bad", Start: 50, End: 60, Status: StatusAutoApplied},
+	}
+	if got := Apply(text, changes); got != "X def GHI" {
+		t.Fatalf("got %q", got)
+	}
+	if got := Apply(text, nil); got != text {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	e := testEngine(t)
+	text := buildSermon(64 << 10)
+	want := e.Correct(text, Options{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if got := e.Correct(text, Options{}); got.Content != want.Content || len(got.Changes) != len(want.Changes) {
+				t.Error("concurrent result differs")
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// checkChanges asserts the invariants every change list must hold.
+func checkChanges(t testing.TB, text string, cs []Change) {
+	t.Helper()
+	prevEnd := 0
+	for i, c := range cs {
+		if c.Start < prevEnd || c.End < c.Start || c.End > len(text) {
+			t.Fatalf("change %d bad span [%d:%d] after %d", i, c.Start, c.End, prevEnd)
+		}
+		prevEnd = c.End
+		if text[c.Start:c.End] != c.Original {
+			t.Fatalf("change %d: text[%d:%d]=%q, Original %q", i, c.Start, c.End, text[c.Start:c.End], c.Original)
+		}
+		if utf8.ValidString(text) && (c.Start < len(text) && !utf8.RuneStart(text[c.Start]) || c.End < len(text) && !utf8.RuneStart(text[c.End])) {
+			t.Fatalf("change %d splits a rune", i)
+		}
+		if c.Replacement == c.Original {
+			t.Fatalf("change %d is a no-op", i)
+		}
+		if want := fmt.Sprintf("chg_%04d", i+1); c.ID != want {
+			t.Fatalf("change %d ID %q", i, c.ID)
+		}
+		if want := 1 + strings.Count(text[:c.Start], "\n"); c.Line != want {
+			t.Fatalf("change %d line %d, want %d", i, c.Line, want)
+		}
+		if c.Confidence < 0 || c.Confidence > 1 {
+			t.Fatalf("change %d confidence %v", i, c.Confidence)
+		}
+		if (c.Status == StatusAutoApplied) != (c.Confidence >= autoThreshold) {
+			t.Fatalf("change %d status %s with confidence %v", i, c.Status, c.Confidence)
+		}
+	}
+}
+
+// goldenText renders a result as the .golden files hold it.
+func goldenText(r Result) string {
+	var sb strings.Builder
+	sb.WriteString("== content ==\n")
+	sb.WriteString(r.Content)
+	if !strings.HasSuffix(r.Content, "\n") {
+		sb.WriteString("\n")
+	}
+	sb.WriteString("== changes ==\n")
+	for _, c := range r.Changes {
+		fmt.Fprintf(&sb, "%s L%d [%d:%d] %q -> %q %s %.2f %s\n", c.ID, c.Line, c.Start, c.End,
+			c.Original, c.Replacement, c.Rule, c.Confidence, c.Status)
+	}
+	return sb.String()
+}
+
+func goldenInputs(t *testing.T) []string {
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden inputs: %v", err)
+	}
+	return files
+}
+
+func TestGolden(t *testing.T) {
+	e := testEngine(t)
+	for _, in := range goldenInputs(t) {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			text, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := e.Correct(string(text), Options{})
+			checkChanges(t, string(text), r.Changes)
+			got := goldenText(r)
+			gf := strings.TrimSuffix(in, ".txt") + ".golden"
+			if *update {
+				if err := os.WriteFile(gf, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(gf)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from golden (run go test -update and review the diff)\n%s", gf, got)
+			}
+		})
+	}
+}
+
+// TestPrecision checks the auto-applied changes over the golden corpus
+// against the hand-written *.expect lists ("original<TAB>replacement" per
+// expected correction).
+func TestPrecision(t *testing.T) {
+	e := testEngine(t)
+	auto, correct := 0, 0
+	for _, in := range goldenInputs(t) {
+		text, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := os.ReadFile(strings.TrimSuffix(in, ".txt") + ".expect")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{}
+		for _, l := range strings.Split(string(exp), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				want[l]++
+			}
+		}
+		for _, c := range e.Find(string(text), Options{}) {
+			if c.Status != StatusAutoApplied {
+				continue
+			}
+			auto++
+			k := c.Original + "\t" + c.Replacement
+			if want[k] > 0 {
+				want[k]--
+				correct++
+			} else {
+				t.Logf("%s: unexpected auto change %q -> %q (%s)", filepath.Base(in), c.Original, c.Replacement, c.Rule)
+			}
+		}
+	}
+	if auto == 0 {
+		t.Fatal("no auto-applied changes in the golden corpus")
+	}
+	p := float64(correct) / float64(auto)
+	t.Logf("precision %d/%d = %.2f%%", correct, auto, 100*p)
+	if p < 0.995 {
+		t.Errorf("precision %.2f%% < 99.5%%", 100*p)
+	}
+}

@@ -1,0 +1,499 @@
+package correction
+
+import (
+	"bufio"
+	"embed"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv
+var dataFS embed.FS
+
+// kind is how a dictionary form relates to its book, safest first.
+type kind uint8
+
+const (
+	kCanonical kind = iota
+	kNumbered
+	kAlt
+	kMisspelling
+	kAbbrev
+	kUnnumbered
+	kNone kind = 255 // the form may not be used this way
+)
+
+func parseKind(s string) (kind, bool) {
+	switch s {
+	case "canonical":
+		return kCanonical, true
+	case "numbered_form":
+		return kNumbered, true
+	case "alt_canonical":
+		return kAlt, true
+	case "misspelling_or_variant":
+		return kMisspelling, true
+	case "abbreviation":
+		return kAbbrev, true
+	case "unnumbered_ambiguous":
+		return kUnnumbered, true
+	}
+	return kNone, false
+}
+
+// risk is how likely a single-word form is to be ordinary prose.
+type risk uint8
+
+const (
+	riskNone risk = iota
+	riskRareName
+	riskCommonName
+	riskEnglish
+)
+
+// book is one book of the Bible.
+type book struct {
+	name string // canonical name, e.g. "1 Corinthians"
+	osis string
+}
+
+// family groups the numbered books that share a name ("1 John", "2 John").
+type family struct {
+	base  string // "John"
+	books [5]*book
+}
+
+// bookForm is what one dictionary form means as a book name.
+type bookForm struct {
+	key string
+	// Standalone use: the form names book (or the family base, unnumbered).
+	book *book
+	fam  *family
+	kind kind   // kNone when the form is not a book on its own
+	name string // replacement when used on its own
+	// Use after a number or ordinal ("first" + "corinthians").
+	pfam  *family
+	pkind kind
+	risk  risk
+}
+
+// placeForm is what one dictionary form means as a place name.
+type placeForm struct {
+	name     string   // the form in its canonical casing
+	words    []string // the words of name
+	rule     string
+	mentions int
+	stop     bool
+}
+
+// node is one step of the word trie shared by books and places.
+type node struct {
+	next  map[string]*node
+	book  *bookForm
+	place *placeForm
+}
+
+// prefixStyle is how a book number was written.
+type prefixStyle uint8
+
+const (
+	pDigit    prefixStyle = iota // "1"
+	pOrdinal                     // "1st"
+	pOrdWord                     // "first"
+	pCardWord                    // "one"
+	pRoman                       // "I", "II"
+)
+
+type prefix struct {
+	num   int
+	style prefixStyle
+}
+
+// fuzzyTarget is a well-known place name that misheard words are compared with.
+type fuzzyTarget struct {
+	lower, name string
+	mentions    int
+}
+
+// dict holds the immutable tables built by NewEngine.
+type dict struct {
+	root         map[string]*node
+	prefixes     map[string]prefix
+	numWords     map[string]int
+	fuzzy        map[string][]fuzzyTarget
+	fuzzyEnglish map[string]bool
+	placeKeys    map[string]bool // first words of place forms, for the fuzzy pass
+	// first holds, for each word length up to 31 and first and last
+	// letter, whether some root or prefix key has that shape: most words
+	// of a text skip the map lookups through it.
+	first [32 * 27 * 27]bool
+	// fuzzyShape holds, for each word length and first and last letter,
+	// whether a fuzzy target is within reach (laid out like first).
+	fuzzyShape [32 * 27 * 27]bool
+}
+
+// letterIndex maps a lowercase ASCII letter to 1..26 and anything else to 0.
+func letterIndex(c byte) int {
+	c |= 0x20
+	if c >= 'a' && c <= 'z' {
+		return int(c-'a') + 1
+	}
+	return 0
+}
+
+// shape returns the index into dict.first of a word, or -1 when the word
+// is too long for the table (such words are always looked up).
+func shape(w string) int {
+	if len(w) >= 32 || len(w) == 0 {
+		return -1
+	}
+	return (len(w)*27+letterIndex(w[0]))*27 + letterIndex(w[len(w)-1])
+}
+
+func (d *dict) markShapes() {
+	for k := range d.root {
+		if i := shape(k); i >= 0 {
+			d.first[i] = true
+		}
+	}
+	for k := range d.prefixes {
+		if i := shape(k); i >= 0 {
+			d.first[i] = true
+		}
+	}
+	for _, ts := range d.fuzzy {
+		for _, t := range ts {
+			for n := len(t.lower) - 2; n <= len(t.lower)+2; n++ {
+				if n >= 0 && n < 32 {
+					d.fuzzyShape[(n*27+letterIndex(t.lower[0]))*27+letterIndex(t.lower[len(t.lower)-1])] = true
+				}
+			}
+		}
+	}
+}
+
+func (d *dict) insert(words []string) *node {
+	m := d.root
+	var n *node
+	for _, w := range words {
+		n = m[w]
+		if n == nil {
+			n = &node{}
+			m[w] = n
+		}
+		if n.next == nil {
+			n.next = map[string]*node{}
+		}
+		m = n.next
+	}
+	return n
+}
+
+func buildPrefixes() map[string]prefix {
+	p := map[string]prefix{}
+	for i, w := range []string{"first", "second", "third", "fourth"} {
+		p[w] = prefix{i + 1, pOrdWord}
+	}
+	for i, w := range []string{"one", "two", "three", "four"} {
+		p[w] = prefix{i + 1, pCardWord}
+	}
+	for i, w := range []string{"1st", "2nd", "3rd", "4th"} {
+		p[w] = prefix{i + 1, pOrdinal}
+	}
+	for i, w := range []string{"i", "ii", "iii", "iv"} {
+		p[w] = prefix{i + 1, pRoman}
+	}
+	for i := 1; i <= 4; i++ {
+		p[strconv.Itoa(i)] = prefix{i, pDigit}
+	}
+	return p
+}
+
+func buildNumWords() map[string]int {
+	m := map[string]int{}
+	for i, w := range []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+		"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"} {
+		m[w] = i + 1
+	}
+	for i, w := range []string{"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"} {
+		m[w] = (i + 2) * 10
+	}
+	m["hundred"] = 100
+	return m
+}
+
+func readTSV(name string, fn func(f []string) error) error {
+	f, err := dataFS.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 64*1024), 1024*1024)
+	line := 0
+	for s.Scan() {
+		line++
+		if line == 1 || s.Text() == "" {
+			continue
+		}
+		if err := fn(strings.Split(s.Text(), "\t")); err != nil {
+			return fmt.Errorf("correction: %s line %d: %w", name, line, err)
+		}
+	}
+	return s.Err()
+}
+
+// buildDict reads the embedded data into lookup tables.
+func buildDict() (*dict, error) {
+	d := &dict{
+		root:         map[string]*node{},
+		prefixes:     buildPrefixes(),
+		numWords:     buildNumWords(),
+		fuzzy:        map[string][]fuzzyTarget{},
+		fuzzyEnglish: toSet(fuzzyEnglishWords()),
+		placeKeys:    map[string]bool{},
+	}
+	if err := d.buildBooks(); err != nil {
+		return nil, err
+	}
+	if err := d.buildPlaces(); err != nil {
+		return nil, err
+	}
+	d.markShapes()
+	return d, nil
+}
+
+func (d *dict) bookForm(words []string) *bookForm {
+	n := d.insert(words)
+	if n.book == nil {
+		n.book = &bookForm{key: strings.Join(words, " "), kind: kNone, pkind: kNone}
+	}
+	return n.book
+}
+
+func (d *dict) buildBooks() error {
+	books := map[string]*book{}
+	fams := map[string]*family{}
+	never := toSet(bookNeverWords())
+	neverPrefixed := toSet(bookNeverPrefixedWords())
+	ambiguous := map[string]bool{}
+	if err := readTSV("data/bible_book_variants_ambiguous.tsv", func(f []string) error {
+		ambiguous[strings.ToLower(f[0])] = true
+		return nil
+	}); err != nil {
+		return err
+	}
+	conflict := map[*bookForm]bool{}
+
+	add := func(variant, canonical, osis string, k kind) {
+		words := splitKey(variant)
+		if len(words) == 0 || words[0] == "the" {
+			return
+		}
+		b := books[canonical]
+		if b == nil {
+			b = &book{name: canonical, osis: osis}
+			books[canonical] = b
+		}
+		num := 0
+		base := canonical
+		if c := canonical[0]; c >= '1' && c <= '4' && len(canonical) > 2 && canonical[1] == ' ' {
+			num = int(c - '0')
+			base = canonical[2:]
+		}
+		if num == 0 {
+			f := d.bookForm(words)
+			if f.book != nil && f.book != b {
+				conflict[f] = true
+			}
+			if k < f.kind || f.book == nil {
+				f.book, f.kind = b, min(k, f.kind)
+				f.name = canonical
+				if k == kAlt && osis != "Song" && osis != "Ps" {
+					f.name = variant // "Acts of the Apostles": only its case is fixed
+				}
+			}
+			return
+		}
+		fam := fams[base]
+		if fam == nil {
+			fam = &family{base: base}
+			fams[base] = fam
+		}
+		fam.books[num] = b
+		if _, ok := d.prefixes[words[0]]; ok && len(words) > 1 {
+			f := d.bookForm(words[1:])
+			f.pfam = fam
+			f.pkind = min(f.pkind, k)
+			return
+		}
+		if len(words) == 1 && words[0][0] >= '0' && words[0][0] <= '9' {
+			return // "1cor"
+		}
+		f := d.bookForm(words)
+		if f.book != nil || (f.fam != nil && f.fam != fam) {
+			conflict[f] = true
+		}
+		f.fam = fam
+		f.kind = min(f.kind, kUnnumbered)
+		f.name = base
+	}
+
+	if err := readTSV("data/bible_book_variants_detailed.tsv", func(f []string) error {
+		if len(f) < 4 {
+			return fmt.Errorf("want 6 fields, have %d", len(f))
+		}
+		k, ok := parseKind(f[3])
+		if !ok {
+			return nil // prefixed_form: "The Gospel according to St Luke"
+		}
+		add(f[0], f[1], f[2], k)
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Speech-recognition mishearings the data does not hold.
+	add("Philippines", "Philippians", "Phil", kMisspelling)
+	add("have a cook", "Habakkuk", "Hab", kAbbrev)
+	add("Habakuk", "Habakkuk", "Hab", kMisspelling)
+
+	riskOf := map[string]risk{}
+	for _, w := range bookRareNameWords() {
+		riskOf[w] = riskRareName
+	}
+	for _, w := range bookCommonNameWords() {
+		riskOf[w] = riskCommonName
+	}
+	for _, w := range bookEnglishWords() {
+		riskOf[w] = riskEnglish
+	}
+	var walk func(m map[string]*node)
+	walk = func(m map[string]*node) {
+		for _, n := range m {
+			if f := n.book; f != nil {
+				single := !strings.Contains(f.key, " ")
+				f.risk = riskOf[f.key]
+				if conflict[f] || ambiguous[f.key] || (single && (len(f.key) <= 2 || never[f.key])) {
+					f.kind = kNone
+				}
+				if single && (len(f.key) <= 2 || neverPrefixed[f.key]) {
+					f.pkind = kNone
+				}
+				if f.key == "have a cook" {
+					f.risk = riskEnglish
+				}
+			}
+			walk(n.next)
+		}
+	}
+	walk(d.root)
+	return nil
+}
+
+func (d *dict) buildPlaces() error {
+	stop := toSet(placeStopWords())
+	type row struct {
+		forms    []string
+		rules    []string
+		mentions int
+	}
+	var rows []row
+	known := map[string]bool{}
+	if err := readTSV("data/bible_places.tsv", func(f []string) error {
+		if len(f) < 5 {
+			return fmt.Errorf("want 7 fields, have %d", len(f))
+		}
+		mentions, _ := strconv.Atoi(f[4])
+		r := row{mentions: mentions}
+		addForm := func(s, rule string) {
+			if s = strings.TrimSpace(s); s != "" {
+				r.forms = append(r.forms, s)
+				r.rules = append(r.rules, rule)
+			}
+		}
+		addForm(f[0], "place.lowercase")
+		known[strings.ToLower(f[0])] = true
+		for _, v := range strings.Split(f[1], "|") {
+			addForm(v, "place.variant")
+			known[strings.ToLower(v)] = true
+		}
+		for _, v := range strings.Split(f[3], "|") {
+			addForm(v, "place.lowercase")
+		}
+		for _, v := range strings.Split(f[2], "|") {
+			addForm(v, "place.other_name")
+		}
+		rows = append(rows, r)
+		return nil
+	}); err != nil {
+		return err
+	}
+	// A multi-word form is used only when one of its words is a place
+	// name in its own right ("mount zion", not "the lord will provide"),
+	// or when it is the main name of a well-known place ("red sea").
+	distinct := map[string]bool{}
+	for k := range known {
+		if !strings.ContainsAny(k, " -") && len(k) >= 4 && !stop[k] {
+			distinct[k] = true
+		}
+	}
+	for _, r := range rows {
+		for i, form := range r.forms {
+			words := splitKey(form)
+			if len(words) == 0 {
+				continue
+			}
+			key := strings.Join(words, " ")
+			isOther := r.rules[i] == "place.other_name"
+			if len(words) == 1 && isOther && (len(key) < 5 || stop[key]) {
+				continue
+			}
+			if len(words) > 1 {
+				ok := i == 0 && r.mentions >= 50
+				for _, w := range words {
+					ok = ok || distinct[w]
+				}
+				if !ok || words[0] == "the" {
+					continue
+				}
+			}
+			if isOther {
+				r.rules[i] = "place.lowercase" // synonyms are only recased
+			}
+			cased := tokenize(form, nil)
+			if len(cased) != len(words) {
+				continue
+			}
+			n := d.insert(words)
+			p := n.place
+			if p == nil || r.mentions > p.mentions {
+				ws := make([]string, len(cased))
+				for j, t := range cased {
+					ws[j] = form[t.s():t.e()]
+				}
+				wasStop := p != nil && p.stop
+				p = &placeForm{name: form, words: ws, rule: r.rules[i], mentions: r.mentions, stop: wasStop}
+				n.place = p
+			}
+			if (len(words) == 1 && (len(key) <= 2 || stop[key])) || key == "" {
+				p.stop = true
+			}
+			d.placeKeys[words[0]] = true
+			if len(words) == 1 && !isOther && len(key) >= 6 && r.mentions >= 20 && !stop[key] && isASCIILetters(key) {
+				pk := phoneticKey(key)
+				d.fuzzy[pk] = append(d.fuzzy[pk], fuzzyTarget{lower: key, name: form, mentions: r.mentions})
+			}
+		}
+	}
+	return nil
+}
+
+func isASCIILetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,42 @@
+// Package correction is the deterministic correction engine of the
+// Transcript Cleaning Service: it finds mangled Bible book names and
+// biblical place names in sermon transcripts and proposes or applies
+// corrections.
+//
+// The engine knows the 66 books of the Protestant canon and the
+// deuterocanonical books listed in the embedded data, with their
+// spellings, misspellings, abbreviations and numbered forms
+// ("first corinthians", "1st Corinthians", "I Corinthians", "one john").
+// It also knows the biblical place names, their spellings in other
+// translations and their derived forms.
+//
+// A correction is either applied to the content (StatusAutoApplied) or
+// offered as a suggestion (StatusNeedsReview). Whether a candidate is
+// applied depends on how dangerous the matched word is and on its
+// context: book names that are also English words or common first names
+// ("job", "mark", "acts", "john", "peter") change only when a chapter or
+// verse reference follows them, such as "13:4", "13 4", "chapter thirteen
+// verse four" or "verses 4 through 7". Short abbreviations that are
+// English function words ("is", "am", "so") never change.
+//
+// Canonical choices:
+//
+//   - The Song of Songs is written "Song of Solomon" (the canonical name of
+//     the embedded data); "Song of Songs" and its misspellings are
+//     rewritten to it.
+//   - A single psalm is "Psalm" ("Psalms 23" becomes "Psalm 23"); the book
+//     without a psalm number, or with a range of psalms, is "Psalms".
+//   - Numbered books use Arabic numerals: "1 Corinthians", "2 Kings".
+//   - An unnumbered "corinthians 13" only gets its capital letter: the
+//     engine does not guess which letter is meant.
+//   - Place names are corrected for case only ("jerusalem" becomes
+//     "Jerusalem") or, for likely speech-recognition errors, to the nearest
+//     well-known name ("capernum" becomes "Capernaum", needs review unless
+//     the context is strong). A spelling used by another translation
+//     ("Accho", "Sion") is left as written, and one name is never rewritten
+//     into a synonym (Zion stays Zion, Calvary stays Calvary).
+//
+// The embedded data comes from openbibleinfo/Bible-Passage-Reference-Parser
+// v3.2.0 (MIT) and openbibleinfo/Bible-Geocoding-Data (CC BY 4.0); see
+// data/NOTICE.
+package correction

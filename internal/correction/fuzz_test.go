@@ -1,0 +1,53 @@
+package correction
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func FuzzCorrect(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"first corinthians chapter thirteen verse four",
+		"Revelations 21:4 and psalms 23 in jerusalem",
+		"one john 4 8 — capernum, gethsemene",
+		"number 12 on the list, my job, mark my words",
+		"Psalms 120–134 and II Kings 5:1-3",
+		"psalm one hundred and nineteen verse one hundred five",
+		"\xff\xfe romans 8 28 \xc3",
+		"Ǆ romans Ǆ 1 jn 4:8",
+		"song of\nsongs 2\n4",
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	e, err := NewEngine()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string, norm bool) {
+		r := e.Correct(text, Options{NormalizeReferences: norm})
+		if Apply(text, nil) != text {
+			t.Fatal("Apply(text, nil) != text")
+		}
+		prevEnd := 0
+		for _, c := range r.Changes {
+			if c.Start < prevEnd || c.End < c.Start || c.End > len(text) {
+				t.Fatalf("bad span %+v", c)
+			}
+			prevEnd = c.End
+			if text[c.Start:c.End] != c.Original {
+				t.Fatalf("Original %q != text %q", c.Original, text[c.Start:c.End])
+			}
+			if utf8.ValidString(text) && (c.Start < len(text) && !utf8.RuneStart(text[c.Start]) || c.End < len(text) && !utf8.RuneStart(text[c.End])) {
+				t.Fatalf("change splits a rune: %+v", c)
+			}
+			if c.Replacement == c.Original {
+				t.Fatalf("no-op change %+v", c)
+			}
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(r.Content) {
+			t.Fatal("valid input gave invalid output")
+		}
+	})
+}
