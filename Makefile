@@ -61,6 +61,10 @@ build: ## Build the tcs binary into bin/.
 envtest: ## Build (once) and link the local control plane: etcd, kube-apiserver, kubectl.
 	@hack/envtest.sh >/dev/null
 
+.PHONY: s3server
+s3server: ## Build (once) versitygw, the S3-compatible server of the blob tests, into bin/.
+	@hack/s3server.sh >/dev/null
+
 .PHONY: run
 run: build envtest ## Run the service on its embedded default (state in .tcs-dev/).
 	$(TCS) dev
@@ -68,8 +72,8 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet envtest build ## Run every test.
-	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_BIN="$(TCS)" \
+test: verify-generated vet envtest s3server build ## Run every test.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
 
 .PHONY: bench

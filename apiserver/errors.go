@@ -24,9 +24,16 @@ type apiError struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
 	Param   string `json:"param,omitempty"`
+	// cause is the internal error behind a server_error; it is logged, never shown.
+	cause error
 }
 
-func (e *apiError) Error() string { return e.Type + ": " + e.Message }
+func (e *apiError) Error() string {
+	if e.cause != nil {
+		return e.Type + ": " + e.cause.Error()
+	}
+	return e.Type + ": " + e.Message
+}
 
 func invalid(param, message string) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Type: ErrInvalidRequest, Message: message, Param: param}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ import (
 
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/scheme"
@@ -54,7 +57,16 @@ type harness struct {
 	keyB      *orgs.Key
 }
 
+// harnessOptions tune a harness.
+type harnessOptions struct {
+	uploadExpiry time.Duration
+}
+
 func newHarness(t *testing.T) *harness {
+	return newHarnessWith(t, harnessOptions{})
+}
+
+func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -93,7 +105,13 @@ func newHarness(t *testing.T) *harness {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Secret{}, IndexAPIKeyHash, APIKeyHashIndex); err != nil {
 		t.Fatal(err)
 	}
-	store, err := blob.OpenDir(t.TempDir())
+	hs := httptest.NewUnstartedServer(nil)
+	baseURL := "http://" + hs.Listener.Addr().String()
+	store, err := blob.Open(ctx, t.TempDir(), blob.Options{SigningSecret: []byte("test-secret-test-secret"), UploadBaseURL: baseURL + "/uploads/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploads, err := store.UploadHandler(limits.MaxRemoteFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,12 +120,17 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	srv := New(Options{
-		Namespace: ns,
-		Cache:     mgr.GetCache(),
-		APIReader: mgr.GetAPIReader(),
-		Client:    mgr.GetClient(),
-		Processor: pipeline.New(engine, store),
-		Log:       mgr.GetLogger(),
+		Namespace:      ns,
+		Cache:          mgr.GetCache(),
+		APIReader:      mgr.GetAPIReader(),
+		Client:         mgr.GetClient(),
+		Processor:      pipeline.New(engine, store),
+		Store:          store,
+		Uploads:        uploads,
+		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		UploadExpiry:   opts.uploadExpiry,
+		SyncConcurrent: 3,
+		Log:            mgr.GetLogger(),
 	})
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -120,9 +143,32 @@ func newHarness(t *testing.T) *harness {
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("cache did not sync")
 	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return &harness{url: hs.URL, namespace: ns, client: c, store: store, keyA: keyA, keyB: keyB}
+	go func() {
+		if err := srv.Serve(ctx, hs.Listener); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	waitHealthy(t, baseURL)
+	return &harness{url: baseURL, namespace: ns, client: c, store: store, keyA: keyA, keyB: keyB}
+}
+
+// waitHealthy waits until the API answers its liveness check.
+func waitHealthy(t *testing.T, baseURL string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get(baseURL + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the API did not come up: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // testLogger writes to stderr when TCS_TEST_LOG is set, else nowhere.

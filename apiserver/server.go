@@ -8,12 +8,17 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
 )
 
@@ -22,13 +27,24 @@ type Options struct {
 	// Namespace holds the transcripts and API-key Secrets.
 	Namespace string
 	// Cache serves reads from the informers; it must have the IndexAPIKeyHash index on Secrets.
-	Cache client.Reader
+	Cache cache.Cache
 	// APIReader reads from the API server directly, for objects the cache may not have yet.
 	APIReader client.Reader
 	// Client writes objects.
 	Client client.Client
 	// Processor runs the deterministic pass and stores content.
 	Processor *pipeline.Processor
+	// Store is the object store: upload grants are signed URLs into it.
+	Store *blob.Store
+	// Uploads serves the PUTs of upload URLs when the store is the filesystem (nil otherwise);
+	// it is mounted at /uploads/.
+	Uploads http.Handler
+	// OutboundAllow lists the CIDRs outbound traffic may reach despite being private (tests, tcs dev).
+	OutboundAllow []netip.Prefix
+	// UploadExpiry is how long an upload grant lasts; zero means 15 minutes.
+	UploadExpiry time.Duration
+	// SyncConcurrent bounds the synchronous creates of one organization; zero means the spec's 10.
+	SyncConcurrent int
 	// Log receives one line per request at V(1) and every server error.
 	Log logr.Logger
 	// Now returns the current time; nil means time.Now.
@@ -37,13 +53,19 @@ type Options struct {
 
 // Server is the REST front-end.
 type Server struct {
-	namespace string
-	cache     client.Reader
-	apiReader client.Reader
-	client    client.Client
-	processor *pipeline.Processor
-	log       logr.Logger
-	now       func() time.Time
+	namespace     string
+	cache         cache.Cache
+	apiReader     client.Reader
+	client        client.Client
+	processor     *pipeline.Processor
+	store         *blob.Store
+	uploads       http.Handler
+	outboundAllow []netip.Prefix
+	uploadExpiry  time.Duration
+	syncSlots     *syncSlots
+	waiters       *waiters
+	log           logr.Logger
+	now           func() time.Time
 }
 
 // New returns a Server.
@@ -52,14 +74,28 @@ func New(opts Options) *Server {
 	if now == nil {
 		now = time.Now
 	}
+	expiry := opts.UploadExpiry
+	if expiry <= 0 {
+		expiry = 15 * time.Minute
+	}
+	sync := opts.SyncConcurrent
+	if sync <= 0 {
+		sync = limits.SyncConcurrent
+	}
 	return &Server{
-		namespace: opts.Namespace,
-		cache:     opts.Cache,
-		apiReader: opts.APIReader,
-		client:    opts.Client,
-		processor: opts.Processor,
-		log:       opts.Log,
-		now:       now,
+		namespace:     opts.Namespace,
+		cache:         opts.Cache,
+		apiReader:     opts.APIReader,
+		client:        opts.Client,
+		processor:     opts.Processor,
+		store:         opts.Store,
+		uploads:       opts.Uploads,
+		outboundAllow: opts.OutboundAllow,
+		uploadExpiry:  expiry,
+		syncSlots:     newSyncSlots(sync),
+		waiters:       newWaiters(),
+		log:           opts.Log,
+		now:           now,
 	}
 }
 
@@ -84,14 +120,29 @@ func (s *Server) Handler() http.Handler {
 	}
 	v1("/me", s.me, http.MethodGet)
 	v1("/transcripts", s.createTranscript, http.MethodPost)
+	v1("/transcripts/uploads", s.createUpload, http.MethodPost)
 	v1("/transcripts/{id}", s.getTranscript, http.MethodGet)
 	v1("/transcripts/{id}/changes", s.listChanges, http.MethodGet)
+	v1("/jobs/{id}", s.getJob, http.MethodGet)
+	if s.uploads != nil {
+		// Upload URLs carry their own signature; they need no API key.
+		r.PathPrefix("/uploads/").Handler(s.uploads).Methods(http.MethodPut)
+	}
 
 	return withRequestID(withLogging(s.log)(r))
 }
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	inf, err := s.cache.GetInformer(ctx, &tcsv1.Transcript{})
+	if err != nil {
+		return fmt.Errorf("watching transcripts: %w", err)
+	}
+	reg, err := inf.AddEventHandler(s.waiters.handler())
+	if err != nil {
+		return fmt.Errorf("watching transcripts: %w", err)
+	}
+	defer func() { _ = inf.RemoveEventHandler(reg) }()
 	srv := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -117,6 +168,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serving the API: %w", err)
 	}
 	return nil
+}
+
+// writeAPIError answers with aerr, logging the cause of a server error.
+func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, aerr *apiError) {
+	if aerr.Status >= 500 {
+		s.log.Error(aerr, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)
+	}
+	writeError(w, r, aerr)
 }
 
 func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {

@@ -1,17 +1,18 @@
 package apiserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
@@ -19,22 +20,36 @@ import (
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/sources"
 )
 
-// pasteFormats are the source formats a paste may declare.
-var pasteFormats = []formats.Format{formats.TXT, formats.SRT, formats.VTT, formats.Markdown, formats.HTML, formats.JSON}
+// pasteFormats are the source formats a paste may declare; files (url, upload) may also be docx.
+var (
+	pasteFormats  = []formats.Format{formats.TXT, formats.SRT, formats.VTT, formats.Markdown, formats.HTML, formats.JSON}
+	remoteFormats = append(pasteFormats[:len(pasteFormats):len(pasteFormats)], formats.DOCX)
+)
 
 // createRequest is a validated POST /transcripts body.
 type createRequest struct {
-	SourceType tcsv1.SourceType
-	Content    string
-	Title      string
-	Format     formats.Format
-	Options    tcsv1.TranscriptOptions
+	SourceType   tcsv1.SourceType
+	Content      string
+	URL          string
+	TranscriptID string
+	Title        string
+	Format       formats.Format
+	Options      tcsv1.TranscriptOptions
 }
 
-// parseCreate validates a POST /transcripts body.
-func parseCreate(obj map[string]json.RawMessage) (*createRequest, *apiError) {
+// createMembers are the body members each source type accepts.
+var createMembers = map[tcsv1.SourceType][]string{
+	tcsv1.SourcePaste:   {"source_type", "content", "title", "source_format", "options"},
+	tcsv1.SourceYouTube: {"source_type", "url", "title", "options"},
+	tcsv1.SourceURL:     {"source_type", "url", "source_format", "title", "options"},
+	tcsv1.SourceUpload:  {"source_type", "transcript_id", "options"},
+}
+
+// parseCreate validates a POST /transcripts body; allow lists the outbound CIDRs open to url sources.
+func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createRequest, *apiError) {
 	req := &createRequest{}
 	raw, ok := obj["source_type"]
 	if !ok || isNull(raw) {
@@ -45,30 +60,46 @@ func parseCreate(obj map[string]json.RawMessage) (*createRequest, *apiError) {
 		return nil, aerr
 	}
 	req.SourceType = tcsv1.SourceType(st)
-	switch req.SourceType {
-	case tcsv1.SourcePaste:
-		if aerr := members(obj, "", "source_type", "content", "title", "source_format", "options"); aerr != nil {
-			return nil, aerr
-		}
-	case tcsv1.SourceYouTube, tcsv1.SourceURL, tcsv1.SourceUpload:
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: "source_type",
-			Message: fmt.Sprintf("source_type %q is not available on this server yet; send the text with source_type paste.", st)}
-	default:
+	allowed, ok := createMembers[req.SourceType]
+	if !ok {
 		return nil, invalid("source_type", fmt.Sprintf("source_type %q is not one of paste, youtube, url, upload.", st))
 	}
-
-	raw, ok = obj["content"]
-	if !ok || isNull(raw) {
-		return nil, invalid("content", "content is required for source_type paste.")
-	}
-	if req.Content, aerr = stringParam(raw, "content"); aerr != nil {
+	if aerr := members(obj, "", allowed...); aerr != nil {
 		return nil, aerr
 	}
-	if strings.TrimSpace(req.Content) == "" {
-		return nil, invalid("content", "content is empty.")
-	}
-	if len(req.Content) > limits.MaxPasteContent {
-		return nil, invalid("content", fmt.Sprintf("content is %d bytes; the limit is %d bytes (2 MB).", len(req.Content), limits.MaxPasteContent))
+	switch req.SourceType {
+	case tcsv1.SourcePaste:
+		if req.Content, aerr = requiredString(obj, "content", "for source_type paste"); aerr != nil {
+			return nil, aerr
+		}
+		if len(req.Content) > limits.MaxPasteContent {
+			return nil, invalid("content", fmt.Sprintf("content is %d bytes; the limit is %d bytes (2 MB).", len(req.Content), limits.MaxPasteContent))
+		}
+		if req.Format, aerr = formatParam(obj, pasteFormats, false); aerr != nil {
+			return nil, aerr
+		}
+	case tcsv1.SourceYouTube:
+		if req.URL, aerr = requiredString(obj, "url", "for source_type youtube"); aerr != nil {
+			return nil, aerr
+		}
+		if _, err := sources.ParseYouTubeURL(req.URL); err != nil {
+			return nil, userError("url", err)
+		}
+		req.Format = formats.VTT
+	case tcsv1.SourceURL:
+		if req.URL, aerr = requiredString(obj, "url", "for source_type url"); aerr != nil {
+			return nil, aerr
+		}
+		if err := sources.CheckURL(req.URL, allow); err != nil {
+			return nil, userError("url", err)
+		}
+		if req.Format, aerr = formatParam(obj, remoteFormats, true); aerr != nil {
+			return nil, aerr
+		}
+	case tcsv1.SourceUpload:
+		if req.TranscriptID, aerr = requiredString(obj, "transcript_id", "for source_type upload"); aerr != nil {
+			return nil, aerr
+		}
 	}
 	if raw, ok := obj["title"]; ok && !isNull(raw) {
 		if req.Title, aerr = stringParam(raw, "title"); aerr != nil {
@@ -79,15 +110,6 @@ func parseCreate(obj map[string]json.RawMessage) (*createRequest, *apiError) {
 			return nil, invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
 		}
 	}
-	if raw, ok := obj["source_format"]; ok && !isNull(raw) {
-		f, aerr := stringParam(raw, "source_format")
-		if aerr != nil {
-			return nil, aerr
-		}
-		if req.Format, aerr = oneOfFormats(f, pasteFormats); aerr != nil {
-			return nil, aerr
-		}
-	}
 	if raw, ok := obj["options"]; ok && !isNull(raw) {
 		if req.Options, aerr = parseOptions(raw); aerr != nil {
 			return nil, aerr
@@ -96,15 +118,65 @@ func parseCreate(obj map[string]json.RawMessage) (*createRequest, *apiError) {
 	return req, nil
 }
 
+// requiredString reads a member that must be a non-blank string.
+func requiredString(obj map[string]json.RawMessage, name, context string) (string, *apiError) {
+	raw, ok := obj[name]
+	if !ok || isNull(raw) {
+		return "", invalid(name, fmt.Sprintf("%s is required %s.", name, context))
+	}
+	v, aerr := stringParam(raw, name)
+	if aerr != nil {
+		return "", aerr
+	}
+	if strings.TrimSpace(v) == "" {
+		return "", invalid(name, name+" is empty.")
+	}
+	return v, nil
+}
+
+// formatParam reads source_format from one of allowed; required says whether it may be absent.
+func formatParam(obj map[string]json.RawMessage, allowed []formats.Format, required bool) (formats.Format, *apiError) {
+	raw, ok := obj["source_format"]
+	if !ok || isNull(raw) {
+		if required {
+			return "", invalid("source_format", "source_format is required for this source_type: one of "+formatNames(allowed)+".")
+		}
+		return "", nil
+	}
+	f, aerr := stringParam(raw, "source_format")
+	if aerr != nil {
+		return "", aerr
+	}
+	return oneOfFormats(f, allowed)
+}
+
+// userError turns an error of internal/sources into the API's answer, naming param.
+func userError(param string, err error) *apiError {
+	var ue *sources.UserError
+	if errors.As(err, &ue) && ue.Type == ErrUnprocessable {
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: param, Message: ue.Message}
+	}
+	if errors.As(err, &ue) {
+		return invalid(param, ue.Message)
+	}
+	return invalid(param, err.Error())
+}
+
 func oneOfFormats(f string, allowed []formats.Format) (formats.Format, *apiError) {
-	names := make([]string, len(allowed))
-	for i, a := range allowed {
+	for _, a := range allowed {
 		if string(a) == f {
 			return a, nil
 		}
-		names[i] = string(a)
 	}
-	return "", invalid("source_format", fmt.Sprintf("source_format %q is not one of %s.", f, strings.Join(names, ", ")))
+	return "", invalid("source_format", fmt.Sprintf("source_format %q is not one of %s.", f, formatNames(allowed)))
+}
+
+func formatNames(fs []formats.Format) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
 }
 
 func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
@@ -113,8 +185,18 @@ func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
 	if aerr != nil {
 		return o, aerr
 	}
-	if aerr := members(obj, "options.", "ai_pass", "normalize_references"); aerr != nil {
+	if aerr := members(obj, "options.", "ai_pass", "normalize_references", "language"); aerr != nil {
 		return o, aerr
+	}
+	if raw, ok := obj["language"]; ok && !isNull(raw) {
+		lang, aerr := stringParam(raw, "options.language")
+		if aerr != nil {
+			return o, aerr
+		}
+		if !validLanguage(lang) {
+			return o, invalid("options.language", fmt.Sprintf("options.language %q is not a language tag such as en or pt-BR.", lang))
+		}
+		o.Language = lang
 	}
 	if raw, ok := obj["normalize_references"]; ok {
 		if o.NormalizeReferences, aerr = boolParam(raw, "options.normalize_references"); aerr != nil {
@@ -149,11 +231,13 @@ func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
 
 // createTranscript is POST /api/v1/transcripts.
 func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
-	if _, aerr := boolQuery(r, "wait"); aerr != nil {
+	wait, aerr := boolQuery(r, "wait")
+	if aerr != nil {
 		writeError(w, r, aerr)
 		return
 	}
-	if _, aerr := intQuery(r, "timeout", limits.WaitTimeoutDefault, limits.WaitTimeoutMin, limits.WaitTimeoutMax); aerr != nil {
+	timeout, aerr := intQuery(r, "timeout", limits.WaitTimeoutDefault, limits.WaitTimeoutMin, limits.WaitTimeoutMax)
+	if aerr != nil {
 		writeError(w, r, aerr)
 		return
 	}
@@ -162,12 +246,40 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, aerr)
 		return
 	}
-	req, aerr := parseCreate(obj)
+	req, aerr := parseCreate(obj, s.outboundAllow)
 	if aerr != nil {
 		writeError(w, r, aerr)
 		return
 	}
-	s.createPaste(w, r, req)
+	if req.SourceType == tcsv1.SourcePaste {
+		s.createPaste(w, r, req)
+		return
+	}
+	if wait {
+		release, ok := s.syncSlots.acquire(principalFrom(r.Context()).OrganizationID)
+		if !ok {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
+				Message: fmt.Sprintf("More than %d synchronous requests of this organization are waiting; retry later or poll instead.", s.syncSlots.limit)})
+			return
+		}
+		defer release()
+	}
+	var t *tcsv1.Transcript
+	if req.SourceType == tcsv1.SourceUpload {
+		t, aerr = s.confirmUpload(r, req)
+	} else {
+		t, aerr = s.createRemote(r, req)
+	}
+	if aerr != nil {
+		s.writeAPIError(w, r, aerr)
+		return
+	}
+	if wait {
+		s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, viewTranscript(t, nil))
 }
 
 // createPaste corrects a pasted transcript inline and stores it already completed.
@@ -191,40 +303,20 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		s.serverError(w, r, err)
 		return
 	}
-	t := &tcsv1.Transcript{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      tcsv1.TranscriptName(id),
-			Namespace: s.namespace,
-			Labels: map[string]string{
-				tcsv1.LabelOrganization: org,
-				tcsv1.LabelSourceType:   string(req.SourceType),
-			},
-		},
-		Spec: tcsv1.TranscriptSpec{
-			ID:           id,
-			Organization: org,
-			Source: tcsv1.TranscriptSource{
-				Type:     req.SourceType,
-				Format:   string(req.Format),
-				Title:    req.Title,
-				InputRef: keys.Input,
-			},
-			Options: req.Options,
-		},
-	}
+	t := s.newTranscript(org, id, tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}, req.Options)
 	if err := s.client.Create(ctx, t); err != nil {
 		s.serverError(w, r, fmt.Errorf("creating transcript %s: %w", id, err))
 		return
 	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
-			return err
-		}
+	err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
 		if t.Status.Phase == tcsv1.PhaseCompleted {
-			return nil // the reconciler finished it first, with the same result
+			return false // the reconciler finished it first, with the same result
+		}
+		if t.Status.AIPassStatus == "" {
+			t.Status.AIPassStatus = tcsv1.AIPassIdle
 		}
 		res.Complete(t, keys, s.now())
-		return s.client.Status().Update(ctx, t)
+		return true
 	})
 	if err != nil {
 		// The resource exists and the reconciler completes it from the stored input.
@@ -241,6 +333,14 @@ func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if !terminal(t.Status.Phase) {
+		w.Header().Set("Retry-After", "1")
+	}
+	s.respondTranscript(w, r, t, http.StatusOK)
+}
+
+// respondTranscript answers with t, its corrected content included once it is completed.
+func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, status int) {
 	var content *string
 	if t.Status.Phase == tcsv1.PhaseCompleted && t.Status.ContentRef != "" {
 		data, err := s.processor.Content(r.Context(), t.Status.ContentRef)
@@ -253,21 +353,26 @@ func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
 			content = &c
 		}
 	}
-	if !terminal(t.Status.Phase) {
-		w.Header().Set("Retry-After", "1")
-	}
-	writeJSON(w, http.StatusOK, viewTranscript(t, content))
+	writeJSON(w, status, viewTranscript(t, content))
 }
 
 // ownedTranscript reads the transcript of the {id} path variable for the caller's organization;
 // it answers 404 or 403 itself and returns false when there is none to show.
 func (s *Server) ownedTranscript(w http.ResponseWriter, r *http.Request) (*tcsv1.Transcript, bool) {
-	ctx := r.Context()
-	id := mux.Vars(r)["id"]
+	t, aerr := s.lookupTranscript(r.Context(), mux.Vars(r)["id"])
+	if aerr != nil {
+		s.writeAPIError(w, r, aerr)
+		return nil, false
+	}
+	return t, true
+}
+
+// lookupTranscript reads transcript id for the caller's organization: 404 when it does not
+// exist (or is deleted, or an unconfirmed upload), 403 when another organization owns it.
+func (s *Server) lookupTranscript(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
 	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", id)}
 	if !ids.Valid("tr", id) {
-		writeError(w, r, notFound)
-		return nil, false
+		return nil, notFound
 	}
 	key := types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}
 	t := &tcsv1.Transcript{}
@@ -279,25 +384,35 @@ func (s *Server) ownedTranscript(w http.ResponseWriter, r *http.Request) (*tcsv1
 	}
 	switch {
 	case apierrors.IsNotFound(err):
-		writeError(w, r, notFound)
-		return nil, false
+		return nil, notFound
 	case err != nil:
-		s.serverError(w, r, fmt.Errorf("reading transcript %s: %w", id, err))
-		return nil, false
+		return nil, serverError(fmt.Errorf("reading transcript %s: %w", id, err))
 	}
 	if t.Spec.Organization != principalFrom(ctx).OrganizationID {
-		writeError(w, r, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "id",
-			Message: fmt.Sprintf("This API key does not have access to transcript %q.", id)})
-		return nil, false
+		return nil, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "id",
+			Message: fmt.Sprintf("This API key does not have access to transcript %q.", id)}
 	}
-	if t.Status.DeletedAt != nil {
-		writeError(w, r, notFound)
-		return nil, false
+	if t.Status.DeletedAt != nil || t.Status.Phase == "" && t.Spec.Source.Type == tcsv1.SourceUpload {
+		return nil, notFound
 	}
-	return t, true
+	return t, nil
 }
 
 // terminal reports whether a transcript in phase p is done with the deterministic pass.
 func terminal(p tcsv1.Phase) bool {
 	return p == tcsv1.PhaseCompleted || p == tcsv1.PhaseFailed
+}
+
+// validLanguage accepts BCP 47-like tags: letters, digits and hyphens, 2 to 35 characters.
+func validLanguage(s string) bool {
+	if len(s) < 2 || len(s) > 35 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -43,6 +43,7 @@ type jobView struct {
 type optionsView struct {
 	AIPass              aiPassView `json:"ai_pass"`
 	NormalizeReferences bool       `json:"normalize_references"`
+	Language            string     `json:"language,omitempty"`
 }
 
 type aiPassView struct {
@@ -74,6 +75,7 @@ func viewTranscript(t *tcsv1.Transcript, content *string) transcriptView {
 		Options: optionsView{
 			AIPass:              aiPassView{Enabled: t.Spec.Options.AIPass.Enabled, Apply: t.Spec.Options.AIPass.Apply},
 			NormalizeReferences: t.Spec.Options.NormalizeReferences,
+			Language:            t.Spec.Options.Language,
 		},
 		CreatedAt: timestamp(t.CreationTimestamp),
 	}
@@ -102,9 +104,43 @@ func viewTranscript(t *tcsv1.Transcript, content *string) transcriptView {
 	if e := t.Status.Error; e != nil {
 		v.Error = &transcriptErrView{Type: e.Type, Message: e.Message}
 	}
-	if t.Status.CompletedAt != nil {
-		ts := timestamp(*t.Status.CompletedAt)
-		v.CompletedAt = &ts
+	v.CompletedAt = optionalTimestamp(t.Status.CompletedAt)
+	return v
+}
+
+// jobView is the API's job object.
+type jobDetailView struct {
+	ID           string             `json:"id"`
+	Object       string             `json:"object"`
+	Type         string             `json:"type"`
+	Status       tcsv1.JobState     `json:"status"`
+	Progress     int                `json:"progress"`
+	TranscriptID string             `json:"transcript_id"`
+	Error        *transcriptErrView `json:"error"`
+	CreatedAt    string             `json:"created_at"`
+	StartedAt    *string            `json:"started_at"`
+	FinishedAt   *string            `json:"finished_at"`
+}
+
+func optionalTimestamp(t *metav1.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := timestamp(*t)
+	return &s
+}
+
+func viewJob(t *tcsv1.Transcript, j *tcsv1.Job) jobDetailView {
+	v := jobDetailView{
+		ID: j.ID, Object: "job", Type: j.Type, Status: j.State, Progress: j.Progress, TranscriptID: t.Spec.ID,
+		CreatedAt: timestamp(j.CreatedAt), StartedAt: optionalTimestamp(j.StartedAt), FinishedAt: optionalTimestamp(j.FinishedAt),
+	}
+	if j.State == tcsv1.JobFailed {
+		typ := "server_error"
+		if t.Status.Error != nil {
+			typ = t.Status.Error.Type
+		}
+		v.Error = &transcriptErrView{Type: typ, Message: j.Error}
 	}
 	return v
 }

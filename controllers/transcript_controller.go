@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -16,6 +17,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/formats"
+	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
 )
 
@@ -23,12 +25,37 @@ import (
 // which corrects it inline, before finishing it itself.
 const DefaultPasteGrace = 5 * time.Second
 
-// TranscriptReconciler moves a Transcript through its phases and keeps its conditions true to them.
+// DefaultMaxAttempts is how often a job may end in a transient error before the transcript fails.
+const DefaultMaxAttempts = 5
+
+// Sources fetches the input of remote transcripts.
+type Sources interface {
+	// YouTubeCaptions returns the captions (VTT) and title of the video at url.
+	YouTubeCaptions(ctx context.Context, url, lang string) (vtt []byte, title string, err error)
+	// FetchURL returns the file at url.
+	FetchURL(ctx context.Context, url string) ([]byte, error)
+}
+
+// UserError is implemented by errors the client caused or must hear about, such as a video
+// without captions; APIErrorType is the API error type shown on the failed transcript.
+type UserError interface {
+	error
+	APIErrorType() string
+}
+
+// TranscriptReconciler moves a Transcript through its phases (fetch → correct) as status
+// transitions, one job at a time, and keeps its conditions true to them.
 type TranscriptReconciler struct {
 	Client    client.Client
 	Processor *pipeline.Processor
+	// Store holds uploaded inputs.
+	Store *blob.Store
+	// Sources fetches youtube and url inputs.
+	Sources Sources
 	// PasteGrace is DefaultPasteGrace when zero.
 	PasteGrace time.Duration
+	// MaxAttempts is DefaultMaxAttempts when zero.
+	MaxAttempts int
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }
@@ -41,7 +68,7 @@ type TranscriptReconciler struct {
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
-// Reconcile brings one Transcript a step further.
+// Reconcile brings one Transcript a step further; each step ends in one status update.
 func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	t := &tcsv1.Transcript{}
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
@@ -51,32 +78,49 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, nil
 	}
 	before := t.Status.DeepCopy()
+	var result ctrl.Result
 
 	switch t.Status.Phase {
 	case "":
-		if t.Spec.Source.Type == tcsv1.SourcePaste {
+		switch t.Spec.Source.Type {
+		case tcsv1.SourceUpload:
+			// An upload grant becomes a transcript when the client confirms it; an expired,
+			// unconfirmed grant is removed.
+			return r.expireGrant(ctx, t)
+		case tcsv1.SourcePaste:
 			if age := r.now().Sub(t.CreationTimestamp.Time); age < r.pasteGrace() {
 				return ctrl.Result{RequeueAfter: r.pasteGrace() - age}, nil
 			}
 		}
 		t.Status.Phase = tcsv1.PhasePending
 		t.Status.AIPassStatus = tcsv1.AIPassIdle
+		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.now()))
 		t.SyncConditions()
 	case tcsv1.PhasePending:
-		if t.Spec.Source.Type == tcsv1.SourcePaste {
-			if err := r.correctPaste(ctx, t); err != nil {
-				return ctrl.Result{}, err
-			}
-		} else {
-			// Fetching youtube, url and upload sources is not built yet: they stay pending.
+		job := t.ActiveJob()
+		if job == nil {
+			job = t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.now()))
+		}
+		var err error
+		switch {
+		case job.State == tcsv1.JobQueued:
+			now := metav1.NewTime(r.now())
+			job.State, job.StartedAt = tcsv1.JobRunning, &now
 			t.SyncConditions()
+		case job.Type == tcsv1.JobCorrection:
+			err = r.correct(ctx, t, job)
+		default:
+			result, err = r.fetch(ctx, t, job)
+		}
+		if err != nil {
+			return ctrl.Result{}, err
 		}
 	default:
 		t.SyncConditions()
 	}
 
 	if equality.Semantic.DeepEqual(before, &t.Status) {
-		return ctrl.Result{}, nil
+		return result, nil
 	}
 	if err := r.Client.Status().Update(ctx, t); err != nil {
 		if apierrors.IsConflict(err) {
@@ -84,31 +128,142 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		}
 		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", t.Name, err)
 	}
+	return result, nil
+}
+
+// firstJob is the type of the job that starts a transcript of source type st.
+func firstJob(st tcsv1.SourceType) string {
+	switch st {
+	case tcsv1.SourceYouTube:
+		return tcsv1.JobYouTubeFetch
+	case tcsv1.SourceURL:
+		return tcsv1.JobURLFetch
+	case tcsv1.SourceUpload:
+		return tcsv1.JobUploadIngest
+	default:
+		return tcsv1.JobCorrection
+	}
+}
+
+// fetch runs a fetch job: it stores the input and queues the correction, or fails the transcript.
+func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, job *tcsv1.Job) (ctrl.Result, error) {
+	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
+	var input []byte
+	var title string
+	var err error
+	switch job.Type {
+	case tcsv1.JobYouTubeFetch:
+		input, title, err = r.Sources.YouTubeCaptions(ctx, t.Spec.Source.URL, t.Spec.Options.Language)
+	case tcsv1.JobURLFetch:
+		input, err = r.Sources.FetchURL(ctx, t.Spec.Source.URL)
+	case tcsv1.JobUploadIngest:
+		err = r.checkUpload(ctx, keys.Input)
+	default:
+		err = fmt.Errorf("unknown job type %q", job.Type)
+	}
+	if err == nil && input != nil {
+		err = r.Store.Put(ctx, keys.Input, input, "application/octet-stream")
+	}
+	var ue UserError
+	switch {
+	case errors.As(err, &ue):
+		r.fail(t, job, ue.APIErrorType(), ue.Error())
+		return ctrl.Result{}, nil
+	case err != nil:
+		job.Attempts++
+		if job.Attempts >= r.maxAttempts() {
+			r.fail(t, job, "server_error", fmt.Sprintf("The %s job failed %d times; last error: %v", job.Type, job.Attempts, err))
+			return ctrl.Result{}, nil
+		}
+		log.FromContext(ctx).Info("job failed; retrying", "job", job.ID, "attempt", job.Attempts, "error", err.Error())
+		job.Error = err.Error()
+		return ctrl.Result{RequeueAfter: time.Duration(1<<job.Attempts) * time.Second}, nil
+	}
+	now := metav1.NewTime(r.now())
+	job.State, job.Progress, job.Error, job.FinishedAt = tcsv1.JobSucceeded, 100, "", &now
+	if t.Status.Title == "" && t.Spec.Source.Title == "" && title != "" {
+		t.Status.Title = title
+	}
+	t.AddJob(tcsv1.JobCorrection, now)
+	t.SyncConditions()
 	return ctrl.Result{}, nil
 }
 
-// correctPaste runs the deterministic pass over a paste's stored input; the API server does
-// this inline, so this only finishes a transcript whose request died half-way.
-func (r *TranscriptReconciler) correctPaste(ctx context.Context, t *tcsv1.Transcript) error {
+// checkUpload makes sure the uploaded file is there and within the cap.
+func (r *TranscriptReconciler) checkUpload(ctx context.Context, key string) error {
+	size, _, err := r.Store.Attributes(ctx, key)
+	switch {
+	case errors.Is(err, blob.ErrNotFound):
+		return &jobError{typ: "unprocessable", msg: "The uploaded file is missing from the object store."}
+	case err != nil:
+		return err
+	case size > limits.MaxRemoteFile:
+		return &jobError{typ: "unprocessable", msg: fmt.Sprintf("The uploaded file is %d bytes; the limit is %d bytes (5 MB).", size, limits.MaxRemoteFile)}
+	}
+	return nil
+}
+
+// jobError is a UserError of the reconciler itself.
+type jobError struct{ typ, msg string }
+
+func (e *jobError) Error() string        { return e.msg }
+func (e *jobError) APIErrorType() string { return e.typ }
+
+// correct runs the deterministic pass over the stored input and completes the transcript.
+func (r *TranscriptReconciler) correct(ctx context.Context, t *tcsv1.Transcript, job *tcsv1.Job) error {
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
 	res, err := r.Processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), pipeline.CorrectionOptions(t.Spec.Options))
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
-		t.Status.Phase = tcsv1.PhaseFailed
-		t.Status.Error = &tcsv1.TranscriptError{Type: "server_error", Message: "The submitted content was not stored; submit the transcript again."}
-		t.SyncConditions()
+		r.fail(t, job, "server_error", "The submitted content was not stored; submit the transcript again.")
 		return nil
 	case errors.As(err, new(*pipeline.ContentError)):
-		t.Status.Phase = tcsv1.PhaseFailed
-		t.Status.Error = &tcsv1.TranscriptError{Type: "unprocessable", Message: err.Error()}
-		t.SyncConditions()
+		r.fail(t, job, "unprocessable", err.Error())
 		return nil
 	case err != nil:
-		log.FromContext(ctx).Error(err, "correcting a paste transcript failed; retrying")
+		log.FromContext(ctx).Error(err, "correcting a transcript failed; retrying")
 		return fmt.Errorf("correcting %s: %w", t.Spec.ID, err)
 	}
 	res.Complete(t, keys, r.now())
 	return nil
+}
+
+// fail ends job and the transcript with an error the API shows.
+func (r *TranscriptReconciler) fail(t *tcsv1.Transcript, job *tcsv1.Job, typ, msg string) {
+	now := metav1.NewTime(r.now())
+	job.State, job.Error, job.FinishedAt = tcsv1.JobFailed, msg, &now
+	t.Status.Phase = tcsv1.PhaseFailed
+	t.Status.Error = &tcsv1.TranscriptError{Type: typ, Message: msg}
+	t.SyncConditions()
+}
+
+// expireGrant deletes an upload grant that expired unconfirmed, with its object.
+func (r *TranscriptReconciler) expireGrant(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
+	exp := t.Spec.Source.UploadExpiresAt
+	if exp == nil {
+		return ctrl.Result{}, nil
+	}
+	// Leave a minute for a confirmation sent just before the expiry.
+	if wait := exp.Add(time.Minute).Sub(r.now()); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	if err := r.Store.Delete(ctx, pipeline.KeysFor(t.Spec.Organization, t.Spec.ID).Input); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("deleting the expired upload grant %s: %w", t.Name, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *TranscriptReconciler) maxAttempts() int {
+	if r.MaxAttempts > 0 {
+		return r.MaxAttempts
+	}
+	return DefaultMaxAttempts
 }
 
 func (r *TranscriptReconciler) now() time.Time {

@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"os"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +30,7 @@ import (
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/testenv"
 )
 
@@ -78,7 +83,15 @@ func startReconciler(t *testing.T) (client.Client, *blob.Store, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &TranscriptReconciler{Client: mgr.GetClient(), Processor: pipeline.New(engine, store), PasteGrace: 50 * time.Millisecond}
+	outbound := sources.NewClient(sources.ClientOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	r := &TranscriptReconciler{
+		Client:      mgr.GetClient(),
+		Processor:   pipeline.New(engine, store),
+		Store:       store,
+		Sources:     &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: "http://127.0.0.1:9", Client: outbound}, Client: outbound},
+		PasteGrace:  50 * time.Millisecond,
+		MaxAttempts: 2,
+	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +112,7 @@ func newTranscript(ns, org string, source tcsv1.SourceType) *tcsv1.Transcript {
 		ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: ns,
 			Labels: map[string]string{tcsv1.LabelOrganization: org, tcsv1.LabelSourceType: string(source)}},
 		Spec: tcsv1.TranscriptSpec{ID: id, Organization: org, Source: tcsv1.TranscriptSource{
-			Type: source, InputRef: pipeline.KeysFor(org, id).Input, URL: "https://example.org/a.txt"}},
+			Type: source, InputRef: pipeline.KeysFor(org, id).Input}},
 	}
 }
 
@@ -188,17 +201,30 @@ func TestReconcilerFailsUnreadableContent(t *testing.T) {
 	}
 }
 
-func TestReconcilerKeepsOtherSourcesPending(t *testing.T) {
+func TestReconcilerShowsARunningFetchAsPending(t *testing.T) {
 	c, _, ns := startReconciler(t)
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) })
 	tr := newTranscript(ns, "org_a", tcsv1.SourceURL)
+	tr.Spec.Source.URL = slow.URL + "/a.txt"
+	tr.Spec.Source.Format = "txt"
 	if err := c.Create(t.Context(), tr); err != nil {
 		t.Fatal(err)
 	}
-	got := eventually(t, c, tr, "pending", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhasePending })
+	got := eventually(t, c, tr, "running", func(t *tcsv1.Transcript) bool {
+		return t.Status.Phase == tcsv1.PhasePending && len(t.Status.Jobs) == 1 && t.Status.Jobs[0].State == tcsv1.JobRunning
+	})
 	wantCondition(t, got, tcsv1.ConditionReady, metav1.ConditionFalse, "Pending")
 	wantCondition(t, got, tcsv1.ConditionCorrected, metav1.ConditionFalse, "Pending")
-	if got.Status.AIPassStatus != tcsv1.AIPassIdle {
-		t.Fatalf("aiPassStatus %q", got.Status.AIPassStatus)
+	if got.Status.AIPassStatus != tcsv1.AIPassIdle || got.Status.Jobs[0].StartedAt == nil {
+		t.Fatalf("status %+v", got.Status)
 	}
 }
 
@@ -220,5 +246,133 @@ func TestReconcilerLeavesCompletedTranscriptsAlone(t *testing.T) {
 	got := eventually(t, c, tr, "completed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseCompleted })
 	if got.Status.ContentRef != tr.Status.ContentRef || got.Status.Error != nil {
 		t.Fatalf("the reconciler changed a completed transcript: %+v", got.Status)
+	}
+}
+
+// fileServer serves sermon files on 127.0.0.1.
+func fileServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/sermon.srt":
+			w.Header().Set("Content-Type", "application/x-subrip")
+			fmt.Fprint(w, "1\n00:00:01,000 --> 00:00:03,000\nturn to revelations 21:4\n")
+		case "/sermon.mp3":
+			w.Header().Set("Content-Type", "audio/mpeg")
+			w.Write([]byte("ID3\x03\x00\x00\x00\x00\x00\x00"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestReconcilerFetchesAndCorrectsAURL(t *testing.T) {
+	c, store, ns := startReconciler(t)
+	files := fileServer(t)
+	tr := newTranscript(ns, "org_a", tcsv1.SourceURL)
+	tr.Spec.Source.URL = files.URL + "/sermon.srt"
+	tr.Spec.Source.Format = "srt"
+	if err := c.Create(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	got := eventually(t, c, tr, "completed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseCompleted })
+	wantCondition(t, got, tcsv1.ConditionReady, metav1.ConditionTrue, "Completed")
+	if len(got.Status.Jobs) != 2 || got.Status.Jobs[0].Type != tcsv1.JobURLFetch || got.Status.Jobs[1].Type != tcsv1.JobCorrection {
+		t.Fatalf("jobs %+v", got.Status.Jobs)
+	}
+	for _, j := range got.Status.Jobs {
+		if j.State != tcsv1.JobSucceeded || j.StartedAt == nil || j.FinishedAt == nil || j.Progress != 100 || j.ID != tcsv1.JobID(got.Spec.ID, map[string]int{tcsv1.JobURLFetch: 1, tcsv1.JobCorrection: 2}[j.Type]) {
+			t.Fatalf("job %+v", j)
+		}
+	}
+	content, err := store.Get(t.Context(), got.Status.ContentRef)
+	if err != nil || string(content) != "1\n00:00:01,000 --> 00:00:03,000\nturn to Revelation 21:4\n" {
+		t.Fatalf("content %q, %v", content, err)
+	}
+}
+
+func TestReconcilerFailsBadSources(t *testing.T) {
+	c, _, ns := startReconciler(t)
+	files := fileServer(t)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+	for _, tc := range []struct {
+		name, url, wantType string
+	}{
+		{"not found", files.URL + "/missing.txt", "unprocessable"},
+		{"audio", files.URL + "/sermon.mp3", "unprocessable"},
+		{"private address", "http://127.0.0.2:9/a.txt", "unprocessable"},
+		{"unreachable, retried then failed", closedURL + "/a.txt", "server_error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTranscript(ns, "org_a", tcsv1.SourceURL)
+			tr.Spec.Source.URL = tc.url
+			tr.Spec.Source.Format = "txt"
+			if err := c.Create(t.Context(), tr); err != nil {
+				t.Fatal(err)
+			}
+			got := eventually(t, c, tr, "failed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseFailed })
+			wantCondition(t, got, tcsv1.ConditionReady, metav1.ConditionFalse, "Failed")
+			if got.Status.Error == nil || got.Status.Error.Type != tc.wantType || got.Status.Error.Message == "" {
+				t.Fatalf("error %+v", got.Status.Error)
+			}
+			if j := got.Status.Jobs[0]; j.State != tcsv1.JobFailed || j.Error == "" || j.FinishedAt == nil {
+				t.Fatalf("job %+v", j)
+			}
+		})
+	}
+}
+
+func TestReconcilerIngestsAConfirmedUpload(t *testing.T) {
+	c, store, ns := startReconciler(t)
+	tr := newTranscript(ns, "org_a", tcsv1.SourceUpload)
+	exp := metav1.NewTime(time.Now().Add(time.Hour))
+	tr.Spec.Source.UploadExpiresAt = &exp
+	if err := c.Create(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	// An unconfirmed grant is left alone.
+	time.Sleep(300 * time.Millisecond)
+	if got := eventually(t, c, tr, "untouched", func(*tcsv1.Transcript) bool { return true }); got.Status.Phase != "" {
+		t.Fatalf("an unconfirmed upload got phase %q", got.Status.Phase)
+	}
+	if err := store.Put(t.Context(), tr.Spec.Source.InputRef, []byte("we read phillipians 4:13"), "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	// Confirm as the API server does.
+	got := eventually(t, c, tr, "fetched", func(*tcsv1.Transcript) bool { return true })
+	got.Status.Phase = tcsv1.PhasePending
+	got.AddJob(tcsv1.JobUploadIngest, metav1.Now())
+	if err := c.Status().Update(t.Context(), got); err != nil {
+		t.Fatal(err)
+	}
+	done := eventually(t, c, tr, "completed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseCompleted })
+	content, err := store.Get(t.Context(), done.Status.ContentRef)
+	if err != nil || string(content) != "we read Philippians 4:13" {
+		t.Fatalf("content %q, %v", content, err)
+	}
+}
+
+func TestReconcilerRemovesExpiredGrants(t *testing.T) {
+	c, _, ns := startReconciler(t)
+	tr := newTranscript(ns, "org_a", tcsv1.SourceUpload)
+	exp := metav1.NewTime(time.Now().Add(-2 * time.Minute))
+	tr.Spec.Source.UploadExpiresAt = &exp
+	if err := c.Create(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := c.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: tr.Name}, &tcsv1.Transcript{})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("expired grant still there: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

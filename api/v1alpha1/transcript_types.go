@@ -85,6 +85,14 @@ type TranscriptSource struct {
 	// +optional
 	Title string `json:"title,omitempty"`
 
+	// Filename is the name of an uploaded file.
+	// +optional
+	Filename string `json:"filename,omitempty"`
+
+	// UploadExpiresAt is when the upload grant of an upload source expires.
+	// +optional
+	UploadExpiresAt *metav1.Time `json:"uploadExpiresAt,omitempty"`
+
 	// InputRef is the object-store key of the submitted or fetched content.
 	// +optional
 	InputRef string `json:"inputRef,omitempty"`
@@ -95,6 +103,10 @@ type TranscriptOptions struct {
 	// AIPass configures the AI validation pass.
 	// +optional
 	AIPass AIPassOptions `json:"aiPass,omitempty"`
+
+	// Language is the caption language of a youtube source (a BCP 47 tag; empty means en).
+	// +optional
+	Language string `json:"language,omitempty"`
 
 	// NormalizeReferences rewrites spoken Bible references ("chapter thirteen verse four") as "13:4".
 	// +optional
@@ -126,11 +138,13 @@ type ChangesSummary struct {
 type Job struct {
 	// ID is the job's API id (job_…).
 	ID string `json:"id"`
-	// Type is the job type, such as youtube_fetch, url_fetch, correct or ai_pass.
+	// Type is the job type: youtube_fetch, url_fetch, upload_ingest, correction or ai_pass.
 	Type string `json:"type"`
-	// State is queued, running, completed or failed.
-	// +kubebuilder:validation:Enum=queued;running;completed;failed
-	State string `json:"state"`
+	// State is the job's state.
+	State JobState `json:"state"`
+	// Attempts counts the runs of the job that ended in a transient error.
+	// +optional
+	Attempts int `json:"attempts,omitempty"`
 	// Progress is the job's progress in percent.
 	// +optional
 	Progress int `json:"progress,omitempty"`
@@ -146,6 +160,26 @@ type Job struct {
 	// +optional
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
 }
+
+// JobState is the state of a background job.
+// +kubebuilder:validation:Enum=queued;running;succeeded;failed
+type JobState string
+
+// The states of a job.
+const (
+	JobQueued    JobState = "queued"
+	JobRunning   JobState = "running"
+	JobSucceeded JobState = "succeeded"
+	JobFailed    JobState = "failed"
+)
+
+// Job types.
+const (
+	JobYouTubeFetch = "youtube_fetch"
+	JobURLFetch     = "url_fetch"
+	JobUploadIngest = "upload_ingest"
+	JobCorrection   = "correction"
+)
 
 // TranscriptError is the error of a failed transcript, as the API shows it.
 type TranscriptError struct {

@@ -14,6 +14,7 @@ import (
 
 	"tcs.dev/tcs/config/crd"
 	"tcs.dev/tcs/internal/controlplane"
+	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/scheme"
 )
@@ -62,6 +63,19 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 	envFile := filepath.Join(stateDir, "env")
 	_ = os.Remove(envFile) // written once ready, removed on stop: it exists while the service answers
 	defer os.Remove(envFile)
+
+	if len(o.outboundAllow) == 0 {
+		// Local sources and webhook receivers of a developer run on 127.0.0.1, and only there.
+		o.outboundAllow = []string{"127.0.0.1/32"}
+	}
+	if o.uploadSecret == "" {
+		// Upload URLs stay valid across restarts of the same state dir.
+		secret, err := stateSecret(filepath.Join(stateDir, "upload-secret"))
+		if err != nil {
+			return err
+		}
+		o.uploadSecret = secret
+	}
 
 	assets, err := controlplane.FindAssets(root)
 	if err != nil {
@@ -150,4 +164,16 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// stateSecret reads the secret kept in path, creating it the first time.
+func stateSecret(path string) (string, error) {
+	if data, err := os.ReadFile(path); err == nil && len(data) >= 32 {
+		return strings.TrimSpace(string(data)), nil
+	}
+	secret := ids.Random(48)
+	if err := writeFileAtomic(path, []byte(secret+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return secret, nil
 }

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"net/netip"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
@@ -23,8 +27,11 @@ import (
 	"tcs.dev/tcs/controllers"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/sources"
 )
 
 // serveOptions configures the API and the controllers.
@@ -37,8 +44,16 @@ type serveOptions struct {
 	probeAddr   string
 	leaderElect bool
 	verbosity   int
-	api         bool
-	controllers bool
+	// publicURL is where clients reach the API (upload URLs of the filesystem store point there).
+	publicURL string
+	// uploadSecret signs filesystem upload URLs.
+	uploadSecret string
+	// outboundAllow lists CIDRs outbound traffic may reach although they are private.
+	outboundAllow []string
+	// youtubeBaseURL is where captions are fetched from.
+	youtubeBaseURL string
+	api            bool
+	controllers    bool
 }
 
 func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore string) {
@@ -47,6 +62,10 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore 
 	f.StringVar(&o.listen, "listen", envOr("TCS_LISTEN", defaultListen), "address of the REST API (env TCS_LISTEN)")
 	f.StringVar(&o.storeURL, "store", envOr("TCS_STORE", defaultStore), "object store: a directory or file:///dir (env TCS_STORE)")
 	f.IntVarP(&o.verbosity, "verbosity", "v", 0, "log verbosity; 1 logs every request")
+	f.StringVar(&o.publicURL, "public-url", os.Getenv("TCS_PUBLIC_URL"), "base URL clients reach the API at (env TCS_PUBLIC_URL; default: http:// and the listen address)")
+	f.StringVar(&o.uploadSecret, "upload-secret", os.Getenv("TCS_UPLOAD_SECRET"), "secret that signs upload URLs of the filesystem store (env TCS_UPLOAD_SECRET; default: random per process)")
+	f.StringSliceVar(&o.outboundAllow, "outbound-allow-cidrs", nil, "CIDRs outbound requests may reach although private (empty in production)")
+	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")
 }
 
 func newServeCommand(use, short string, api, ctrls bool) *cobra.Command {
@@ -126,7 +145,28 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		}
 	}
 
-	store, err := blob.Open(ctx, o.storeURL)
+	allow, err := parseCIDRs(o.outboundAllow)
+	if err != nil {
+		return err
+	}
+	var ln net.Listener
+	publicURL := o.publicURL
+	if o.api {
+		if ln, err = net.Listen("tcp", o.listen); err != nil {
+			return fmt.Errorf("listening on %s: %w", o.listen, err)
+		}
+		if publicURL == "" {
+			publicURL = "http://" + ln.Addr().String()
+		}
+	}
+	secret := []byte(o.uploadSecret)
+	if len(secret) == 0 {
+		secret = []byte(ids.Random(40))
+	}
+	store, err := blob.Open(ctx, o.storeURL, blob.Options{
+		SigningSecret: secret,
+		UploadBaseURL: strings.TrimSuffix(publicURL, "/") + "/uploads/",
+	})
 	if err != nil {
 		return err
 	}
@@ -136,9 +176,16 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		return fmt.Errorf("building the correction engine: %w", err)
 	}
 	processor := pipeline.New(engine, store)
+	outbound := sources.NewClient(sources.ClientOptions{AllowCIDRs: allow})
 
 	if o.controllers {
-		if err := (&controllers.TranscriptReconciler{Client: mgr.GetClient(), Processor: processor}).SetupWithManager(mgr); err != nil {
+		r := &controllers.TranscriptReconciler{
+			Client:    mgr.GetClient(),
+			Processor: processor,
+			Store:     store,
+			Sources:   &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: o.youtubeBaseURL, Client: outbound}, Client: outbound},
+		}
+		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the transcript controller: %w", err)
 		}
 	}
@@ -146,17 +193,20 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Secret{}, apiserver.IndexAPIKeyHash, apiserver.APIKeyHashIndex); err != nil {
 			return fmt.Errorf("indexing API keys: %w", err)
 		}
-		ln, err := net.Listen("tcp", o.listen)
-		if err != nil {
-			return fmt.Errorf("listening on %s: %w", o.listen, err)
+		uploads, err := store.UploadHandler(limits.MaxRemoteFile)
+		if err != nil && !errors.Is(err, blob.ErrNotSupported) {
+			return fmt.Errorf("serving uploads: %w", err)
 		}
 		srv := apiserver.New(apiserver.Options{
-			Namespace: o.namespace,
-			Cache:     mgr.GetCache(),
-			APIReader: mgr.GetAPIReader(),
-			Client:    mgr.GetClient(),
-			Processor: processor,
-			Log:       log.WithName("api"),
+			Namespace:     o.namespace,
+			Cache:         mgr.GetCache(),
+			APIReader:     mgr.GetAPIReader(),
+			Client:        mgr.GetClient(),
+			Processor:     processor,
+			Store:         store,
+			Uploads:       uploads,
+			OutboundAllow: allow,
+			Log:           log.WithName("api"),
 		})
 		if err := mgr.Add(apiRunnable(func(ctx context.Context) error {
 			if !mgr.GetCache().WaitForCacheSync(ctx) {
@@ -182,3 +232,15 @@ type apiRunnable func(ctx context.Context) error
 func (f apiRunnable) Start(ctx context.Context) error { return f(ctx) }
 
 func (apiRunnable) NeedLeaderElection() bool { return false }
+
+func parseCIDRs(cidrs []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(cidrs))
+	for _, c := range cidrs {
+		p, err := netip.ParsePrefix(strings.TrimSpace(c))
+		if err != nil {
+			return nil, fmt.Errorf("--outbound-allow-cidrs: %w", err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}

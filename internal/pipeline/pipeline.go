@@ -183,10 +183,15 @@ func (res *Result) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
 	st.ContentRef = keys.Content
 	st.ChangesRef = keys.Changes
 	st.Error = nil
+	done := metav1.NewTime(now)
 	if st.CompletedAt == nil {
-		done := metav1.NewTime(now)
 		st.CompletedAt = &done
 	}
+	job := t.AddJob(tcsv1.JobCorrection, done)
+	if job.StartedAt == nil {
+		job.StartedAt = &done
+	}
+	job.State, job.Progress, job.Error, job.FinishedAt = tcsv1.JobSucceeded, 100, "", &done
 	t.SyncConditions()
 }
 

@@ -53,9 +53,10 @@ type devProcess struct {
 }
 
 // startDev starts `tcs dev` on a free port with stateDir and waits for its env file.
-func startDev(t *testing.T, stateDir string) *devProcess {
+func startDev(t *testing.T, stateDir string, extra ...string) *devProcess {
 	t.Helper()
-	cmd := exec.Command(tcsBin, "dev", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--root", testenv.Root())
+	args := append([]string{"dev", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--root", testenv.Root()}, extra...)
+	cmd := exec.Command(tcsBin, args...)
 	envFile := filepath.Join(stateDir, "env")
 	if _, err := os.Stat(envFile); err == nil {
 		t.Fatalf("%s is left from an earlier run: tcs dev must remove it when it stops", envFile)

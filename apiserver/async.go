@@ -1,0 +1,399 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/formats"
+	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/pipeline"
+)
+
+// newTranscript returns the resource of a new transcript of org.
+func (s *Server) newTranscript(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) *tcsv1.Transcript {
+	src.InputRef = pipeline.KeysFor(org, id).Input
+	return &tcsv1.Transcript{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      tcsv1.TranscriptName(id),
+			Namespace: s.namespace,
+			Labels: map[string]string{
+				tcsv1.LabelOrganization: org,
+				tcsv1.LabelSourceType:   string(src.Type),
+			},
+		},
+		Spec: tcsv1.TranscriptSpec{ID: id, Organization: org, Source: src, Options: opts},
+	}
+}
+
+// updateStatus applies mutate to the latest t and writes its status, retrying on conflicts;
+// mutate returns false to leave the status as it is.
+func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
+			return err
+		}
+		if !mutate(t) {
+			return nil
+		}
+		return s.client.Status().Update(ctx, t)
+	})
+}
+
+// queue marks t pending with its first job queued.
+func (s *Server) queue(t *tcsv1.Transcript, jobType string) {
+	t.Status.Phase = tcsv1.PhasePending
+	t.Status.AIPassStatus = tcsv1.AIPassIdle
+	t.AddJob(jobType, metav1.NewTime(s.now()))
+	t.SyncConditions()
+}
+
+// createRemote creates a youtube or url transcript with its fetch job queued.
+func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
+	ctx := r.Context()
+	org := principalFrom(ctx).OrganizationID
+	t := s.newTranscript(org, ids.New("tr"), tcsv1.TranscriptSource{
+		Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title,
+	}, req.Options)
+	if err := s.client.Create(ctx, t); err != nil {
+		return nil, serverError(fmt.Errorf("creating transcript %s: %w", t.Spec.ID, err))
+	}
+	jobType := tcsv1.JobURLFetch
+	if req.SourceType == tcsv1.SourceYouTube {
+		jobType = tcsv1.JobYouTubeFetch
+	}
+	err := s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
+		if t.Status.Phase != "" {
+			return false // the reconciler queued it first
+		}
+		s.queue(t, jobType)
+		return true
+	})
+	if err != nil {
+		// The resource exists; the reconciler queues its job.
+		return nil, serverError(fmt.Errorf("queueing transcript %s: %w", t.Spec.ID, err))
+	}
+	return t, nil
+}
+
+func serverError(err error) *apiError {
+	return &apiError{Status: http.StatusInternalServerError, Type: ErrServer, Message: "An unexpected error occurred. Retry later; quote the request id when you report it.", cause: err}
+}
+
+// uploadContentTypes are the Content-Types an upload of each format must be sent with.
+var uploadContentTypes = map[formats.Format]string{
+	"":               "application/octet-stream",
+	formats.TXT:      "text/plain; charset=utf-8",
+	formats.SRT:      "application/x-subrip",
+	formats.VTT:      "text/vtt; charset=utf-8",
+	formats.Markdown: "text/markdown; charset=utf-8",
+	formats.HTML:     "text/html; charset=utf-8",
+	formats.JSON:     "application/json",
+	formats.DOCX:     "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
+
+// formatOfFilename guesses a format from a file name's extension, or "" to sniff.
+func formatOfFilename(name string) formats.Format {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".txt", ".text":
+		return formats.TXT
+	case ".srt":
+		return formats.SRT
+	case ".vtt":
+		return formats.VTT
+	case ".md", ".markdown":
+		return formats.Markdown
+	case ".html", ".htm":
+		return formats.HTML
+	case ".json", ".json3":
+		return formats.JSON
+	case ".docx":
+		return formats.DOCX
+	}
+	return ""
+}
+
+// createUpload is POST /api/v1/transcripts/uploads: the upload grant.
+func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	obj, aerr := readJSONObject(w, r)
+	if aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
+	if aerr := members(obj, "", "filename", "source_format", "title", "options"); aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
+	filename, aerr := requiredString(obj, "filename", "")
+	if aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
+	if len(filename) > 255 || strings.ContainsAny(filename, "/\\\x00") {
+		writeError(w, r, invalid("filename", "filename must be a file name of at most 255 bytes, without a path."))
+		return
+	}
+	format, aerr := formatParam(obj, remoteFormats, false)
+	if aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
+	if format == "" {
+		format = formatOfFilename(filename)
+	}
+	var title string
+	if raw, ok := obj["title"]; ok && !isNull(raw) {
+		if title, aerr = stringParam(raw, "title"); aerr != nil {
+			writeError(w, r, aerr)
+			return
+		}
+	}
+	var opts tcsv1.TranscriptOptions
+	if raw, ok := obj["options"]; ok && !isNull(raw) {
+		if opts, aerr = parseOptions(raw); aerr != nil {
+			writeError(w, r, aerr)
+			return
+		}
+	}
+	org := principalFrom(ctx).OrganizationID
+	id := ids.New("tr")
+	expires := metav1.NewTime(s.now().Add(s.uploadExpiry).Truncate(time.Second))
+	contentType := uploadContentTypes[format]
+	url, headers, err := s.store.SignedPutURL(ctx, pipeline.KeysFor(org, id).Input, contentType, s.uploadExpiry)
+	if err != nil {
+		s.serverError(w, r, fmt.Errorf("signing an upload URL: %w", err))
+		return
+	}
+	t := s.newTranscript(org, id, tcsv1.TranscriptSource{
+		Type: tcsv1.SourceUpload, Format: string(format), Title: strings.TrimSpace(title), Filename: filename, UploadExpiresAt: &expires,
+	}, opts)
+	if err := s.client.Create(ctx, t); err != nil {
+		s.serverError(w, r, fmt.Errorf("creating the upload grant %s: %w", id, err))
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"object":         "upload",
+		"transcript_id":  id,
+		"upload_url":     url,
+		"upload_method":  http.MethodPut,
+		"upload_headers": headers,
+		"expires_at":     timestamp(expires),
+		"max_bytes":      limits.MaxRemoteFile,
+	})
+}
+
+// confirmUpload turns an upload grant whose file arrived into a pending transcript.
+func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
+	ctx := r.Context()
+	id := req.TranscriptID
+	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "transcript_id", Message: fmt.Sprintf("No such upload: %q.", id)}
+	if !ids.Valid("tr", id) {
+		return nil, notFound
+	}
+	t := &tcsv1.Transcript{}
+	err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}, t)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, notFound
+	case err != nil:
+		return nil, serverError(err)
+	case t.Spec.Organization != principalFrom(ctx).OrganizationID:
+		return nil, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "transcript_id", Message: fmt.Sprintf("This API key does not have access to upload %q.", id)}
+	case t.Spec.Source.Type != tcsv1.SourceUpload:
+		return nil, invalid("transcript_id", fmt.Sprintf("%q is not an upload; its source_type is %s.", id, t.Spec.Source.Type))
+	case t.Status.Phase != "":
+		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %q is already confirmed.", id)}
+	case t.Spec.Source.UploadExpiresAt != nil && !s.now().Before(t.Spec.Source.UploadExpiresAt.Time):
+		return nil, invalid("transcript_id", fmt.Sprintf("The upload grant %q expired at %s; request a new one.", id, timestamp(*t.Spec.Source.UploadExpiresAt)))
+	}
+	size, _, err := s.store.Attributes(ctx, t.Spec.Source.InputRef)
+	switch {
+	case errors.Is(err, blob.ErrNotFound):
+		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id",
+			Message: fmt.Sprintf("The file of upload %q has not arrived; PUT it to the upload_url first.", id)}
+	case err != nil:
+		return nil, serverError(err)
+	case size > limits.MaxRemoteFile:
+		return nil, &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: "transcript_id",
+			Message: fmt.Sprintf("The uploaded file is %d bytes; the limit is %d bytes (5 MB).", size, limits.MaxRemoteFile)}
+	}
+	var already bool
+	err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
+		if t.Status.Phase != "" {
+			already = true
+			return false
+		}
+		s.queue(t, tcsv1.JobUploadIngest)
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, serverError(err)
+	case already:
+		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %q is already confirmed.", id)}
+	}
+	return t, nil
+}
+
+// getJob is GET /api/v1/jobs/{id}.
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+	jobID := mux.Vars(r)["id"]
+	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such job: %q.", jobID)}
+	trID, ok := tcsv1.TranscriptIDOfJob(jobID)
+	if !ok || !ids.Valid("job", jobID) {
+		writeError(w, r, notFound)
+		return
+	}
+	t, aerr := s.lookupTranscript(r.Context(), trID)
+	if aerr != nil {
+		if aerr.Status == http.StatusNotFound {
+			aerr = notFound
+		}
+		if aerr.Status == http.StatusForbidden {
+			aerr.Message = fmt.Sprintf("This API key does not have access to job %q.", jobID)
+		}
+		s.writeAPIError(w, r, aerr)
+		return
+	}
+	j := t.Job(jobID)
+	if j == nil {
+		writeError(w, r, notFound)
+		return
+	}
+	if j.State == tcsv1.JobQueued || j.State == tcsv1.JobRunning {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, http.StatusOK, viewJob(t, j))
+}
+
+// syncSlots bounds the synchronous requests waiting at once, per organization.
+type syncSlots struct {
+	limit int
+	mu    sync.Mutex
+	used  map[string]int
+}
+
+func newSyncSlots(limit int) *syncSlots {
+	return &syncSlots{limit: limit, used: map[string]int{}}
+}
+
+// acquire takes a slot of org; release gives it back.
+func (q *syncSlots) acquire(org string) (release func(), ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.used[org] >= q.limit {
+		return nil, false
+	}
+	q.used[org]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			if q.used[org]--; q.used[org] <= 0 {
+				delete(q.used, org)
+			}
+		})
+	}, true
+}
+
+// waiters wakes synchronous requests when their transcript changes, from the informer's watch.
+type waiters struct {
+	mu sync.Mutex
+	m  map[string]map[chan struct{}]struct{}
+}
+
+func newWaiters() *waiters {
+	return &waiters{m: map[string]map[chan struct{}]struct{}{}}
+}
+
+// watch returns a channel that is signalled when transcript name changes, and a func to stop.
+func (ws *waiters) watch(name string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	ws.mu.Lock()
+	if ws.m[name] == nil {
+		ws.m[name] = map[chan struct{}]struct{}{}
+	}
+	ws.m[name][ch] = struct{}{}
+	ws.mu.Unlock()
+	return ch, func() {
+		ws.mu.Lock()
+		delete(ws.m[name], ch)
+		if len(ws.m[name]) == 0 {
+			delete(ws.m, name)
+		}
+		ws.mu.Unlock()
+	}
+}
+
+func (ws *waiters) notify(obj any) {
+	t, ok := obj.(*tcsv1.Transcript)
+	if !ok {
+		return
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for ch := range ws.m[t.Name] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// handler is the informer event handler that feeds the waiters.
+func (ws *waiters) handler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { ws.notify(obj) },
+		UpdateFunc: func(_, obj any) { ws.notify(obj) },
+	}
+}
+
+// waitAndRespond holds the request until t is completed or failed, or timeout passes.
+func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, timeout time.Duration) {
+	ctx := r.Context()
+	changed, stop := s.waiters.watch(t.Name)
+	defer stop()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		// Read after registering, so that no change between the two is missed.
+		if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
+			s.serverError(w, r, fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err))
+			return
+		}
+		if terminal(t.Status.Phase) {
+			s.respondTranscript(w, r, t, http.StatusOK)
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			writeJSON(w, http.StatusGatewayTimeout, map[string]any{
+				"id": t.Spec.ID,
+				"error": errorObject{Type: ErrTimeout, RequestID: RequestID(ctx),
+					Message: fmt.Sprintf("Transcript %s did not finish within %s; it goes on: poll GET /api/v1/transcripts/%s.", t.Spec.ID, timeout, t.Spec.ID)},
+				"transcript": viewTranscript(t, nil),
+			})
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
