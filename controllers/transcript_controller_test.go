@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,29 +54,37 @@ func TestMain(m *testing.M) {
 // startReconciler runs the transcript reconciler against the real control plane in a new namespace.
 func startReconciler(t *testing.T) (client.Client, *blob.Store, string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := scheme.New()
-	c := env.Client(t, client.Options{Scheme: s})
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
 	ns := fmt.Sprintf("tcs-ctrl-%d", time.Now().UnixNano())
-	if err := orgs.EnsureNamespace(ctx, c, ns); err != nil {
+	if err := orgs.EnsureNamespace(context.Background(), c, ns); err != nil {
 		t.Fatal(err)
 	}
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runManager(t, ns, store)
+	t.Cleanup(stop)
+	return c, store, ns
+}
+
+// runManager runs a manager with the transcript reconciler on namespace ns; stop ends it and
+// waits for it, as a killed and restarted pod would.
+func runManager(t *testing.T, ns string, store *blob.Store) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	var logOut io.Writer = io.Discard
 	if os.Getenv("TCS_TEST_LOG") != "" {
 		logOut = os.Stderr
 	}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:  s,
+		Scheme:  scheme.New(),
 		Cache:   cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		Logger:  zap.New(zap.WriteTo(logOut)),
 		// Each test starts its own manager; controller names must not clash across them.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := blob.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,13 +106,15 @@ func startReconciler(t *testing.T) (client.Client, *blob.Store, string) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	return c, store, ns
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("manager: %v", err)
+			}
+		})
+	}
 }
 
 func newTranscript(ns, org string, source tcsv1.SourceType) *tcsv1.Transcript {
@@ -374,5 +385,75 @@ func TestReconcilerRemovesExpiredGrants(t *testing.T) {
 			t.Fatalf("expired grant still there: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestReconcilerFinishesOnceAfterARestartMidFetch(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := fmt.Sprintf("tcs-restart-%d", time.Now().UnixNano())
+	if err := orgs.EnsureNamespace(t.Context(), c, ns); err != nil {
+		t.Fatal(err)
+	}
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	requests := 0
+	hold := make(chan struct{})
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		first := requests == 1
+		mu.Unlock()
+		if first {
+			// The first manager dies while this request is in flight.
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		fmt.Fprint(w, "open to revelations 21:4")
+	}))
+	t.Cleanup(files.Close)
+	t.Cleanup(func() { close(hold) })
+
+	stop1 := runManager(t, ns, store)
+	tr := newTranscript(ns, "org_a", tcsv1.SourceURL)
+	tr.Spec.Source.URL = files.URL + "/a.txt"
+	tr.Spec.Source.Format = "txt"
+	if err := c.Create(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, c, tr, "fetch in flight", func(*tcsv1.Transcript) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return requests == 1
+	})
+	stop1()
+
+	stop2 := runManager(t, ns, store)
+	t.Cleanup(stop2)
+	got := eventually(t, c, tr, "completed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseCompleted })
+	if len(got.Status.Jobs) != 2 || got.Status.Jobs[0].State != tcsv1.JobSucceeded || got.Status.Jobs[1].State != tcsv1.JobSucceeded {
+		t.Fatalf("jobs after the restart %+v", got.Status.Jobs)
+	}
+	if got.Status.ChangesSummary == nil || got.Status.ChangesSummary.Total != 1 {
+		t.Fatalf("summary %+v", got.Status.ChangesSummary)
+	}
+	content, err := store.Get(t.Context(), got.Status.ContentRef)
+	if err != nil || string(content) != "open to Revelation 21:4" {
+		t.Fatalf("content %q, %v", content, err)
+	}
+	// Completed stays completed: a third manager changes nothing.
+	rv := got.ResourceVersion
+	stop2()
+	stop3 := runManager(t, ns, store)
+	t.Cleanup(stop3)
+	time.Sleep(500 * time.Millisecond)
+	again := eventually(t, c, tr, "still completed", func(*tcsv1.Transcript) bool { return true })
+	if again.ResourceVersion != rv {
+		t.Fatalf("a restarted manager rewrote a completed transcript: %+v", again.Status)
 	}
 }
