@@ -78,7 +78,7 @@ test: verify-generated vet envtest s3server build ## Run every test.
 
 .PHONY: bench
 bench: ## Run the benchmarks.
-	hack/bench
+	go run ./hack/bench
 
 $(CONTROLLER_GEN):
 	mkdir -p $(LOCALBIN)

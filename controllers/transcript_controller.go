@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -58,7 +59,13 @@ type TranscriptReconciler struct {
 	MaxAttempts int
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Workers is the number of transcripts reconciled at once; zero means DefaultWorkers.
+	Workers int
 }
+
+// DefaultWorkers is the number of transcripts reconciled at once by default: fetches wait on
+// the network, so more than one keeps the queue moving.
+const DefaultWorkers = 8
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=transcripts,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=tcs.dev,resources=transcripts/status,verbs=get;update;patch
@@ -282,8 +289,13 @@ func (r *TranscriptReconciler) pasteGrace() time.Duration {
 
 // SetupWithManager registers the reconciler with mgr.
 func (r *TranscriptReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	workers := r.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.Transcript{}).
 		Named("transcript").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }

@@ -111,6 +111,11 @@ func loadConfig(kubeconfig string) (*rest.Config, error) {
 func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(apiAddr string)) error {
 	log := zap.New(zap.Level(zapcore.Level(-o.verbosity)))
 	ctrl.SetLogger(log)
+	// Every transcript costs a few writes; client-go's default of 5 QPS would be the bottleneck.
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 200, 400
+	}
 
 	apiKeys, err := labels.Parse(tcsv1.LabelAPIKeyID)
 	if err != nil {

@@ -1,0 +1,316 @@
+// Command bench measures tcs: the micro-benchmarks of the correction engine and the formats
+// (with the naive regexp baseline in the same run), and, against a real `tcs dev`, the latency
+// of url transcripts from create to completed next to the raw cost of one Transcript create +
+// status update through the Kubernetes client, measured in the same run as the yardstick.
+//
+//	go run ./hack/bench              everything
+//	go run ./hack/bench -micro=false only the end-to-end figures
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/scheme"
+)
+
+func main() {
+	micro := flag.Bool("micro", true, "run the go test benchmarks of internal/correction and internal/formats")
+	n := flag.Int("n", 200, "transcripts per end-to-end measurement")
+	tcsBin := flag.String("tcs", "bin/tcs", "the tcs binary (built when missing)")
+	flag.Parse()
+	if err := run(*micro, *n, *tcsBin); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(micro bool, n int, tcsBin string) error {
+	fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
+	if micro {
+		fmt.Println("## Micro-benchmarks (one core)")
+		fmt.Println()
+		cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-cpu", "1", "./internal/correction/", "./internal/formats/")
+		cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go test -bench: %w", err)
+		}
+		fmt.Println()
+	}
+	if _, err := os.Stat(tcsBin); err != nil {
+		build := exec.Command("go", "build", "-o", tcsBin, "./cmd/tcs")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building tcs: %w", err)
+		}
+	}
+	return endToEnd(n, tcsBin)
+}
+
+func machine() string {
+	model := "unknown CPU"
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	out, _ := exec.Command("nproc").Output()
+	return fmt.Sprintf("%s cores of %s", strings.TrimSpace(string(out)), model)
+}
+
+// sermon is the file the url transcripts fetch: about 20 KB of caption-style text.
+func sermon() []byte {
+	var b bytes.Buffer
+	for b.Len() < 20_000 {
+		b.WriteString("turn with me to first corinthians 13 4 through 7 love is patient love is kind and in revelations 21 4 he will wipe every tear\n")
+		b.WriteString("jesus went down to capernum and taught in the synagogue as mark my words says the preacher\n")
+	}
+	return b.Bytes()
+}
+
+func endToEnd(n int, tcsBin string) error {
+	body := sermon()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	files := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write(body)
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go files.Serve(ln)
+	defer files.Close()
+	fileURL := "http://" + ln.Addr().String() + "/sermon.txt"
+
+	state, err := os.MkdirTemp("", "tcs-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(state)
+	dev := exec.Command(tcsBin, "dev", "--state-dir", state, "--listen", "127.0.0.1:0")
+	var devErr bytes.Buffer
+	dev.Stdout, dev.Stderr = io.Discard, &devErr
+	if err := dev.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		_ = dev.Process.Signal(os.Interrupt)
+		_ = dev.Wait()
+	}()
+	env, err := waitEnv(filepath.Join(state, "env"), dev)
+	if err != nil {
+		return fmt.Errorf("%w\n%s", err, devErr.String())
+	}
+	api, key := env["TCS_URL"], env["TCS_API_KEY"]
+	hc := &http.Client{Timeout: 70 * time.Second}
+
+	// Warm up connections, caches and the engine.
+	for range 10 {
+		if _, err := createURL(hc, api, key, fileURL); err != nil {
+			return err
+		}
+	}
+
+	fetch := measure(n, func() error {
+		res, err := hc.Get(fileURL)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return err
+	})
+	yard, err := yardstick(env["KUBECONFIG"], n)
+	if err != nil {
+		return err
+	}
+	seq := measure(n, func() error { _, err := createURL(hc, api, key, fileURL); return err })
+
+	fmt.Println("## url source to completed (tcs dev, POST /transcripts?wait=true, sequential)")
+	fmt.Println()
+	fmt.Println("| measurement | n | p50 | p95 | p99 |")
+	fmt.Println("|---|---|---|---|---|")
+	row("fetch of the 20 KB file alone", fetch)
+	row("yardstick: Transcript create + status update (client-go)", yard)
+	row("url transcript, create to completed", seq)
+	fmt.Println()
+	fmt.Printf("p50 beyond the fetch: %s (target ≤ 150ms); that is %.1f× the yardstick's p50.\n\n",
+		(pct(seq, 50) - pct(fetch, 50)).Round(time.Millisecond), float64(pct(seq, 50))/float64(pct(yard, 50)))
+
+	fmt.Println("## Throughput (url transcripts to completed, concurrent synchronous clients of one organization)")
+	fmt.Println()
+	fmt.Println("| clients | transcripts | seconds | transcripts/s | p50 | p99 |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, c := range []int{1, 4, 8} {
+		start := time.Now()
+		lat, err := concurrent(c, n, func() error { _, err := createURL(hc, api, key, fileURL); return err })
+		if err != nil {
+			return err
+		}
+		secs := time.Since(start).Seconds()
+		fmt.Printf("| %d | %d | %.2f | %.1f | %s | %s |\n", c, n, secs, float64(n)/secs, pct(lat, 50).Round(time.Millisecond), pct(lat, 99).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func waitEnv(path string, dev *exec.Cmd) (map[string]string, error) {
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(path); err == nil {
+			env := map[string]string{}
+			for _, line := range strings.Split(string(data), "\n") {
+				if k, v, ok := strings.Cut(line, "="); ok {
+					env[k] = v
+				}
+			}
+			return env, nil
+		}
+		if dev.ProcessState != nil {
+			return nil, fmt.Errorf("tcs dev exited")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("tcs dev was not ready in 3 minutes")
+}
+
+// createURL creates a url transcript and waits for it to complete.
+func createURL(hc *http.Client, api, key, fileURL string) (string, error) {
+	req, _ := http.NewRequest(http.MethodPost, api+"/api/v1/transcripts?wait=true&timeout=60",
+		strings.NewReader(`{"source_type":"url","url":"`+fileURL+`","source_format":"txt"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	var out struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		return "", err
+	}
+	if res.StatusCode != http.StatusOK || out.Status != "completed" {
+		return "", fmt.Errorf("url transcript %s: HTTP %d, status %q", out.ID, res.StatusCode, out.Status)
+	}
+	return out.ID, nil
+}
+
+// yardstick times a bare Transcript create followed by one status update.
+func yardstick(kubeconfig string, n int) ([]time.Duration, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 1000, 1000
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	var failure error
+	lat := measure(n, func() error {
+		id := ids.New("tr")
+		t := &tcsv1.Transcript{
+			ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: "tcs-system"},
+			Spec: tcsv1.TranscriptSpec{ID: id, Organization: "org_bench", Source: tcsv1.TranscriptSource{
+				Type: tcsv1.SourceUpload}},
+		}
+		if err := c.Create(ctx, t); err != nil {
+			failure = err
+			return err
+		}
+		t.Status.Phase = tcsv1.PhaseFailed
+		t.Status.Error = &tcsv1.TranscriptError{Type: "server_error", Message: "yardstick"}
+		if err := c.Status().Update(ctx, t); err != nil {
+			failure = err
+			return err
+		}
+		return nil
+	})
+	return lat, failure
+}
+
+func measure(n int, f func() error) []time.Duration {
+	lat := make([]time.Duration, 0, n)
+	for range n {
+		start := time.Now()
+		if err := f(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	return lat
+}
+
+func concurrent(clients, n int, f func() error) ([]time.Duration, error) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var firstErr error
+	jobs := make(chan struct{}, n)
+	for range n {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				start := time.Now()
+				err := f()
+				mu.Lock()
+				lat = append(lat, time.Since(start))
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(lat)
+	return lat, firstErr
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
+
+func row(name string, lat []time.Duration) {
+	fmt.Printf("| %s | %d | %s | %s | %s |\n", name, len(lat),
+		pct(lat, 50).Round(10*time.Microsecond), pct(lat, 95).Round(10*time.Microsecond), pct(lat, 99).Round(10*time.Microsecond))
+}
