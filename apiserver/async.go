@@ -67,7 +67,7 @@ func (s *Server) queue(t *tcsv1.Transcript, jobType string) {
 func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
-	t := s.newTranscript(org, ids.New("tr"), tcsv1.TranscriptSource{
+	t := s.newTranscript(org, ids.NewSortable("tr", s.now()), tcsv1.TranscriptSource{
 		Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title,
 	}, req.Options)
 	if err := s.client.Create(ctx, t); err != nil {
@@ -172,7 +172,7 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	org := principalFrom(ctx).OrganizationID
-	id := ids.New("tr")
+	id := ids.NewSortable("tr", s.now())
 	expires := metav1.NewTime(s.now().Add(s.uploadExpiry).Truncate(time.Second))
 	contentType := uploadContentTypes[format]
 	url, headers, err := s.store.SignedPutURL(ctx, pipeline.KeysFor(org, id).Input, contentType, s.uploadExpiry)

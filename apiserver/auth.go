@@ -25,6 +25,17 @@ func APIKeyHashIndex(obj client.Object) []string {
 	return nil
 }
 
+// SetupIndexes registers the cache indexes the Server reads through.
+func SetupIndexes(ctx context.Context, indexer client.FieldIndexer) error {
+	if err := indexer.IndexField(ctx, &corev1.Secret{}, IndexAPIKeyHash, APIKeyHashIndex); err != nil {
+		return fmt.Errorf("indexing API keys: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &tcsv1.Transcript{}, IndexTranscriptOrganization, TranscriptOrganizationIndex); err != nil {
+		return fmt.Errorf("indexing transcripts: %w", err)
+	}
+	return nil
+}
+
 // Principal is the caller a request was authenticated as.
 type Principal struct {
 	KeyID          string

@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
-	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -102,7 +101,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Secret{}, IndexAPIKeyHash, APIKeyHashIndex); err != nil {
+	if err := SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewUnstartedServer(nil)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -120,8 +121,11 @@ func (s *Server) Handler() http.Handler {
 	}
 	v1("/me", s.me, http.MethodGet)
 	v1("/transcripts", s.createTranscript, http.MethodPost)
+	v1("/transcripts", s.listTranscripts, http.MethodGet)
 	v1("/transcripts/uploads", s.createUpload, http.MethodPost)
 	v1("/transcripts/{id}", s.getTranscript, http.MethodGet)
+	v1("/transcripts/{id}", s.deleteTranscript, http.MethodDelete)
+	v1("/transcripts/{id}/ai_pass", s.triggerAIPass, http.MethodPost)
 	v1("/transcripts/{id}/changes", s.listChanges, http.MethodGet)
 	v1("/jobs/{id}", s.getJob, http.MethodGet)
 	if s.uploads != nil {
@@ -177,6 +181,8 @@ func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, aerr *api
 	}
 	writeError(w, r, aerr)
 }
+
+func (s *Server) metaNow() metav1.Time { return metav1.NewTime(s.now()) }
 
 func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
 	s.log.Error(err, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)

@@ -297,7 +297,7 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		s.serverError(w, r, err)
 		return
 	}
-	id := ids.New("tr")
+	id := ids.NewSortable("tr", s.now())
 	keys := pipeline.KeysFor(org, id)
 	if err := s.processor.Save(ctx, keys, input, res); err != nil {
 		s.serverError(w, r, err)

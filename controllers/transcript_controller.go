@@ -59,9 +59,15 @@ type TranscriptReconciler struct {
 	MaxAttempts int
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Retention is how long a soft-deleted transcript can be restored; zero means DefaultRetention.
+	Retention time.Duration
 	// Workers is the number of transcripts reconciled at once; zero means DefaultWorkers.
 	Workers int
 }
+
+// DefaultRetention is how long a soft-deleted transcript is kept before its content and
+// resource are purged.
+const DefaultRetention = 30 * 24 * time.Hour
 
 // DefaultWorkers is the number of transcripts reconciled at once by default: fetches wait on
 // the network, so more than one keeps the queue moving.
@@ -81,8 +87,11 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !t.DeletionTimestamp.IsZero() || t.Status.DeletedAt != nil {
+	if !t.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
+	}
+	if t.Status.DeletedAt != nil {
+		return r.purge(ctx, t)
 	}
 	before := t.Status.DeepCopy()
 	var result ctrl.Result
@@ -262,6 +271,32 @@ func (r *TranscriptReconciler) expireGrant(ctx context.Context, t *tcsv1.Transcr
 			return ctrl.Result{Requeue: true}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("deleting the expired upload grant %s: %w", t.Name, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// purge removes a soft-deleted transcript's objects and resource once its retention is over.
+func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
+	retention := r.Retention
+	if retention <= 0 {
+		retention = DefaultRetention
+	}
+	if wait := t.Status.DeletedAt.Add(retention).Sub(r.now()); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	// The resource goes first, with a precondition that keeps a transcript restored a moment
+	// ago; only then the content, so a restore never finds its text gone.
+	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("purging %s: %w", t.Spec.ID, err)
+	}
+	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
+	for _, key := range []string{keys.Input, keys.Content, keys.Changes} {
+		if err := r.Store.Delete(ctx, key); err != nil {
+			log.FromContext(ctx).Error(err, "purging content of a deleted transcript left an object behind", "key", key)
+		}
 	}
 	return ctrl.Result{}, nil
 }

@@ -457,3 +457,61 @@ func TestReconcilerFinishesOnceAfterARestartMidFetch(t *testing.T) {
 		t.Fatalf("a restarted manager rewrote a completed transcript: %+v", again.Status)
 	}
 }
+
+func TestReconcilerPurgesDeletedTranscriptsAfterRetention(t *testing.T) {
+	c, store, ns := startReconciler(t)
+	for _, tc := range []struct {
+		name      string
+		deletedAt time.Time
+		purged    bool
+	}{
+		{"inside the window", time.Now().Add(-24 * time.Hour), false},
+		{"past the window", time.Now().Add(-DefaultRetention - time.Minute), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTranscript(ns, "org_a", tcsv1.SourcePaste)
+			keys := pipeline.KeysFor("org_a", tr.Spec.ID)
+			for _, k := range []string{keys.Input, keys.Content, keys.Changes} {
+				if err := store.Put(t.Context(), k, []byte("x"), "text/plain"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := c.Create(t.Context(), tr); err != nil {
+				t.Fatal(err)
+			}
+			deleted := metav1.NewTime(tc.deletedAt)
+			tr.Status.Phase = tcsv1.PhaseCompleted
+			tr.Status.DeletedAt = &deleted
+			if err := c.Status().Update(t.Context(), tr); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.purged {
+				time.Sleep(500 * time.Millisecond)
+				got := eventually(t, c, tr, "kept", func(*tcsv1.Transcript) bool { return true })
+				if got.Status.DeletedAt == nil {
+					t.Fatal("DeletedAt was cleared")
+				}
+				if ok, _ := store.Exists(t.Context(), keys.Content); !ok {
+					t.Fatal("content purged inside the retention window")
+				}
+				return
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				err := c.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: tr.Name}, &tcsv1.Transcript{})
+				if apierrors.IsNotFound(err) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("not purged: %v", err)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			for _, k := range []string{keys.Input, keys.Content, keys.Changes} {
+				if ok, _ := store.Exists(t.Context(), k); ok {
+					t.Fatalf("%s left after the purge", k)
+				}
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ func newRootCommand() *cobra.Command {
 		newServeCommand("apiserver", "Run only the REST API against a cluster", true, false),
 		newDevCommand(),
 		newCleanCommand(),
+		newAdminCommand(),
 	)
 	return root
 }

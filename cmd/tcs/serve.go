@@ -195,8 +195,8 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		}
 	}
 	if o.api {
-		if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Secret{}, apiserver.IndexAPIKeyHash, apiserver.APIKeyHashIndex); err != nil {
-			return fmt.Errorf("indexing API keys: %w", err)
+		if err := apiserver.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+			return err
 		}
 		uploads, err := store.UploadHandler(limits.MaxRemoteFile)
 		if err != nil && !errors.Is(err, blob.ErrNotSupported) {

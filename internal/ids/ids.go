@@ -3,7 +3,9 @@ package ids
 
 import (
 	"crypto/rand"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // alphabet holds the characters of opaque ids: lowercase so that they fit Kubernetes names.
@@ -50,4 +52,18 @@ func Valid(prefix, id string) bool {
 		}
 	}
 	return true
+}
+
+// sortablePrefix is the number of characters of the creation time (milliseconds, base 36) that
+// start a sortable id: enough until the year 5188.
+const sortablePrefix = 9
+
+// NewSortable returns an id whose characters after the prefix sort in the order of now: the
+// creation time in milliseconds (base 36, zero-padded) then random characters, Length in all.
+func NewSortable(prefix string, now time.Time) string {
+	ms := strconv.FormatInt(now.UnixMilli(), 36)
+	if len(ms) < sortablePrefix {
+		ms = strings.Repeat("0", sortablePrefix-len(ms)) + ms
+	}
+	return prefix + "_" + ms + Random(Length-sortablePrefix)
 }

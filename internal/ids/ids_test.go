@@ -1,6 +1,9 @@
 package ids
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestNew(t *testing.T) {
 	seen := map[string]bool{}
@@ -37,5 +40,23 @@ func TestValid(t *testing.T) {
 		if got := Valid(tc.prefix, tc.id); got != tc.want {
 			t.Errorf("Valid(%q, %q) = %v, want %v", tc.prefix, tc.id, got, tc.want)
 		}
+	}
+}
+
+func TestNewSortable(t *testing.T) {
+	base := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	prev := ""
+	for i := range 100 {
+		id := NewSortable("tr", base.Add(time.Duration(i)*time.Millisecond))
+		if !Valid("tr", id) || len(id) != len("tr_")+Length {
+			t.Fatalf("NewSortable made %q", id)
+		}
+		if id <= prev {
+			t.Fatalf("%q does not sort after %q", id, prev)
+		}
+		prev = id
+	}
+	if NewSortable("tr", base) == NewSortable("tr", base) {
+		t.Fatal("two ids of the same millisecond are equal")
 	}
 }

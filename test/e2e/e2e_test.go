@@ -253,6 +253,24 @@ func TestDevPasteFlow(t *testing.T) {
 		t.Fatalf("paste without content: %d %s", a.status, a.raw)
 	}
 
+	// Soft delete, then a cluster admin restores it.
+	if a := call(t, http.MethodDelete, url+"/api/v1/transcripts/"+id, keyA, ""); a.status != 200 || a.body["deleted"] != true {
+		t.Fatalf("DELETE: %d %s", a.status, a.raw)
+	}
+	if a := call(t, http.MethodGet, url+"/api/v1/transcripts/"+id, keyA, ""); a.status != 404 {
+		t.Fatalf("GET after DELETE: %d %s", a.status, a.raw)
+	}
+	restore := exec.Command(tcsBin, "admin", "transcript", "restore", id, "--kubeconfig", dev.env["KUBECONFIG"])
+	if out, err := restore.CombinedOutput(); err != nil || !strings.Contains(string(out), "restored "+id) {
+		t.Fatalf("tcs admin transcript restore: %v\n%s", err, out)
+	}
+	if a := call(t, http.MethodGet, url+"/api/v1/transcripts/"+id, keyA, ""); a.status != 200 || a.body["content"] != want {
+		t.Fatalf("GET after restore: %d %s", a.status, a.raw)
+	}
+	if out, err := exec.Command(tcsBin, "admin", "transcript", "restore", id, "--kubeconfig", dev.env["KUBECONFIG"]).CombinedOutput(); err == nil {
+		t.Fatalf("restoring a transcript that is not deleted succeeded: %s", out)
+	}
+
 	// kubectl users see the transcript with its printer columns.
 	assets, err := controlplane.FindAssets(testenv.Root())
 	if err != nil {

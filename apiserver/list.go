@@ -1,0 +1,209 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+)
+
+// IndexTranscriptOrganization is the cache index of transcripts by their organization id.
+const IndexTranscriptOrganization = "tcs.dev/transcript-organization"
+
+// TranscriptOrganizationIndex extracts the index value of IndexTranscriptOrganization.
+func TranscriptOrganizationIndex(obj client.Object) []string {
+	if t, ok := obj.(*tcsv1.Transcript); ok && t.Spec.Organization != "" {
+		return []string{t.Spec.Organization}
+	}
+	return nil
+}
+
+// listFilter is what GET /transcripts selects on.
+type listFilter struct {
+	status      tcsv1.Phase
+	sourceType  tcsv1.SourceType
+	createdFrom time.Time
+	createdTo   time.Time
+}
+
+func (f listFilter) match(t *tcsv1.Transcript) bool {
+	switch {
+	case t.Status.DeletedAt != nil, t.Status.Phase == "" && t.Spec.Source.Type == tcsv1.SourceUpload:
+		return false
+	case f.status != "" && t.Status.Phase != f.status:
+		return false
+	case f.sourceType != "" && t.Spec.Source.Type != f.sourceType:
+		return false
+	case !f.createdFrom.IsZero() && t.CreationTimestamp.Time.Before(f.createdFrom):
+		return false
+	case !f.createdTo.IsZero() && t.CreationTimestamp.Time.After(f.createdTo):
+		return false
+	}
+	return true
+}
+
+// timeQuery reads a time given as Unix seconds or RFC 3339.
+func timeQuery(r *http.Request, name string) (time.Time, *apiError) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Unix(n, 0), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, invalid(name, fmt.Sprintf("%s must be Unix seconds or an RFC 3339 time.", name))
+	}
+	return t, nil
+}
+
+// newerFirst orders transcripts newest first; the name breaks ties so that pages are stable.
+func newerFirst(a, b *tcsv1.Transcript) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.After(b.CreationTimestamp.Time)
+	}
+	return a.Name > b.Name
+}
+
+// listTranscripts is GET /api/v1/transcripts: the organization's transcripts, newest first.
+func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, aerr := intQuery(r, "limit", 10, 1, 100)
+	if aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
+	var f listFilter
+	if v := q.Get("status"); v != "" {
+		switch p := tcsv1.Phase(v); p {
+		case tcsv1.PhasePending, tcsv1.PhaseCompleted, tcsv1.PhaseFailed:
+			f.status = p
+		default:
+			writeError(w, r, invalid("status", fmt.Sprintf("status %q is not one of pending, completed, failed.", v)))
+			return
+		}
+	}
+	if v := q.Get("source_type"); v != "" {
+		if _, ok := createMembers[tcsv1.SourceType(v)]; !ok {
+			writeError(w, r, invalid("source_type", fmt.Sprintf("source_type %q is not one of paste, youtube, url, upload.", v)))
+			return
+		}
+		f.sourceType = tcsv1.SourceType(v)
+	}
+	if f.createdFrom, aerr = timeQuery(r, "created[gte]"); aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
+	if f.createdTo, aerr = timeQuery(r, "created[lte]"); aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
+	after, before := q.Get("starting_after"), q.Get("ending_before")
+	if after != "" && before != "" {
+		writeError(w, r, invalid("ending_before", "starting_after and ending_before cannot be used together."))
+		return
+	}
+
+	ctx := r.Context()
+	org := principalFrom(ctx).OrganizationID
+	var list tcsv1.TranscriptList
+	if err := s.cache.List(ctx, &list, client.InNamespace(s.namespace), client.MatchingFields{IndexTranscriptOrganization: org}); err != nil {
+		s.serverError(w, r, fmt.Errorf("listing transcripts: %w", err))
+		return
+	}
+	items := make([]*tcsv1.Transcript, 0, len(list.Items))
+	for i := range list.Items {
+		if f.match(&list.Items[i]) {
+			items = append(items, &list.Items[i])
+		}
+	}
+	sort.Slice(items, func(i, j int) bool { return newerFirst(items[i], items[j]) })
+
+	// The cursor is a transcript of the organization; it need not match the filters.
+	var cursor *tcsv1.Transcript
+	param := "starting_after"
+	if before != "" {
+		param = "ending_before"
+	}
+	if id := after + before; id != "" {
+		c, aerr := s.lookupTranscript(ctx, id)
+		if aerr != nil {
+			writeError(w, r, invalid(param, fmt.Sprintf("%s %q is not a transcript of this organization.", param, id)))
+			return
+		}
+		cursor = c
+	}
+	var page []*tcsv1.Transcript
+	hasMore := false
+	switch {
+	case after != "":
+		i := sort.Search(len(items), func(i int) bool { return newerFirst(cursor, items[i]) })
+		rest := items[i:]
+		page, hasMore = rest[:min(limit, len(rest))], len(rest) > limit
+	case before != "":
+		i := sort.Search(len(items), func(i int) bool { return !newerFirst(items[i], cursor) })
+		head := items[:i]
+		page, hasMore = head[max(0, len(head)-limit):], len(head) > limit
+	default:
+		page, hasMore = items[:min(limit, len(items))], len(items) > limit
+	}
+	out := listView[transcriptView]{Object: "list", Data: make([]transcriptView, 0, len(page)), HasMore: hasMore, URL: "/api/v1/transcripts"}
+	for _, t := range page {
+		// Lists carry no content: fetch a transcript for its text.
+		out.Data = append(out.Data, viewTranscript(t, nil))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// deleteTranscript is DELETE /api/v1/transcripts/{id}: a soft delete. The transcript reads as
+// 404 and leaves lists at once; its content is purged after the retention window.
+func (s *Server) deleteTranscript(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.ownedTranscript(w, r)
+	if !ok {
+		return
+	}
+	var already bool
+	err := s.updateStatus(r.Context(), t, func(t *tcsv1.Transcript) bool {
+		if t.Status.DeletedAt != nil {
+			already = true
+			return false
+		}
+		now := s.metaNow()
+		t.Status.DeletedAt = &now
+		return true
+	})
+	switch {
+	case err != nil:
+		s.serverError(w, r, fmt.Errorf("deleting transcript %s: %w", t.Spec.ID, err))
+		return
+	case already:
+		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", t.Spec.ID)})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": t.Spec.ID, "object": "transcript", "deleted": true})
+}
+
+// triggerAIPass is POST /api/v1/transcripts/{id}/ai_pass. The AI validation pass is not built
+// yet: the route answers what the transcript's state demands and never pretends to queue a job.
+func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.ownedTranscript(w, r)
+	if !ok {
+		return
+	}
+	switch {
+	case t.Status.AIPassStatus == tcsv1.AIPassQueued || t.Status.AIPassStatus == tcsv1.AIPassRunning:
+		writeError(w, r, &apiError{Status: http.StatusConflict, Type: ErrConflict, Message: "An AI pass of this transcript is already queued or running."})
+	case t.Status.Phase != tcsv1.PhaseCompleted:
+		writeError(w, r, &apiError{Status: http.StatusConflict, Type: ErrConflict,
+			Message: fmt.Sprintf("The transcript is %s; the AI pass runs on completed transcripts.", t.Status.Phase)})
+	default:
+		writeError(w, r, &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable,
+			Message: "The AI validation pass is not available on this server yet."})
+	}
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/scheme"
+)
+
+// adminOptions reach the cluster tcs runs in.
+type adminOptions struct {
+	kubeconfig string
+	namespace  string
+}
+
+func (o *adminOptions) client() (client.Client, error) {
+	cfg, err := loadConfig(o.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, fmt.Errorf("creating a client: %w", err)
+	}
+	return c, nil
+}
+
+func newAdminCommand() *cobra.Command {
+	o := &adminOptions{}
+	cmd := &cobra.Command{
+		Use:   "admin",
+		Short: "Cluster-admin tools: organizations, API keys, transcripts",
+	}
+	cmd.PersistentFlags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty means in-cluster or $KUBECONFIG")
+	cmd.PersistentFlags().StringVar(&o.namespace, "namespace", envOr("TCS_NAMESPACE", "tcs-system"), "namespace of the service (env TCS_NAMESPACE)")
+
+	org := &cobra.Command{Use: "org", Short: "Organizations"}
+	org.AddCommand(&cobra.Command{
+		Use:   "create NAME",
+		Short: "Create an organization and print its id",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			created, err := orgs.Create(cmd.Context(), c, o.namespace, args[0], nil)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), created.Spec.ID)
+			return nil
+		},
+	})
+
+	var label string
+	key := &cobra.Command{Use: "key", Short: "API keys"}
+	createKey := &cobra.Command{
+		Use:   "create ORG_ID",
+		Short: "Create an API key for an organization and print it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !ids.Valid("org", args[0]) {
+				return fmt.Errorf("%q is not an organization id (org_…)", args[0])
+			}
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			k, err := orgs.CreateKey(cmd.Context(), c, o.namespace, args[0], label)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", k.ID, k.Value)
+			return nil
+		},
+	}
+	createKey.Flags().StringVar(&label, "label", "", "the key's label")
+	key.AddCommand(createKey)
+
+	transcript := &cobra.Command{Use: "transcript", Short: "Transcripts"}
+	transcript.AddCommand(&cobra.Command{
+		Use:   "restore TRANSCRIPT_ID",
+		Short: "Bring back a soft-deleted transcript within its retention window",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			if !ids.Valid("tr", id) {
+				return fmt.Errorf("%q is not a transcript id (tr_…)", id)
+			}
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			t := &tcsv1.Transcript{}
+			notDeleted := false
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				if err := c.Get(ctx, types.NamespacedName{Namespace: o.namespace, Name: tcsv1.TranscriptName(id)}, t); err != nil {
+					return err
+				}
+				if t.Status.DeletedAt == nil {
+					notDeleted = true
+					return nil
+				}
+				t.Status.DeletedAt = nil
+				return c.Status().Update(ctx, t)
+			})
+			switch {
+			case apierrors.IsNotFound(err):
+				return fmt.Errorf("transcript %s does not exist (or was purged after its retention window)", id)
+			case err != nil:
+				return fmt.Errorf("restoring %s: %w", id, err)
+			case notDeleted:
+				return fmt.Errorf("transcript %s is not deleted", id)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "restored %s\n", id)
+			return nil
+		},
+	})
+	cmd.AddCommand(org, key, transcript)
+	return cmd
+}
