@@ -120,12 +120,12 @@ func (s *Server) Handler() http.Handler {
 		r.Handle("/api/v1"+path, s.authenticate(h)).Methods(methods...)
 	}
 	v1("/me", s.me, http.MethodGet)
-	v1("/transcripts", s.createTranscript, http.MethodPost)
+	v1("/transcripts", s.idempotent(s.createTranscript), http.MethodPost)
 	v1("/transcripts", s.listTranscripts, http.MethodGet)
-	v1("/transcripts/uploads", s.createUpload, http.MethodPost)
+	v1("/transcripts/uploads", s.idempotent(s.createUpload), http.MethodPost)
 	v1("/transcripts/{id}", s.getTranscript, http.MethodGet)
 	v1("/transcripts/{id}", s.deleteTranscript, http.MethodDelete)
-	v1("/transcripts/{id}/ai_pass", s.triggerAIPass, http.MethodPost)
+	v1("/transcripts/{id}/ai_pass", s.idempotent(s.triggerAIPass), http.MethodPost)
 	v1("/transcripts/{id}/changes", s.listChanges, http.MethodGet)
 	v1("/jobs/{id}", s.getJob, http.MethodGet)
 	if s.uploads != nil {
