@@ -65,6 +65,10 @@ envtest: ## Build (once) and link the local control plane: etcd, kube-apiserver,
 s3server: ## Build (once) versitygw, the S3-compatible server of the blob tests, into bin/.
 	@hack/s3server.sh >/dev/null
 
+.PHONY: redis
+redis: ## Install redis-server (Debian) for the rate-limit tests when missing.
+	@hack/redis.sh >/dev/null
+
 .PHONY: run
 run: build envtest ## Run the service on its embedded default (state in .tcs-dev/).
 	$(TCS) dev
@@ -72,8 +76,8 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet envtest s3server build ## Run every test.
-	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_BIN="$(TCS)" \
+test: verify-generated vet envtest s3server redis build ## Run every test.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
 
 .PHONY: bench

@@ -293,11 +293,11 @@ func newSyncSlots(limit int) *syncSlots {
 	return &syncSlots{limit: limit, used: map[string]int{}}
 }
 
-// acquire takes a slot of org; release gives it back.
-func (q *syncSlots) acquire(org string) (release func(), ok bool) {
+// acquire takes one of limit slots of org; release gives it back.
+func (q *syncSlots) acquire(org string, limit int) (release func(), ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.used[org] >= q.limit {
+	if q.used[org] >= limit {
 		return nil, false
 	}
 	q.used[org]++

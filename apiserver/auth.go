@@ -33,6 +33,9 @@ func SetupIndexes(ctx context.Context, indexer client.FieldIndexer) error {
 	if err := indexer.IndexField(ctx, &tcsv1.Transcript{}, IndexTranscriptOrganization, TranscriptOrganizationIndex); err != nil {
 		return fmt.Errorf("indexing transcripts: %w", err)
 	}
+	if err := indexer.IndexField(ctx, &tcsv1.Organization{}, IndexOrganizationID, OrganizationIDIndex); err != nil {
+		return fmt.Errorf("indexing organizations: %w", err)
+	}
 	return nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/ratelimit"
 )
 
 // Options configures a Server.
@@ -46,6 +47,9 @@ type Options struct {
 	UploadExpiry time.Duration
 	// SyncConcurrent bounds the synchronous creates of one organization; zero means the spec's 10.
 	SyncConcurrent int
+	// Limiter counts requests per organization and class; nil means one in memory (exact for
+	// one replica).
+	Limiter ratelimit.Limiter
 	// Log receives one line per request at V(1) and every server error.
 	Log logr.Logger
 	// Now returns the current time; nil means time.Now.
@@ -64,6 +68,7 @@ type Server struct {
 	outboundAllow []netip.Prefix
 	uploadExpiry  time.Duration
 	syncSlots     *syncSlots
+	limiter       ratelimit.Limiter
 	waiters       *waiters
 	log           logr.Logger
 	now           func() time.Time
@@ -83,6 +88,10 @@ func New(opts Options) *Server {
 	if sync <= 0 {
 		sync = limits.SyncConcurrent
 	}
+	limiter := opts.Limiter
+	if limiter == nil {
+		limiter = ratelimit.NewMemory(now)
+	}
 	return &Server{
 		namespace:     opts.Namespace,
 		cache:         opts.Cache,
@@ -94,6 +103,7 @@ func New(opts Options) *Server {
 		outboundAllow: opts.OutboundAllow,
 		uploadExpiry:  expiry,
 		syncSlots:     newSyncSlots(sync),
+		limiter:       limiter,
 		waiters:       newWaiters(),
 		log:           opts.Log,
 		now:           now,
@@ -119,15 +129,17 @@ func (s *Server) Handler() http.Handler {
 	v1 := func(path string, h http.HandlerFunc, methods ...string) {
 		r.Handle("/api/v1"+path, s.authenticate(h)).Methods(methods...)
 	}
+	create := func(h http.HandlerFunc) http.HandlerFunc { return s.rateLimited(classCreate, s.idempotent(h)) }
+	read := func(h http.HandlerFunc) http.HandlerFunc { return s.rateLimited(classRead, h) }
 	v1("/me", s.me, http.MethodGet)
-	v1("/transcripts", s.idempotent(s.createTranscript), http.MethodPost)
-	v1("/transcripts", s.listTranscripts, http.MethodGet)
-	v1("/transcripts/uploads", s.idempotent(s.createUpload), http.MethodPost)
-	v1("/transcripts/{id}", s.getTranscript, http.MethodGet)
-	v1("/transcripts/{id}", s.deleteTranscript, http.MethodDelete)
-	v1("/transcripts/{id}/ai_pass", s.idempotent(s.triggerAIPass), http.MethodPost)
-	v1("/transcripts/{id}/changes", s.listChanges, http.MethodGet)
-	v1("/jobs/{id}", s.getJob, http.MethodGet)
+	v1("/transcripts", create(s.createTranscript), http.MethodPost)
+	v1("/transcripts", read(s.listTranscripts), http.MethodGet)
+	v1("/transcripts/uploads", create(s.createUpload), http.MethodPost)
+	v1("/transcripts/{id}", read(s.getTranscript), http.MethodGet)
+	v1("/transcripts/{id}", s.rateLimited(classCreate, s.deleteTranscript), http.MethodDelete)
+	v1("/transcripts/{id}/changes", read(s.listChanges), http.MethodGet)
+	v1("/transcripts/{id}/ai_pass", create(s.triggerAIPass), http.MethodPost)
+	v1("/jobs/{id}", read(s.getJob), http.MethodGet)
 	if s.uploads != nil {
 		// Upload URLs carry their own signature; they need no API key.
 		r.PathPrefix("/uploads/").Handler(s.uploads).Methods(http.MethodPut)

@@ -256,11 +256,13 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if wait {
-		release, ok := s.syncSlots.acquire(principalFrom(r.Context()).OrganizationID)
+		org := principalFrom(r.Context()).OrganizationID
+		limit := s.limitsOf(r.Context(), org).sync
+		release, ok := s.syncSlots.acquire(org, limit)
 		if !ok {
 			w.Header().Set("Retry-After", "1")
 			writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
-				Message: fmt.Sprintf("More than %d synchronous requests of this organization are waiting; retry later or poll instead.", s.syncSlots.limit)})
+				Message: fmt.Sprintf("More than %d synchronous requests of this organization are waiting; retry later or poll instead.", limit)})
 			return
 		}
 		defer release()

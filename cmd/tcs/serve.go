@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +31,7 @@ import (
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
 )
@@ -52,8 +54,10 @@ type serveOptions struct {
 	outboundAllow []string
 	// youtubeBaseURL is where captions are fetched from.
 	youtubeBaseURL string
-	api            bool
-	controllers    bool
+	// redisURL selects the Redis rate limiter (several replicas); empty means in memory.
+	redisURL    string
+	api         bool
+	controllers bool
 }
 
 func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore string) {
@@ -65,6 +69,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore 
 	f.StringVar(&o.publicURL, "public-url", os.Getenv("TCS_PUBLIC_URL"), "base URL clients reach the API at (env TCS_PUBLIC_URL; default: http:// and the listen address)")
 	f.StringVar(&o.uploadSecret, "upload-secret", os.Getenv("TCS_UPLOAD_SECRET"), "secret that signs upload URLs of the filesystem store (env TCS_UPLOAD_SECRET; default: random per process)")
 	f.StringSliceVar(&o.outboundAllow, "outbound-allow-cidrs", nil, "CIDRs outbound requests may reach although private (empty in production)")
+	f.StringVar(&o.redisURL, "redis-url", os.Getenv("TCS_REDIS_URL"), "Redis for the rate limits of several replicas, e.g. redis://127.0.0.1:6379/0 (env TCS_REDIS_URL; default: in memory)")
 	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")
 }
 
@@ -205,7 +210,18 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err != nil && !errors.Is(err, blob.ErrNotSupported) {
 			return fmt.Errorf("serving uploads: %w", err)
 		}
+		var limiter ratelimit.Limiter
+		if o.redisURL != "" {
+			ropts, err := redis.ParseURL(o.redisURL)
+			if err != nil {
+				return fmt.Errorf("--redis-url: %w", err)
+			}
+			rc := redis.NewClient(ropts)
+			defer rc.Close()
+			limiter = ratelimit.NewRedis(rc)
+		}
 		srv := apiserver.New(apiserver.Options{
+			Limiter:       limiter,
 			Namespace:     o.namespace,
 			Cache:         mgr.GetCache(),
 			APIReader:     mgr.GetAPIReader(),
