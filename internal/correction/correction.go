@@ -2,10 +2,9 @@ package correction
 
 import (
 	"math"
+	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 )
 
 // Status tells whether a change was written into the corrected content.
@@ -66,8 +65,7 @@ type Result struct {
 
 // Engine finds corrections. It is safe for concurrent use.
 type Engine struct {
-	d    *dict
-	pool sync.Pool // *scanner
+	d *dict
 }
 
 // NewEngine builds an Engine from the embedded dictionaries.
@@ -76,9 +74,7 @@ func NewEngine() (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{d: d}
-	e.pool.New = func() any { return &scanner{} }
-	return e, nil
+	return &Engine{d: d}, nil
 }
 
 // maxText is the longest text Find handles; longer texts get no changes.
@@ -95,54 +91,91 @@ func (e *Engine) Find(text string, opts Options) []Change {
 	if (!wantBible && !wantPlace) || len(text) > maxText {
 		return []Change{}
 	}
-	sc := e.pool.Get().(*scanner)
-	sc.reset(text)
-	m := matcher{e: e, d: e.d, sc: sc, opts: opts, bible: wantBible, place: wantPlace}
-	m.out = make([]Change, 0, len(text)/128+4)
-	changes := m.run()
-	if changes == nil {
-		changes = []Change{}
+	sc := new(scanner)
+	sc.init(e.d, text)
+	m := matcher{d: e.d, sc: sc, opts: opts, bible: wantBible, place: wantPlace}
+	if wantPlace {
+		// About one word in twelve is tried as a misheard place name.
+		m.misses = make([]fuzzyMiss, min(1024, 1<<bits.Len(uint(len(text)/64))))
 	}
-	sc.reset("")
-	e.pool.Put(sc)
-
-	ids := changeIDs(len(changes))
-	line, pos := 1, 0
-	for i := range changes {
-		c := &changes[i]
-		line += strings.Count(text[pos:c.Start], "\n")
-		pos = c.Start
-		c.Line = line
-		c.ID = ids[i]
+	m.run()
+	n := m.found.n
+	if n == 0 {
+		return []Change{}
+	}
+	changes := make([]Change, n)
+	ids := newChangeIDs(n)
+	line, pos, k := 1, 0, 0
+	for _, blk := range m.found.blocks {
+		for _, r := range blk {
+			start, end := int(r.start), m.found.end(r)
+			line += strings.Count(text[pos:start], "\n")
+			pos = start
+			conf := pctConf(r.conf)
+			st := StatusNeedsReview
+			if conf >= autoThreshold {
+				st = StatusAutoApplied
+			}
+			changes[k] = Change{
+				ID:          ids.next(),
+				Category:    r.rule.category(),
+				Original:    text[start:end],
+				Replacement: m.get(r.repl),
+				Start:       start,
+				End:         end,
+				Line:        line,
+				Rule:        r.rule.String(),
+				Confidence:  conf,
+				Status:      st,
+			}
+			k++
+		}
 	}
 	return changes
 }
 
-// changeIDs returns the IDs chg_0001 … for n changes, carved out of one
+// changeIDs hands out the IDs chg_0001 … in order, carved out of one
 // string.
-func changeIDs(n int) []string {
-	if n == 0 {
-		return nil
+type changeIDs struct {
+	all string
+	pos int
+}
+
+// newChangeIDs returns the IDs of n changes.
+func newChangeIDs(n int) *changeIDs {
+	size := 0
+	for w, lo := 1, 1; lo <= n; w, lo = w+1, lo*10 {
+		size += (min(n, lo*10-1) - lo + 1) * (4 + max(w, 4))
 	}
-	var b []byte
-	ends := make([]int, n)
-	for i := range n {
-		b = append(b, "chg_"...)
-		num := strconv.Itoa(i + 1)
-		for range 4 - len(num) {
-			b = append(b, '0')
+	var sb strings.Builder
+	sb.Grow(size)
+	id := []byte("chg_0000") // counted up in place
+	for range n {
+		k := len(id) - 1
+		for k > 3 && id[k] == '9' {
+			id[k] = '0'
+			k--
 		}
-		b = append(b, num...)
-		ends[i] = len(b)
+		if k == 3 { // chg_9999 and the like: one more digit
+			id = append(id, '0')
+			id[4] = '1'
+		} else {
+			id[k]++
+		}
+		sb.Write(id)
 	}
-	all := string(b)
-	ids := make([]string, n)
-	start := 0
-	for i, e := range ends {
-		ids[i] = all[start:e]
-		start = e
+	return &changeIDs{all: sb.String()}
+}
+
+// next returns the next ID.
+func (c *changeIDs) next() string {
+	end := c.pos + 4
+	for end < len(c.all) && c.all[end] != 'c' {
+		end++
 	}
-	return ids
+	id := c.all[c.pos:end]
+	c.pos = end
+	return id
 }
 
 // Apply returns text with the auto-applied changes written in. Changes

@@ -56,6 +56,7 @@ const (
 type book struct {
 	name string // canonical name, e.g. "1 Corinthians"
 	osis string
+	id   sref // name in dict.names
 }
 
 // family groups the numbered books that share a name ("1 John", "2 John").
@@ -72,6 +73,7 @@ type bookForm struct {
 	fam  *family
 	kind kind   // kNone when the form is not a book on its own
 	name string // replacement when used on its own
+	id   sref   // name in dict.names
 	// Use after a number or ordinal ("first" + "corinthians").
 	pfam  *family
 	pkind kind
@@ -82,9 +84,10 @@ type bookForm struct {
 type placeForm struct {
 	name     string   // the form in its canonical casing
 	words    []string // the words of name
-	rule     string
+	rule     ruleID
 	mentions int
 	stop     bool
+	id       sref // words[0] in dict.names
 }
 
 // node is one step of the word trie shared by books and places.
@@ -114,6 +117,7 @@ type prefix struct {
 type fuzzyTarget struct {
 	lower, name string
 	mentions    int
+	id          sref // name in dict.names
 }
 
 // dict holds the immutable tables built by NewEngine.
@@ -127,10 +131,200 @@ type dict struct {
 	// first holds, for each word length up to 31 and first and last
 	// letter, whether some root or prefix key has that shape: most words
 	// of a text skip the map lookups through it.
-	first [32 * 27 * 27]bool
+	first shapeSet
 	// fuzzyShape holds, for each word length and first and last letter,
 	// whether a fuzzy target is within reach (laid out like first).
-	fuzzyShape [32 * 27 * 27]bool
+	fuzzyShape shapeSet
+	// anyShape is first and fuzzyShape together, for the scanner.
+	anyShape shapeSet
+	// keys is a Bloom filter (two bits a key) over the hashes of the ASCII
+	// words the matcher must look up: prefixes, root keys that can lead
+	// to a change, and all root keys of six letters or more (a key stops
+	// the fuzzy pass). Other words skip the full matcher.
+	keys [1 << 10]uint64
+	// table and entries hold the ASCII root and prefix keys, found by the
+	// hash the scanner computes; the maps serve the other words. A slot
+	// of table holds 1 + the index of an entry, or 0 when free.
+	table   []uint16
+	entries []keyEntry
+	// fuzzyKeys is a Bloom filter over the keys of fuzzy.
+	fuzzyKeys [1 << 7]uint64
+	// psalm and psalms are the replacements for a single psalm and for
+	// the book.
+	psalm, psalms     string
+	psalmID, psalmsID sref
+	// names holds the replacements the dictionary offers (see sref).
+	names []string
+}
+
+// keyHash returns the hash of a lowercase ASCII word as the scanner
+// computes it.
+func keyHash(w string) uint64 {
+	var h uint64
+	for i := 0; i < len(w); i += 8 {
+		h = mixWord(h, (load8(w, i)|ones*0x20)&lowBytes(min(len(w)-i, 8)))
+	}
+	return wordKey(h, len(w))
+}
+
+// The key filter is a blocked Bloom filter: a hash picks one word of
+// d.keys and two bits in it.
+func (d *dict) addKey(h uint64) {
+	d.keys[h>>54] |= 1<<(h>>32&63) | 1<<(h>>38&63)
+}
+
+// keyBit returns 1 if the ASCII word with hash h may be one that the
+// matcher must look up, and 0 if it is not.
+func (d *dict) keyBit(h uint64) uint8 {
+	w := d.keys[h>>54]
+	return uint8(w >> (h >> 32 & 63) & (w >> (h >> 38 & 63)) & 1)
+}
+
+// shapeSet is a set of word shapes (see shape), as bits.
+type shapeSet [(32*27*27 + 63) / 64]uint64
+
+func (s *shapeSet) add(i int)       { s[i>>6] |= 1 << (i & 63) }
+func (s *shapeSet) has(i int) bool  { return s[i>>6]>>(i&63)&1 != 0 }
+func (s *shapeSet) bit(i int) uint8 { return uint8(s[i>>6] >> (i & 63) & 1) }
+
+// keyEntry is one ASCII word of the open-addressing table of root and
+// prefix keys.
+type keyEntry struct {
+	h     uint64
+	key   string
+	node  *node // nil if the word only is a prefix
+	pre   prefix
+	isPre bool
+}
+
+// tableBits is the log2 of the number of slots of dict.table, about
+// three times the number of keys.
+const tableBits = 13
+
+func (d *dict) entry(w string) *keyEntry {
+	h := keyHash(w)
+	mask := uint64(len(d.table) - 1)
+	for i := h >> (64 - tableBits); ; i = (i + 1) & mask {
+		k := d.table[i]
+		if k == 0 {
+			d.entries = append(d.entries, keyEntry{h: h, key: w})
+			d.table[i] = uint16(len(d.entries))
+			return &d.entries[len(d.entries)-1]
+		}
+		if e := &d.entries[k-1]; e.key == w {
+			return e
+		}
+	}
+}
+
+// find returns the entry of the ASCII word w with hash h (from a token
+// holding ASCII letters and digits only), or nil.
+func (d *dict) find(w string, h uint64, upper bool) *keyEntry {
+	mask := uint64(len(d.table) - 1)
+	for i := h >> (64 - tableBits); ; i = (i + 1) & mask {
+		k := d.table[i]
+		if k == 0 {
+			return nil
+		}
+		e := &d.entries[k-1]
+		if e.h == h && len(e.key) == len(w) && (e.key == w || upper && asciiFold(w, e.key)) {
+			return e
+		}
+	}
+}
+
+// asciiFold reports whether the ASCII letters and digits of w, lowered,
+// are lower.
+func asciiFold(w, lower string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiEqualFold reports whether the ASCII letters and digits a and b
+// are equal ignoring case.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if a[i]|0x20 != b[i]|0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// nameReplacements gives every replacement of the dictionary its sref.
+func (d *dict) nameReplacements() {
+	ids := map[string]sref{}
+	intern := func(s string) sref {
+		id, ok := ids[s]
+		if !ok {
+			id = sref(len(d.names))
+			ids[s] = id
+			d.names = append(d.names, s)
+		}
+		return id
+	}
+	d.psalmID, d.psalmsID = intern(d.psalm), intern(d.psalms)
+	var walk func(m map[string]*node)
+	walk = func(m map[string]*node) {
+		for _, n := range m {
+			if f := n.book; f != nil {
+				f.id = intern(f.name)
+				if f.book != nil {
+					f.book.id = intern(f.book.name)
+				}
+				for _, fam := range []*family{f.fam, f.pfam} {
+					if fam == nil {
+						continue
+					}
+					for _, b := range fam.books {
+						if b != nil {
+							b.id = intern(b.name)
+						}
+					}
+				}
+			}
+			if p := n.place; p != nil {
+				p.id = intern(p.words[0])
+			}
+			walk(n.next)
+		}
+	}
+	walk(d.root)
+	for _, ts := range d.fuzzy {
+		for k := range ts {
+			ts[k].id = intern(ts[k].name)
+		}
+	}
+}
+
+// live reports whether a form that reaches n can lead to a change: n
+// or a node after it holds a usable book or place form.
+func live(n *node) bool {
+	if (n.book != nil && n.book.kind != kNone) || (n.place != nil && !n.place.stop) {
+		return true
+	}
+	for _, c := range n.next {
+		if live(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // letterIndex maps a lowercase ASCII letter to 1..26 and anything else to 0.
@@ -152,40 +346,60 @@ func shape(w string) int {
 }
 
 func (d *dict) markShapes() {
-	for k := range d.root {
+	for k, n := range d.root {
 		if i := shape(k); i >= 0 {
-			d.first[i] = true
+			d.first.add(i)
+		}
+		// A dead key shorter than six letters changes nothing, and the
+		// fuzzy pass skips it for its length anyway.
+		if len(k) >= 6 || live(n) {
+			d.addKey(keyHash(k))
+		}
+		if isASCII(k) {
+			d.entry(k).node = n
 		}
 	}
 	for k := range d.prefixes {
 		if i := shape(k); i >= 0 {
-			d.first[i] = true
+			d.first.add(i)
+		}
+		d.addKey(keyHash(k))
+		if isASCII(k) {
+			e := d.entry(k)
+			e.pre, e.isPre = d.prefixes[k], true
 		}
 	}
-	for _, ts := range d.fuzzy {
+	for key, ts := range d.fuzzy {
+		d.addFuzzyKey(key)
 		for _, t := range ts {
 			for n := len(t.lower) - 2; n <= len(t.lower)+2; n++ {
 				if n >= 0 && n < 32 {
-					d.fuzzyShape[(n*27+letterIndex(t.lower[0]))*27+letterIndex(t.lower[len(t.lower)-1])] = true
+					d.fuzzyShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(t.lower[len(t.lower)-1]))
 				}
 			}
 		}
 	}
+	for k := range d.anyShape {
+		d.anyShape[k] = d.first[k] | d.fuzzyShape[k]
+	}
 }
 
 func (d *dict) insert(words []string) *node {
-	m := d.root
-	var n *node
-	for _, w := range words {
-		n = m[w]
-		if n == nil {
-			n = &node{}
-			m[w] = n
-		}
+	n := d.root[words[0]]
+	if n == nil {
+		n = &node{}
+		d.root[words[0]] = n
+	}
+	for _, w := range words[1:] {
 		if n.next == nil {
 			n.next = map[string]*node{}
 		}
-		m = n.next
+		c := n.next[w]
+		if c == nil {
+			c = &node{}
+			n.next[w] = c
+		}
+		n = c
 	}
 	return n
 }
@@ -253,6 +467,9 @@ func buildDict() (*dict, error) {
 		fuzzy:        map[string][]fuzzyTarget{},
 		fuzzyEnglish: toSet(fuzzyEnglishWords()),
 		placeKeys:    map[string]bool{},
+		table:        make([]uint16, 1<<tableBits),
+		psalm:        "Psalm",
+		psalms:       "Psalms",
 	}
 	if err := d.buildBooks(); err != nil {
 		return nil, err
@@ -261,6 +478,10 @@ func buildDict() (*dict, error) {
 		return nil, err
 	}
 	d.markShapes()
+	d.nameReplacements()
+	if len(d.entries) > len(d.table)/2 {
+		return nil, fmt.Errorf("correction: %d keys overfill the key table", len(d.entries))
+	}
 	return d, nil
 }
 
@@ -473,7 +694,11 @@ func (d *dict) buildPlaces() error {
 					ws[j] = form[t.s():t.e()]
 				}
 				wasStop := p != nil && p.stop
-				p = &placeForm{name: form, words: ws, rule: r.rules[i], mentions: r.mentions, stop: wasStop}
+				rule := rulePlaceLowercase
+				if r.rules[i] == "place.variant" {
+					rule = rulePlaceVariant
+				}
+				p = &placeForm{name: form, words: ws, rule: rule, mentions: r.mentions, stop: wasStop}
 				n.place = p
 			}
 			if (len(words) == 1 && (len(key) <= 2 || stop[key])) || key == "" {

@@ -1,6 +1,7 @@
 package correction
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,12 +13,151 @@ const autoThreshold = 0.85
 
 // matcher runs one Find over one text.
 type matcher struct {
-	e            *Engine
 	d            *dict
 	sc           *scanner
 	opts         Options
 	bible, place bool
-	out          []Change
+	found        recs
+	misses       []fuzzyMiss // a cache of words without a fuzzy match; its length is a power of two
+	dyn          [][]string  // replacements built for this text, in blocks (see sref)
+	buf          []byte      // scratch for replacements
+}
+
+// ruleID names the rule of a change.
+type ruleID uint8
+
+const (
+	ruleBookLowercase ruleID = iota
+	ruleBookAbbreviation
+	ruleBookMisspelling
+	ruleBookAltName
+	ruleBookSpokenOrdinal
+	ruleBookOrdinal
+	rulePsalmSingular
+	ruleReferenceNormalize
+	rulePlaceLowercase // the place rules come last: see category
+	rulePlaceVariant
+	rulePlaceFuzzy
+)
+
+func (r ruleID) String() string {
+	switch r {
+	case ruleBookLowercase:
+		return "book.lowercase"
+	case ruleBookAbbreviation:
+		return "book.abbreviation"
+	case ruleBookMisspelling:
+		return "book.misspelling"
+	case ruleBookAltName:
+		return "book.alt_name"
+	case ruleBookSpokenOrdinal:
+		return "book.spoken_ordinal"
+	case ruleBookOrdinal:
+		return "book.ordinal"
+	case rulePsalmSingular:
+		return "psalm.singular"
+	case ruleReferenceNormalize:
+		return "reference.normalize"
+	case rulePlaceLowercase:
+		return "place.lowercase"
+	case rulePlaceVariant:
+		return "place.variant"
+	case rulePlaceFuzzy:
+		return "place.fuzzy"
+	}
+	return "unknown"
+}
+
+func (r ruleID) category() string {
+	if r >= rulePlaceLowercase {
+		return CategoryPlace
+	}
+	return CategoryBible
+}
+
+// rec is a change as the matcher records it, a tenth the size of a
+// Change: Find turns the records into Changes once it knows how many
+// there are.
+type rec struct {
+	repl  sref
+	start int32
+	n     uint16 // length of the original; longN: see recs.long
+	rule  ruleID
+	conf  uint8 // confidence in hundredths
+}
+
+// longN marks a record whose original is too long for rec.n.
+const longN = math.MaxUint16
+
+// confPct and pctConf convert a confidence to and from hundredths. All
+// the engine's confidences have two decimals, and float64(p)/100 is the
+// float64 nearest p/100, so a confidence survives the round trip.
+func confPct(conf float64) uint8 { return uint8(math.Round(conf * 100)) }
+func pctConf(p uint8) float64    { return float64(p) / 100 }
+
+// recs stores records in blocks that are never copied.
+type recs struct {
+	blocks [][]rec
+	n      int
+	long   map[int32]int32 // the end of each record with n == longN, by start
+}
+
+// end returns the end offset of x.
+func (r *recs) end(x rec) int {
+	if x.n == longN {
+		return int(r.long[x.start])
+	}
+	return int(x.start) + int(x.n)
+}
+
+func (r *recs) add(start, end int, repl sref, rule ruleID, conf uint8) {
+	x := rec{repl: repl, start: int32(start), n: uint16(min(end-start, longN)), rule: rule, conf: conf}
+	if x.n == longN {
+		if r.long == nil {
+			r.long = map[int32]int32{}
+		}
+		r.long[x.start] = int32(end)
+	}
+	if k := len(r.blocks); k == 0 || len(r.blocks[k-1]) == cap(r.blocks[k-1]) {
+		size := 64
+		if k > 0 {
+			size = min(2*cap(r.blocks[k-1]), 2048)
+		}
+		r.blocks = append(r.blocks, make([]rec, 0, size))
+	}
+	b := &r.blocks[len(r.blocks)-1]
+	*b = append(*b, x)
+	r.n++
+}
+
+// sref names a replacement: an index into dict.names, or with dynRef
+// set into matcher.dyn. Records hold no pointers, so the collector
+// neither scans them nor puts barriers on their writes.
+type sref uint32
+
+const dynRef sref = 1 << 31
+
+// dynBlock is the number of replacements in a block of matcher.dyn.
+const dynBlock = 256
+
+// str keeps s, a replacement built for this text.
+func (m *matcher) str(s string) sref {
+	k := len(m.dyn) - 1
+	if k < 0 || len(m.dyn[k]) == dynBlock {
+		m.dyn = append(m.dyn, make([]string, 0, dynBlock))
+		k++
+	}
+	m.dyn[k] = append(m.dyn[k], s)
+	return dynRef | sref(k*dynBlock+len(m.dyn[k])-1)
+}
+
+// get returns the replacement r.
+func (m *matcher) get(r sref) string {
+	if r&dynRef != 0 {
+		r &^= dynRef
+		return m.dyn[r/dynBlock][r%dynBlock]
+	}
+	return m.d.names[r]
 }
 
 // cand is a dictionary form that ends at token j.
@@ -26,23 +166,58 @@ type cand struct {
 	j int
 }
 
-func (m *matcher) run() []Change {
-	for i := 0; i < len(m.sc.toks); {
+func (m *matcher) run() {
+	sc := m.sc
+	for i := 0; sc.has(i); {
+		// Skip the words the matcher has nothing to try on.
+		toks, base := sc.toks, sc.base
+		k := i - base
+		for k < len(toks) && toks[k].flags&(tFull|tFuzzy) == 0 {
+			k++
+		}
+		i = base + k
+		sc.keep = i - 2
+		if k == len(toks) {
+			continue
+		}
+		if toks[k].flags&tFull == 0 {
+			if m.place {
+				m.fuzzyPlace(i)
+			}
+			i++
+			continue
+		}
 		next := m.at(i)
 		if next <= i {
 			next = i + 1
 		}
 		i = next
 	}
-	return m.out
 }
 
-// walk returns the dictionary forms that start at token i, shortest first.
-func (m *matcher) walk(i int, buf *[8]cand) []cand {
+// key returns the root node of token i (nil if none) and its meaning as
+// a book number.
+func (m *matcher) key(i int) (*node, prefix, bool) {
+	sc := m.sc
+	t := sc.tok(i)
+	if t.flags&tMulti != 0 {
+		n, _ := lookup(sc, m.d.root, i)
+		p, ok := lookup(sc, m.d.prefixes, i)
+		return n, p, ok
+	}
+	e := m.d.find(sc.text[t.s():t.e()], t.h, t.upper())
+	if e == nil {
+		return nil, prefix{}, false
+	}
+	return e.node, e.pre, e.isPre
+}
+
+// walk returns the dictionary forms that start at token i, whose root
+// node is n, shortest first.
+func (m *matcher) walk(i int, n *node, buf *[8]cand) []cand {
 	c := buf[:0]
 	sc := m.sc
-	n, ok := lookup(sc, m.d.root, i)
-	if !ok {
+	if n == nil {
 		return c
 	}
 	for j := i; ; {
@@ -52,6 +227,7 @@ func (m *matcher) walk(i int, buf *[8]cand) []cand {
 		if len(n.next) == 0 || len(c) == len(buf) || !sc.nameGap(j) {
 			return c
 		}
+		var ok bool
 		if n, ok = lookup(sc, n.next, j+1); !ok {
 			return c
 		}
@@ -63,35 +239,35 @@ func (m *matcher) walk(i int, buf *[8]cand) []cand {
 // continue from.
 func (m *matcher) at(i int) int {
 	sc := m.sc
-	t := sc.toks[i]
+	t := sc.tok(i)
 	if n := t.e() - t.s(); n < 32 {
 		// Skip the lookups for words whose length and first and last
 		// letters no dictionary key has. Non-ASCII letters map to 0 and
 		// are marked like any other shape.
 		k := (n*27+letterIndex(sc.text[t.s()]))*27 + letterIndex(sc.text[t.e()-1])
-		if !m.d.first[k] {
-			if m.place && n >= 6 && m.d.fuzzyShape[k] {
+		if !m.d.first.has(k) {
+			if m.place && n >= 6 && m.d.fuzzyShape.has(k) {
 				m.fuzzyPlace(i)
 			}
 			return i + 1
 		}
 	}
 	var buf [8]cand
-	if m.bible {
-		if p, ok := lookup(sc, m.d.prefixes, i); ok && sc.nameGap(i) {
-			cands := m.walk(i+1, &buf)
-			for k := len(cands) - 1; k >= 0; k-- {
-				f := cands[k].n.book
-				if f == nil || f.pfam == nil || f.pkind == kNone {
-					continue
-				}
-				if next, ok := m.evalPrefixed(i, cands[k].j, p, f); ok {
-					return next
-				}
+	root, p, isPre := m.key(i)
+	if m.bible && isPre && sc.nameGap(i) {
+		next, _, _ := m.key(i + 1)
+		cands := m.walk(i+1, next, &buf)
+		for k := len(cands) - 1; k >= 0; k-- {
+			f := cands[k].n.book
+			if f == nil || f.pfam == nil || f.pkind == kNone {
+				continue
+			}
+			if next, ok := m.evalPrefixed(i, cands[k].j, p, f); ok {
+				return next
 			}
 		}
 	}
-	cands := m.walk(i, &buf)
+	cands := m.walk(i, root, &buf)
 	for k := len(cands) - 1; k >= 0; k-- {
 		c := cands[k]
 		if m.bible && c.n.book != nil {
@@ -133,7 +309,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	if b == nil {
 		return 0, false
 	}
-	if p.style == pRoman && !sc.toks[i].upper {
+	if p.style == pRoman && !sc.tok(i).upper() {
 		return 0, false
 	}
 	if p.style == pDigit || p.style == pCardWord {
@@ -142,8 +318,8 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 		if sc.isAny(i-1, "chapter", "chapters", "verse", "verses", "v", "vs") {
 			return 0, false
 		}
-		if i > 0 && sc.toks[i-1].digits &&
-			strings.Trim(sc.text[sc.toks[i-1].e():sc.toks[i].s()], " \t") == "" {
+		if i > 0 && sc.tok(i-1).digits() &&
+			strings.Trim(sc.text[sc.tok(i-1).e():sc.tok(i).s()], " \t") == "" {
 			return 0, false // "romans 8 28 1 john": no separator, a verse number
 		}
 	}
@@ -179,24 +355,24 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			conf = 0.98
 		}
 	}
-	var rule string
+	var rule ruleID
 	switch p.style {
 	case pOrdWord, pCardWord:
-		rule = "book.spoken_ordinal"
+		rule = ruleBookSpokenOrdinal
 	case pOrdinal, pRoman:
-		rule = "book.ordinal"
+		rule = ruleBookOrdinal
 	default:
-		base := sc.text[sc.toks[i+1].s():sc.toks[j].e()]
+		base := sc.text[sc.tok(i+1).s():sc.tok(j).e()]
 		switch {
 		case strings.EqualFold(base, f.pfam.base):
-			rule = "book.lowercase"
+			rule = ruleBookLowercase
 		case f.pkind == kAbbrev:
-			rule = "book.abbreviation"
+			rule = ruleBookAbbreviation
 		default:
-			rule = "book.misspelling"
+			rule = ruleBookMisspelling
 		}
 	}
-	return m.emitBook(i, j, b.name, r, rule, conf), true
+	return m.emitBook(i, j, b.id, r, rule, conf), true
 }
 
 func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
@@ -205,7 +381,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	}
 	sc := m.sc
 	r := m.parseRef(j + 1)
-	orig := sc.text[sc.toks[i].s():sc.toks[j].e()]
+	orig := sc.text[sc.tok(i).s():sc.tok(j).e()]
 	upper := sc.firstUpper(i)
 	midUpper := upper && !sc.sentenceStart(i)
 	rk := f.risk
@@ -291,70 +467,71 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.98
 		}
 	}
-	var rule string
+	var rule ruleID
 	switch {
 	case psalm && name == "Psalm" && strings.EqualFold(orig, "psalms"):
-		rule = "psalm.singular"
+		rule = rulePsalmSingular
 	case strings.EqualFold(orig, name):
-		rule = "book.lowercase"
+		rule = ruleBookLowercase
 	case f.kind == kAlt:
-		rule = "book.alt_name"
+		rule = ruleBookAltName
 	case f.kind == kAbbrev:
-		rule = "book.abbreviation"
+		rule = ruleBookAbbreviation
 	default:
-		rule = "book.misspelling"
+		rule = ruleBookMisspelling
 	}
-	return m.emitBook(i, j, name, r, rule, conf), true
+	np := f.id
+	if psalm {
+		np = m.d.psalmID
+		if name == "Psalms" {
+			np = m.d.psalmsID
+		}
+	}
+	return m.emitBook(i, j, np, r, rule, conf), true
 }
 
 // emitBook records the change of tokens i..j into name (and of the
 // reference after it when references are normalized) and returns the
 // token to continue from.
-func (m *matcher) emitBook(i, j int, name string, r ref, rule string, conf float64) int {
+func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) int {
 	sc := m.sc
-	start, end := sc.toks[i].s(), sc.toks[j].e()
+	start, end := sc.tok(i).s(), sc.tok(j).e()
 	next := j + 1
 	orig := sc.text[start:end]
 	if allUpper(orig) {
-		name = strings.ToUpper(name)
+		id = m.str(strings.ToUpper(m.get(id)))
 	}
 	if r.ok {
 		next = r.endTok + 1
 	}
-	repl := name
+	repl, norm := id, false
 	if m.opts.NormalizeReferences && r.ok {
-		refEnd := sc.toks[r.endTok].e()
-		norm := name + " " + r.format()
-		if norm != sc.text[start:refEnd] {
-			if orig == name {
-				rule = "reference.normalize"
+		refEnd := sc.tok(r.endTok).e()
+		b := append(append(m.buf[:0], m.get(id)...), ' ')
+		b = r.appendTo(b)
+		m.buf = b
+		if string(b) != sc.text[start:refEnd] {
+			if orig == m.get(id) {
+				rule = ruleReferenceNormalize
 				conf = max(conf, 0.9)
 			}
-			end, repl = refEnd, norm
+			end, norm = refEnd, true
 		}
 	}
-	if sc.text[start:end] == repl {
+	if norm {
+		if sc.text[start:end] == string(m.buf) {
+			return next
+		}
+		repl = m.str(string(m.buf))
+	} else if sc.text[start:end] == m.get(repl) {
 		return next
 	}
-	m.add(CategoryBible, start, end, repl, rule, conf)
+	m.add(start, end, repl, rule, conf)
 	return next
 }
 
-func (m *matcher) add(cat string, start, end int, repl, rule string, conf float64) {
-	st := StatusNeedsReview
-	if conf >= autoThreshold {
-		st = StatusAutoApplied
-	}
-	m.out = append(m.out, Change{
-		Category:    cat,
-		Original:    m.sc.text[start:end],
-		Replacement: repl,
-		Start:       start,
-		End:         end,
-		Rule:        rule,
-		Confidence:  conf,
-		Status:      st,
-	})
+func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
+	m.found.add(start, end, repl, rule, confPct(conf))
 }
 
 func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
@@ -362,26 +539,27 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		return 0, false
 	}
 	sc := m.sc
-	start, end := sc.toks[i].s(), sc.toks[j].e()
+	start, end := sc.tok(i).s(), sc.tok(j).e()
 	orig := sc.text[start:end]
 	if allUpper(orig) {
 		return j + 1, true
 	}
-	var sb strings.Builder
+	b := m.buf[:0]
 	need := false
 	for k := i; k <= j; k++ {
 		if k > i {
-			sb.WriteString(sc.text[sc.toks[k-1].e():sc.toks[k].s()])
+			b = append(b, sc.text[sc.tok(k-1).e():sc.tok(k).s()]...)
 		}
 		w := p.words[k-i]
 		r, _ := utf8.DecodeRuneInString(w)
 		if !sc.firstUpper(k) && unicode.IsUpper(r) {
 			need = true
-			sb.WriteString(w)
+			b = append(b, w...)
 		} else {
-			sb.WriteString(sc.str(k))
+			b = append(b, sc.str(k)...)
 		}
 	}
+	m.buf = b
 	if !need {
 		return j + 1, true
 	}
@@ -396,34 +574,41 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	default:
 		conf = 0.6
 	}
-	m.add(CategoryPlace, start, end, sb.String(), p.rule, conf)
+	var repl sref
+	if i == j {
+		repl = p.id // need: the replacement is the word itself
+	} else {
+		repl = m.str(string(b))
+	}
+	m.add(start, end, repl, p.rule, conf)
 	return j + 1, true
 }
 
-// fuzzyPlace looks for a well-known place name that token i may be a
-// mishearing of ("capernum" for "Capernaum").
-func (m *matcher) fuzzyPlace(i int) {
-	sc := m.sc
-	t := sc.toks[i]
-	n := t.e() - t.s()
-	if n < 6 || n > 24 || t.digits {
-		return
-	}
-	lw := sc.lowerBytes(i)
+// fuzzyMiss remembers a word that has no fuzzy match: its hash and
+// where it occurred.
+type fuzzyMiss struct {
+	h          uint64
+	start, end int32
+}
+
+func (f fuzzyMiss) s() int { return int(f.start) }
+func (f fuzzyMiss) e() int { return int(f.end) }
+
+// fuzzyBest returns the well-known place name nearest to token i, of n
+// bytes, and its distance, or nil.
+func (m *matcher) fuzzyBest(i, n int) (*fuzzyTarget, int) {
+	lw := m.sc.lowerBytes(i)
 	for _, c := range lw {
 		if c < 'a' || c > 'z' {
-			return
+			return nil, 0
 		}
 	}
-	if m.d.fuzzyEnglish[string(lw)] {
-		return
-	}
 	var kb [32]byte
-	targets := m.d.fuzzy[string(appendPhoneticKey(kb[:0], lw))]
-	if len(targets) == 0 {
-		return
+	key := appendPhoneticKey(kb[:0], lw)
+	if !m.d.maybeFuzzyKey(key) || m.d.fuzzyEnglish[string(lw)] {
+		return nil, 0
 	}
-	w := string(lw)
+	targets := m.d.fuzzy[string(key)]
 	maxD := 1
 	if n >= 8 {
 		maxD = 2
@@ -432,15 +617,43 @@ func (m *matcher) fuzzyPlace(i int) {
 	bestD := maxD + 1
 	for k := range targets {
 		tg := &targets[k]
-		if tg.lower == w {
-			return
+		if tg.lower == string(lw) {
+			return nil, 0
 		}
-		dd := editDistance(w, tg.lower, maxD)
+		dd := editDistance(lw, tg.lower, maxD)
 		if dd < bestD || (dd == bestD && best != nil && tg.mentions > best.mentions) {
 			best, bestD = tg, dd
 		}
 	}
 	if best == nil || bestD > maxD {
+		return nil, 0
+	}
+	return best, bestD
+}
+
+// fuzzyPlace looks for a well-known place name that token i may be a
+// mishearing of ("capernum" for "Capernaum").
+func (m *matcher) fuzzyPlace(i int) {
+	sc := m.sc
+	t := sc.tok(i)
+	n := t.e() - t.s()
+	if n < 6 || n > 24 || t.digits() {
+		return
+	}
+	// Whether a word has a fuzzy match depends on the word only: an ASCII
+	// word remembered as a miss is not tried again.
+	var slot *fuzzyMiss
+	if t.flags&tMulti == 0 && len(m.misses) > 0 {
+		slot = &m.misses[t.h>>20&uint64(len(m.misses)-1)]
+		if slot.h == t.h && slot.e()-slot.s() == n && asciiEqualFold(sc.str(i), sc.text[slot.s():slot.e()]) {
+			return
+		}
+	}
+	best, bestD := m.fuzzyBest(i, n)
+	if best == nil {
+		if slot != nil {
+			*slot = fuzzyMiss{h: t.h, start: t.start, end: t.end}
+		}
 		return
 	}
 	conf := 0.6
@@ -450,11 +663,11 @@ func (m *matcher) fuzzyPlace(i int) {
 			conf = 0.86
 		}
 	}
-	repl := best.name
+	repl := best.id
 	if allUpper(sc.str(i)) {
-		repl = strings.ToUpper(repl)
+		repl = m.str(strings.ToUpper(best.name))
 	}
-	m.add(CategoryPlace, t.s(), t.e(), repl, "place.fuzzy", conf)
+	m.add(t.s(), t.e(), repl, rulePlaceFuzzy, conf)
 }
 
 // ref is a chapter and verse reference after a book name.
@@ -469,9 +682,9 @@ type ref struct {
 	endTok       int // last token of the reference
 }
 
-// format writes the reference as "13:4–7".
-func (r ref) format() string {
-	b := strconv.AppendInt(nil, int64(r.chapter), 10)
+// appendTo appends the reference as "13:4–7" to b.
+func (r ref) appendTo(b []byte) []byte {
+	b = strconv.AppendInt(b, int64(r.chapter), 10)
 	switch {
 	case r.verse > 0:
 		b = append(b, ':')
@@ -484,7 +697,7 @@ func (r ref) format() string {
 		b = append(b, "–"...)
 		b = strconv.AppendInt(b, int64(r.chapterEnd), 10)
 	}
-	return string(b)
+	return b
 }
 
 // plainGap reports whether tokens k and k+1 are separated by spaces or a
@@ -497,9 +710,8 @@ func (sc *scanner) plainGap(k int) bool {
 // parseRef reads a reference starting at token k.
 func (m *matcher) parseRef(k int) ref {
 	sc := m.sc
-	n := len(sc.toks)
 	var r ref
-	if k <= 0 || k >= n {
+	if k <= 0 || !sc.has(k) {
 		return r
 	}
 	if g := sc.refGap(k - 1); !g.ok || g.dash || g.colon {
@@ -519,7 +731,7 @@ func (m *matcher) parseRef(k int) ref {
 	}
 	r = ref{ok: true, strong: chapterWord, chapter: v, endTok: next - 1}
 	k = next
-	if k < n {
+	if sc.has(k) {
 		if g := sc.refGap(k - 1); g.ok && !g.dash {
 			switch {
 			case g.colon:
@@ -527,7 +739,7 @@ func (m *matcher) parseRef(k int) ref {
 					r.verse, r.strong, r.endTok, k = v2, true, nx-1, nx
 				}
 			case sc.isAny(k, "verse", "verses", "v", "vs"):
-				if k+1 < n && sc.refGap(k).ok {
+				if sc.has(k+1) && sc.refGap(k).ok {
 					if v2, nx, _ := m.parseNum(k + 1); v2 >= 1 && v2 <= 176 {
 						r.verse, r.strong, r.endTok, k = v2, true, nx-1, nx
 					}
@@ -539,7 +751,7 @@ func (m *matcher) parseRef(k int) ref {
 			}
 		}
 	}
-	if k < n {
+	if sc.has(k) {
 		g := sc.refGap(k - 1)
 		if !g.ok || g.comma || g.period {
 			return r
@@ -556,7 +768,7 @@ func (m *matcher) parseRef(k int) ref {
 			}
 			return r
 		}
-		if rk >= 0 && rk < n {
+		if rk >= 0 && sc.has(rk) {
 			v3, nx, _ := m.parseNum(rk)
 			switch {
 			case r.verse > 0 && v3 > r.verse && v3 <= 176:
@@ -574,11 +786,11 @@ func (m *matcher) parseRef(k int) ref {
 // (0 if none), the token after it, and whether it was spoken.
 func (m *matcher) parseNum(k int) (int, int, bool) {
 	sc := m.sc
-	if k >= len(sc.toks) {
+	if !sc.has(k) {
 		return 0, k, false
 	}
-	t := sc.toks[k]
-	if t.digits {
+	t := sc.tok(k)
+	if t.digits() {
 		if t.e()-t.s() > 3 {
 			return 0, k, false
 		}
@@ -593,20 +805,20 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		return 0, k, false
 	}
 	k++
-	if v < 10 && k < len(sc.toks) && sc.plainGap(k-1) && sc.is(k, "hundred") {
+	if v < 10 && sc.has(k) && sc.plainGap(k-1) && sc.is(k, "hundred") {
 		total := v * 100
 		k++
-		if k < len(sc.toks) && sc.plainGap(k-1) && sc.is(k, "and") {
+		if sc.has(k) && sc.plainGap(k-1) && sc.is(k, "and") {
 			k++
 		}
-		if k < len(sc.toks) && sc.plainGap(k-1) {
+		if sc.has(k) && sc.plainGap(k-1) {
 			if rest, nk, sp := m.parseNum(k); sp && rest > 0 && rest < 100 {
 				return total + rest, nk, true
 			}
 		}
 		return total, k, true
 	}
-	if v >= 20 && k < len(sc.toks) && sc.plainGap(k-1) {
+	if v >= 20 && sc.has(k) && sc.plainGap(k-1) {
 		if u, ok := lookup(sc, m.d.numWords, k); ok && u < 10 {
 			return v + u, k + 1, true
 		}

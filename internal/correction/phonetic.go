@@ -11,78 +11,92 @@ func phoneticKey(w string) string {
 // w to out.
 func appendPhoneticKey(out, w []byte) []byte {
 	var last byte
-	emit := func(c byte) {
-		if c != last {
-			out = append(out, c)
-		}
-		last = c
-	}
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		var next byte
 		if i+1 < len(w) {
 			next = w[i+1]
 		}
+		k := c
 		switch c {
 		case 'a', 'e', 'i', 'o', 'u', 'y', 'w':
-			if i == 0 {
-				emit('A')
-			} else {
+			if i != 0 {
 				last = 0 // a vowel separates repeated consonants
+				continue
 			}
+			k = 'A'
 		case 'h':
 			// silent after a consonant, handled by the digraphs below
-			if i == 0 {
-				emit('H')
+			if i != 0 {
+				continue
 			}
+			k = 'H'
 		case 'b', 'p':
+			k = 'P'
 			if c == 'p' && next == 'h' {
-				emit('F')
+				k = 'F'
 				i++
-				continue
 			}
-			emit('P')
 		case 'f', 'v':
-			emit('F')
+			k = 'F'
 		case 'c', 'k', 'q', 'g', 'j':
-			if c == 'c' && (next == 'e' || next == 'i' || next == 'y') {
-				emit('S')
-				continue
-			}
-			if c == 'c' && next == 'h' {
-				emit('K')
-				i++
-				continue
-			}
-			if c == 'g' && next == 'h' {
+			k = 'K'
+			switch {
+			case c == 'c' && (next == 'e' || next == 'i' || next == 'y'):
+				k = 'S'
+			case (c == 'c' || c == 'g') && next == 'h':
 				i++
 			}
-			emit('K')
 		case 's', 'z', 'x':
 			if next == 'h' {
 				i++
 			}
-			emit('S')
+			k = 'S'
 		case 'd', 't':
 			if next == 'h' {
 				i++
 			}
-			emit('T')
+			k = 'T'
 		case 'l', 'r':
-			emit('R')
+			k = 'R'
 		case 'm', 'n':
-			emit('N')
-		default:
-			emit(c)
+			k = 'N'
 		}
+		if k != last {
+			out = append(out, k)
+		}
+		last = k
 	}
 	return out
+}
+
+// fuzzyKeyBits returns the two filter bits of a phonetic key.
+func fuzzyKeyBits(key []byte) (uint64, uint64) {
+	var h uint64
+	for _, c := range key {
+		h = (h<<5 | h>>59) ^ uint64(c)
+	}
+	h = (h ^ uint64(len(key))) * 0x9e3779b97f4a7c15
+	return h >> 51, (h >> 38) & 0x1fff
+}
+
+func (d *dict) addFuzzyKey(key string) {
+	a, b := fuzzyKeyBits([]byte(key))
+	d.fuzzyKeys[a>>6] |= 1 << (a & 63)
+	d.fuzzyKeys[b>>6] |= 1 << (b & 63)
+}
+
+// maybeFuzzyKey reports whether some fuzzy target may have the phonetic
+// key key.
+func (d *dict) maybeFuzzyKey(key []byte) bool {
+	a, b := fuzzyKeyBits(key)
+	return d.fuzzyKeys[a>>6]&(1<<(a&63)) != 0 && d.fuzzyKeys[b>>6]&(1<<(b&63)) != 0
 }
 
 // editDistance returns the optimal string alignment distance between a
 // and b (insertions, deletions, substitutions and adjacent
 // transpositions), or max+1 when it exceeds max.
-func editDistance(a, b string, max int) int {
+func editDistance(a []byte, b string, max int) int {
 	if d := len(a) - len(b); d > max || -d > max {
 		return max + 1
 	}

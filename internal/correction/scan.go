@@ -1,6 +1,7 @@
 package correction
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,26 +10,237 @@ import (
 // token is one run of letters and digits in the text.
 type token struct {
 	start, end int32
-	upper      bool // holds an uppercase letter (or a non-ASCII rune that may lower)
-	digits     bool // only ASCII digits
+	flags      uint8  // tUpper, tDigits, tFull, tFuzzy, tMulti
+	h          uint64 // hash of the lowercase word (see dict.find), unless tMulti
 }
 
-func (t token) s() int { return int(t.start) }
-func (t token) e() int { return int(t.end) }
+// Token flags.
+const (
+	tUpper  = 1 << iota // holds an uppercase letter (or a non-ASCII rune that may lower)
+	tDigits             // only ASCII digits
+	tFull               // may start a dictionary form: run the full matcher on it
+	tFuzzy              // not a dictionary form, but may be a misheard place name
+	tMulti              // holds a non-ASCII rune
+)
 
-// scanner holds the tokens of one text and scratch space for lookups.
+func (t token) s() int       { return int(t.start) }
+func (t token) e() int       { return int(t.end) }
+func (t token) upper() bool  { return t.flags&tUpper != 0 }
+func (t token) digits() bool { return t.flags&tDigits != 0 }
+
+// winSize is the number of tokens the scanner keeps at a time. The
+// matcher looks a few tokens back and a bounded number ahead, so the
+// window never holds the tokens of the whole text; it grows only if a
+// single look-ahead needs more.
+const winSize = 256
+
+// scanner tokenizes one text lazily, keeping a window of tokens around
+// the matcher's position, and holds scratch space for lookups.
 type scanner struct {
 	text string
-	toks []token
+	d    *dict
+	pos  int     // byte offset where tokenizing continues
+	base int     // index of toks[0] in the text's token sequence
+	keep int     // the first token index the matcher may still read
+	toks []token // tokens base … base+len(toks)-1
 	buf  []byte
+	win  [winSize]token
 }
 
-func (sc *scanner) reset(text string) {
-	sc.text = text
-	if want := len(text)/4 + 16; cap(sc.toks) < want && text != "" {
-		sc.toks = make([]token, 0, want)
+func (sc *scanner) init(d *dict, text string) {
+	sc.text, sc.d = text, d
+	sc.toks = sc.win[:0]
+}
+
+// has reports whether token i exists, tokenizing up to it if needed.
+func (sc *scanner) has(i int) bool {
+	return i-sc.base < len(sc.toks) || sc.fill(i)
+}
+
+// tok returns token i, which must exist (see has).
+func (sc *scanner) tok(i int) token {
+	if i-sc.base >= len(sc.toks) {
+		sc.fill(i)
 	}
-	sc.toks = tokenize(text, sc.toks[:0])
+	return sc.toks[i-sc.base]
+}
+
+// fill tokenizes until token i is in the window or the text ends and
+// reports whether token i exists. It drops the tokens before sc.keep and
+// fills the window in one go.
+func (sc *scanner) fill(i int) bool {
+	for i-sc.base >= len(sc.toks) {
+		if sc.pos >= len(sc.text) {
+			return false
+		}
+		if drop := min(sc.keep-sc.base, len(sc.toks)); drop > 0 {
+			n := copy(sc.toks, sc.toks[drop:])
+			sc.toks = sc.toks[:n]
+			sc.base += drop
+		}
+		if len(sc.toks) == cap(sc.toks) {
+			sc.toks = append(sc.toks, token{})[:len(sc.toks)]
+		}
+		sc.scan()
+	}
+	return true
+}
+
+// The scanner reads the text eight bytes at a time, as a uint64 in
+// little-endian order, and classifies the bytes in parallel: a mask has
+// 0x80 in each byte of a class. Bytes from 0x80 start a multi-byte rune
+// and are decoded one by one.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// load8 returns the eight bytes of s from i, with zeros (separators) past
+// its end.
+func load8(s string, i int) uint64 {
+	if i+8 <= len(s) {
+		return loadFull(s[i:])
+	}
+	var v uint64
+	for k := 0; i+k < len(s); k++ {
+		v |= uint64(s[i+k]) << (8 * k)
+	}
+	return v
+}
+
+// loadFull returns the first eight bytes of s, which has at least eight.
+func loadFull(s string) uint64 {
+	s = s[:8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// inRange returns the mask of the bytes of x, all below 0x80, that lie
+// in [lo, hi].
+func inRange(x uint64, lo, hi byte) uint64 {
+	return (x + ones*uint64(0x80-lo)) &^ (x + ones*uint64(0x7f-hi)) & highs
+}
+
+// lowBytes returns a mask of the k low bytes of a uint64, 1 <= k <= 8.
+func lowBytes(k int) uint64 {
+	return ^uint64(0) >> (64 - 8*k)
+}
+
+// mixWord mixes up to eight lowercase bytes of a word into its hash.
+func mixWord(h, v uint64) uint64 {
+	return (h ^ v) * 0x9e3779b97f4a7c15
+}
+
+// wordKey finishes the hash of a word of n bytes: its high bits are
+// well mixed.
+func wordKey(h uint64, n int) uint64 {
+	return (h ^ uint64(n)) * 0xff51afd7ed558ccd
+}
+
+// scan appends tokens to the window until it is full or the text ends.
+func (sc *scanner) scan() {
+	text, d, toks := sc.text, sc.d, sc.toks
+	n := len(text)
+	i := sc.pos
+	for len(toks) < cap(toks) {
+		// Skip to the next word: an ASCII letter or digit, or a rune
+		// from 0x80 that is a letter, digit or mark.
+		for i < n {
+			var v uint64
+			if i+8 <= n {
+				v = loadFull(text[i:])
+			} else {
+				v = load8(text, i)
+			}
+			x := v &^ highs
+			stop := inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9') | v&highs
+			if stop == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(stop) >> 3
+			if text[i] < utf8.RuneSelf {
+				break
+			}
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if isWordRune(r) {
+				break
+			}
+			i += size
+		}
+		if i >= n {
+			i = n
+			break
+		}
+		start := i
+		var h, letters, uppers, digits uint64
+		multi := false
+		for {
+			var v uint64
+			if i+8 <= n {
+				v = loadFull(text[i:])
+			} else {
+				v = load8(text, i)
+			}
+			high := v & highs
+			x := v &^ highs
+			letter := inRange(x|ones*0x20, 'a', 'z') &^ high
+			digit := inRange(x, '0', '9') &^ high
+			k := bits.TrailingZeros64(^(letter|digit)&highs) >> 3
+			if k > 0 {
+				keep := lowBytes(k)
+				letters |= letter & keep
+				uppers |= letter &^ (v << 2) & keep // letters without 0x20
+				digits |= digit & keep
+				h = mixWord(h, (v|ones*0x20)&keep)
+				i += k
+				if k == 8 {
+					continue
+				}
+			}
+			if i < n && text[i] >= utf8.RuneSelf {
+				r, size := utf8.DecodeRuneInString(text[i:])
+				if isWordRune(r) {
+					multi = true
+					letters |= 1
+					if unicode.ToLower(r) != r {
+						uppers |= 1
+					}
+					i += size
+					continue
+				}
+			}
+			break
+		}
+		size := i - start
+		t := token{start: int32(start), end: int32(i), h: wordKey(h, size)}
+		if multi {
+			t.flags |= tMulti
+		}
+		if uppers != 0 {
+			t.flags |= tUpper
+		}
+		if letters == 0 {
+			t.flags |= tDigits
+		}
+		// Flag the words the matcher tries, without branches: whether a
+		// word is one is not predictable. A word that is no dictionary
+		// key is tried as a misheard place name when it has six to 24
+		// letters and its shape is that of a key or a fuzzy target.
+		full := d.keyBit(t.h)
+		if multi {
+			full = 1
+		}
+		k := (min(size, 31)*27+letterIndex(text[start]))*27 + letterIndex(text[i-1])
+		fuzzy := d.anyShape.bit(k)
+		if uint(size-6) > 24-6 || digits != 0 {
+			fuzzy = 0
+		}
+		t.flags |= full*tFull | fuzzy&^full*tFuzzy
+		toks = append(toks, t)
+	}
+	sc.pos = i
+	sc.toks = toks
 }
 
 // wordByte classifies an ASCII byte: 0 for a separator, 1 for a
@@ -47,7 +259,9 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
 
-// tokenize appends the word tokens of text to toks.
+// tokenize appends the word tokens of text to toks. It is the plain
+// tokenizer of the dictionary builder; scanner.next splits a text the
+// same way.
 func tokenize(text string, toks []token) []token {
 	n := len(text)
 	i := 0
@@ -65,7 +279,7 @@ func tokenize(text string, toks []token) []token {
 				continue
 			}
 		}
-		t := token{start: int32(i), digits: true}
+		t := token{start: int32(i), flags: tDigits}
 		for i < n {
 			c := text[i]
 			if c < utf8.RuneSelf {
@@ -74,10 +288,10 @@ func tokenize(text string, toks []token) []token {
 					break
 				}
 				if w == 2 {
-					t.upper = true
+					t.flags |= tUpper
 				}
 				if c > '9' {
-					t.digits = false
+					t.flags &^= tDigits
 				}
 				i++
 				continue
@@ -86,9 +300,9 @@ func tokenize(text string, toks []token) []token {
 			if !isWordRune(r) {
 				break
 			}
-			t.digits = false
+			t.flags &^= tDigits
 			if unicode.ToLower(r) != r {
-				t.upper = true
+				t.flags |= tUpper
 			}
 			i += size
 		}
@@ -100,22 +314,22 @@ func tokenize(text string, toks []token) []token {
 
 // str returns the text of token i.
 func (sc *scanner) str(i int) string {
-	t := sc.toks[i]
+	t := sc.tok(i)
 	return sc.text[t.s():t.e()]
 }
 
 // lower returns the lowercased text of token i. The result may alias
 // the scanner's scratch buffer and is valid until the next call.
 func (sc *scanner) lowerBytes(i int) []byte {
-	t := sc.toks[i]
+	t := sc.tok(i)
 	sc.buf = appendLower(sc.buf[:0], sc.text[t.s():t.e()])
 	return sc.buf
 }
 
 // lookup finds token i in m without allocating.
 func lookup[V any](sc *scanner, m map[string]V, i int) (V, bool) {
-	t := sc.toks[i]
-	if !t.upper {
+	t := sc.tok(i)
+	if !t.upper() {
 		v, ok := m[sc.text[t.s():t.e()]]
 		return v, ok
 	}
@@ -126,10 +340,10 @@ func lookup[V any](sc *scanner, m map[string]V, i int) (V, bool) {
 
 // is reports whether token i equals the lowercase ASCII word w, ignoring case.
 func (sc *scanner) is(i int, w string) bool {
-	if i < 0 || i >= len(sc.toks) {
+	if i < 0 || !sc.has(i) {
 		return false
 	}
-	t := sc.toks[i]
+	t := sc.tok(i)
 	return t.e()-t.s() == len(w) && strings.EqualFold(sc.text[t.s():t.e()], w)
 }
 
@@ -145,7 +359,7 @@ func (sc *scanner) isAny(i int, ws ...string) bool {
 
 // firstUpper reports whether token i starts with an uppercase letter.
 func (sc *scanner) firstUpper(i int) bool {
-	t := sc.toks[i]
+	t := sc.tok(i)
 	r, _ := utf8.DecodeRuneInString(sc.text[t.s():t.e()])
 	return unicode.IsUpper(r)
 }
@@ -168,10 +382,10 @@ func allUpper(s string) bool {
 // nameGap reports whether tokens i and i+1 are separated only as the words
 // of one name can be: spaces, a hyphen or an abbreviating period.
 func (sc *scanner) nameGap(i int) bool {
-	if i+1 >= len(sc.toks) {
+	if !sc.has(i + 1) {
 		return false
 	}
-	g := sc.text[sc.toks[i].e():sc.toks[i+1].s()]
+	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
 	if len(g) == 0 || len(g) > 3 {
 		return false
 	}
@@ -197,10 +411,10 @@ type gapInfo struct {
 
 // refGap inspects the separator between tokens i and i+1 of a reference.
 func (sc *scanner) refGap(i int) gapInfo {
-	if i+1 >= len(sc.toks) {
+	if !sc.has(i + 1) {
 		return gapInfo{}
 	}
-	g := sc.text[sc.toks[i].e():sc.toks[i+1].s()]
+	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
 	if len(g) == 0 || len(g) > 6 {
 		return gapInfo{}
 	}
@@ -240,7 +454,7 @@ func (sc *scanner) refGap(i int) gapInfo {
 
 // sentenceStart reports whether token i begins a sentence or a line.
 func (sc *scanner) sentenceStart(i int) bool {
-	s := sc.toks[i].s()
+	s := sc.tok(i).s()
 	for j := s - 1; j >= 0; j-- {
 		switch c := sc.text[j]; c {
 		case ' ', '\t', '"', '\'', '(', '[':
