@@ -2,22 +2,13 @@ package apiserver
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	"go.uber.org/zap/zapcore"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
@@ -31,19 +22,7 @@ import (
 // env is the real control plane shared by the tests of this package.
 var env *testenv.Env
 
-func TestMain(m *testing.M) {
-	var err error
-	env, err = testenv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "apiserver tests need the local control plane:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
 // harness is an API server on loopback in front of the real control plane, with two
 // organizations and a key each.
@@ -69,12 +48,8 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s := scheme.New()
-	c := env.Client(t, client.Options{Scheme: s})
-	ns := fmt.Sprintf("tcs-test-%d", time.Now().UnixNano())
-	if err := orgs.EnsureNamespace(ctx, c, ns); err != nil {
-		t.Fatal(err)
-	}
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "tcs-test")
 	orgA, err := orgs.Create(ctx, c, ns, "Org A", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -91,16 +66,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:  s,
-		Cache:   cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Logger:  testLogger(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := env.NewManager(t, ns)
 	if err := SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +97,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		SyncConcurrent: 3,
 		Log:            mgr.GetLogger(),
 	})
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	t.Cleanup(testenv.Run(t, mgr))
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("cache did not sync")
 	}
@@ -168,13 +127,4 @@ func waitHealthy(t *testing.T, baseURL string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// testLogger writes to stderr when TCS_TEST_LOG is set, else nowhere.
-func testLogger() logr.Logger {
-	var w io.Writer = io.Discard
-	if os.Getenv("TCS_TEST_LOG") != "" {
-		w = os.Stderr
-	}
-	return zap.New(zap.WriteTo(w), zap.Level(zapcore.Level(-1)))
 }

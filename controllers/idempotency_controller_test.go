@@ -1,54 +1,33 @@
 package controllers
 
 import (
-	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/testenv"
 )
 
 func TestIdempotencyRecordsExpire(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	c := env.Client(t, client.Options{Scheme: scheme.New()})
-	ns := fmt.Sprintf("tcs-idem-%d", time.Now().UnixNano())
-	if err := orgs.EnsureNamespace(ctx, c, ns); err != nil {
-		t.Fatal(err)
-	}
+	ns := env.Namespace(t, "tcs-idem")
 	store, err := blob.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:     scheme.New(),
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := env.NewManager(t, ns)
 	if err := (&IdempotencyRecordReconciler{Client: mgr.GetClient(), Store: store}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer testenv.Run(t, mgr)()
 
 	mk := func(name string, expires time.Time, bodyRef string) *tcsv1.IdempotencyRecord {
 		rec := &tcsv1.IdempotencyRecord{

@@ -1,13 +1,10 @@
 package controllers
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -16,19 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
@@ -37,34 +28,18 @@ import (
 
 var env *testenv.Env
 
-func TestMain(m *testing.M) {
-	var err error
-	env, err = testenv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "controller tests need the local control plane:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
 // startReconciler runs the transcript reconciler against the real control plane in a new namespace.
 func startReconciler(t *testing.T) (client.Client, *blob.Store, string) {
 	t.Helper()
 	c := env.Client(t, client.Options{Scheme: scheme.New()})
-	ns := fmt.Sprintf("tcs-ctrl-%d", time.Now().UnixNano())
-	if err := orgs.EnsureNamespace(context.Background(), c, ns); err != nil {
-		t.Fatal(err)
-	}
+	ns := env.Namespace(t, "tcs-ctrl")
 	store, err := blob.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := runManager(t, ns, store)
-	t.Cleanup(stop)
+	t.Cleanup(runManager(t, ns, store))
 	return c, store, ns
 }
 
@@ -72,22 +47,7 @@ func startReconciler(t *testing.T) (client.Client, *blob.Store, string) {
 // waits for it, as a killed and restarted pod would.
 func runManager(t *testing.T, ns string, store *blob.Store) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var logOut io.Writer = io.Discard
-	if os.Getenv("TCS_TEST_LOG") != "" {
-		logOut = os.Stderr
-	}
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:  scheme.New(),
-		Cache:   cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Logger:  zap.New(zap.WriteTo(logOut)),
-		// Each test starts its own manager; controller names must not clash across them.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := env.NewManager(t, ns)
 	engine, err := correction.NewEngine()
 	if err != nil {
 		t.Fatal(err)
@@ -104,17 +64,7 @@ func runManager(t *testing.T, ns string, store *blob.Store) (stop func()) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		})
-	}
+	return testenv.Run(t, mgr)
 }
 
 func newTranscript(ns, org string, source tcsv1.SourceType) *tcsv1.Transcript {
@@ -390,10 +340,7 @@ func TestReconcilerRemovesExpiredGrants(t *testing.T) {
 
 func TestReconcilerFinishesOnceAfterARestartMidFetch(t *testing.T) {
 	c := env.Client(t, client.Options{Scheme: scheme.New()})
-	ns := fmt.Sprintf("tcs-restart-%d", time.Now().UnixNano())
-	if err := orgs.EnsureNamespace(t.Context(), c, ns); err != nil {
-		t.Fatal(err)
-	}
+	ns := env.Namespace(t, "tcs-restart")
 	store, err := blob.OpenDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -480,9 +427,16 @@ func TestReconcilerPurgesDeletedTranscriptsAfterRetention(t *testing.T) {
 				t.Fatal(err)
 			}
 			deleted := metav1.NewTime(tc.deletedAt)
-			tr.Status.Phase = tcsv1.PhaseCompleted
-			tr.Status.DeletedAt = &deleted
-			if err := c.Status().Update(t.Context(), tr); err != nil {
+			// The reconciler may write the status first: retry on its conflicts.
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				if err := c.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: tr.Name}, tr); err != nil {
+					return err
+				}
+				tr.Status.Phase = tcsv1.PhaseCompleted
+				tr.Status.DeletedAt = &deleted
+				return c.Status().Update(t.Context(), tr)
+			})
+			if err != nil {
 				t.Fatal(err)
 			}
 			if !tc.purged {

@@ -3,16 +3,31 @@
 package testenv
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
+	"time"
 
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"tcs.dev/tcs/config/crd"
 	"tcs.dev/tcs/internal/controlplane"
+	"tcs.dev/tcs/internal/scheme"
 )
 
 // Root returns the repository root (where go.mod is).
@@ -57,4 +72,68 @@ func (e *Env) Client(t testing.TB, opts client.Options) client.Client {
 		t.Fatalf("creating a client: %v", err)
 	}
 	return c
+}
+
+// Main starts the control plane into *env, runs the tests of a package and stops it; it exits
+// with a clear message, never skipping, when the control plane cannot start.
+func Main(m *testing.M, env **Env) {
+	e, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "these tests need the local control plane:", err)
+		os.Exit(1)
+	}
+	*env = e
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
+}
+
+// Namespace creates a new namespace named prefix and a unique suffix.
+func (e *Env) Namespace(t testing.TB, prefix string) string {
+	t.Helper()
+	ns := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
+	c := e.Client(t, client.Options{Scheme: scheme.New()})
+	if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatalf("creating namespace %s: %v", ns, err)
+	}
+	return ns
+}
+
+// NewManager returns a manager watching namespace ns, with no metrics endpoint, and logs on
+// stderr when TCS_TEST_LOG is set. Tests start several managers: controller names may repeat.
+func (e *Env) NewManager(t testing.TB, ns string) ctrl.Manager {
+	t.Helper()
+	var logOut io.Writer = io.Discard
+	if os.Getenv("TCS_TEST_LOG") != "" {
+		logOut = os.Stderr
+	}
+	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{
+		Scheme:     scheme.New(),
+		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Logger:     zap.New(zap.WriteTo(logOut), zap.Level(zapcore.Level(-1))),
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatalf("creating a manager: %v", err)
+	}
+	return mgr
+}
+
+// Run starts mgr and returns a func that stops it and waits for it to end.
+func Run(t testing.TB, mgr ctrl.Manager) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("manager: %v", err)
+			}
+		})
+	}
 }
