@@ -73,6 +73,12 @@ func TestCorrectTable(t *testing.T) {
 		// Ordinals.
 		{"spoken ordinal", "first corinthians 13", Options{}, "1 Corinthians 13",
 			[]string{"first corinthians>1 Corinthians book.spoken_ordinal auto"}},
+		{"ordinal broken by a caption line", "turn to first\ncorinthians 13 4", Options{}, "turn to 1 Corinthians 13 4",
+			[]string{"first\ncorinthians>1 Corinthians book.spoken_ordinal auto"}},
+		{"ordinal broken by a CRLF line", "first\r\njohn 3:16", Options{}, "1 John 3:16",
+			[]string{"first\r\njohn>1 John book.spoken_ordinal auto"}},
+		{"two line breaks part the words", "the first\n\ncorinthians 13", Options{}, "the first\n\nCorinthians 13",
+			[]string{"corinthians>Corinthians book.lowercase auto"}},
 		{"written ordinal", "1st Corinthians 13", Options{}, "1 Corinthians 13",
 			[]string{"1st Corinthians>1 Corinthians book.ordinal auto"}},
 		{"roman ordinal", "I Corinthians 13:4", Options{}, "1 Corinthians 13:4",

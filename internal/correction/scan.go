@@ -386,13 +386,16 @@ func (sc *scanner) nameGap(i int) bool {
 		return false
 	}
 	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
-	if len(g) == 0 || len(g) > 3 {
+	if len(g) == 0 || len(g) > 4 {
 		return false
 	}
-	dots, dashes := 0, 0
+	dots, dashes, breaks := 0, 0, 0
 	for j := 0; j < len(g); j++ {
 		switch g[j] {
-		case ' ', '\t':
+		case ' ', '\t', '\r':
+		case '\n':
+			// A name broken by one line or caption-cue break ("first" | "corinthians").
+			breaks++
 		case '.':
 			dots++
 		case '-':
@@ -401,7 +404,10 @@ func (sc *scanner) nameGap(i int) bool {
 			return false
 		}
 	}
-	return dots <= 1 && dashes <= 1 && !(dots == 1 && dashes == 1)
+	if breaks > 0 {
+		return breaks == 1 && dots == 0 && dashes == 0
+	}
+	return len(g) <= 3 && dots <= 1 && dashes <= 1 && !(dots == 1 && dashes == 1)
 }
 
 // gapInfo describes the bytes between two tokens inside a reference.

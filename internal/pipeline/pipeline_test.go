@@ -138,3 +138,25 @@ func TestFirstLine(t *testing.T) {
 		}
 	}
 }
+
+func TestCorrectFindsANameSplitAcrossCues(t *testing.T) {
+	p, _ := newProcessor(t)
+	in := "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nturn with me to first\n\n00:00:02.000 --> 00:00:04.000\ncorinthians thirteen verse four\n"
+	want := "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nturn with me to 1 Corinthians\n\n00:00:02.000 --> 00:00:04.000\nthirteen verse four\n"
+	res, err := p.Correct([]byte(in), "", correction.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Content) != want || res.Format != formats.VTT {
+		t.Fatalf("content %q (%s), want %q", res.Content, res.Format, want)
+	}
+	if len(res.Changes) != 1 {
+		t.Fatalf("changes %+v", res.Changes)
+	}
+	c := res.Changes[0]
+	// The change spans the submitted bytes from the first word to the last, timings between.
+	if c.Original != "first\ncorinthians" || c.Replacement != "1 Corinthians" || c.Line != 4 ||
+		!strings.HasPrefix(in[c.Start:], "first") || !strings.HasSuffix(in[:c.End], "corinthians") {
+		t.Fatalf("change %+v covers %q", c, in[c.Start:c.End])
+	}
+}
