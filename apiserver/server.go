@@ -123,6 +123,7 @@ func (s *Server) Handler() http.Handler {
 	r := mux.NewRouter()
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
 	r.HandleFunc("/healthz", s.healthz).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/api/v1/openapi.json", s.openAPI).Methods(http.MethodGet)
 
 	// Routes are registered on the root router (not a subrouter) so that a wrong method
 	// answers 405 rather than 404.

@@ -378,12 +378,9 @@ func (s *Server) lookupTranscript(ctx context.Context, id string) (*tcsv1.Transc
 	}
 	key := types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}
 	t := &tcsv1.Transcript{}
-	err := s.cache.Get(ctx, key, t)
-	if apierrors.IsNotFound(err) || (err == nil && !terminal(t.Status.Phase)) {
-		// The cache may lag behind a write of a moment ago: a transcript just created, or a
-		// status just completed. Only settled transcripts are served from the cache alone.
-		err = s.apiReader.Get(ctx, key, t)
-	}
+	// One read by name from the API server: the informer cache may lag a write of a moment ago
+	// (a create, a completion, a delete), and a client that just wrote must read its write.
+	err := s.apiReader.Get(ctx, key, t)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, notFound

@@ -173,6 +173,8 @@ func call(t *testing.T, method, url, key, body string) answer {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
+	// Every answer the tests see must be one the OpenAPI document describes.
+	validateResponse(t, method, url, res.StatusCode, res.Header, raw)
 	a := answer{status: res.StatusCode, header: res.Header, raw: string(raw)}
 	if err := json.Unmarshal(raw, &a.body); err != nil {
 		t.Fatalf("%s %s: not JSON: %s", method, url, raw)
