@@ -206,6 +206,7 @@ func (s *Server) record(ctx context.Context, rec *tcsv1.IdempotencyRecord, rw *r
 	rec.Status = tcsv1.IdempotencyRecordStatus{
 		State: tcsv1.IdempotencyCompleted, StatusCode: rw.status,
 		ContentType: rw.Header().Get("Content-Type"), CompletedAt: &now,
+		RequestID: rw.Header().Get("X-Request-Id"),
 	}
 	if rw.body.Len() <= inlineBodyLimit {
 		rec.Status.Body = rw.body.String()
@@ -238,6 +239,10 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, rec *tcsv1.Idemp
 		w.Header().Set("Content-Type", rec.Status.ContentType)
 	}
 	w.Header().Set(HeaderIdempotentReplayed, "true")
+	if rec.Status.RequestID != "" {
+		// The recorded body names the first request; the header must agree with it.
+		w.Header().Set("X-Request-Id", rec.Status.RequestID)
+	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(rec.Status.StatusCode)
 	_, _ = w.Write(body)

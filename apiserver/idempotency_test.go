@@ -66,8 +66,8 @@ func TestIdempotency(t *testing.T) {
 		if again.status != 201 || !bytes.Equal(again.raw, first.raw) || again.header.Get(HeaderIdempotentReplayed) != "true" {
 			t.Fatalf("replay: %d %s (replayed %q)", again.status, again.raw, again.header.Get(HeaderIdempotentReplayed))
 		}
-		if again.header.Get("X-Request-Id") == first.header.Get("X-Request-Id") {
-			t.Error("a replay reuses the request id of the first request")
+		if again.header.Get("X-Request-Id") != first.header.Get("X-Request-Id") {
+			t.Error("a replay does not carry the request id its body was made for")
 		}
 		// Another organization, or another route, with the same key runs on its own.
 		other := h.post(t, paste, h.keyB.Value, "order-1", `{"source_type":"paste","content":"read revelations 1:1"}`)
@@ -78,6 +78,17 @@ func TestIdempotency(t *testing.T) {
 		if up.status != 201 || up.header.Get(HeaderIdempotentReplayed) != "" {
 			t.Fatalf("other route: %d %s", up.status, up.raw)
 		}
+	})
+
+	t.Run("a replayed error keeps request_id equal to X-Request-Id", func(t *testing.T) {
+		body := `{"source_type":"upload","transcript_id":"tr_nothing0000000000000"}`
+		first := h.post(t, paste, h.keyA.Value, "order-6", body)
+		wantError(t, first, 404, ErrNotFound, "transcript_id")
+		again := h.post(t, paste, h.keyA.Value, "order-6", body)
+		if again.header.Get(HeaderIdempotentReplayed) != "true" {
+			t.Fatal("a 404 was not recorded")
+		}
+		wantError(t, again, 404, ErrNotFound, "transcript_id")
 	})
 
 	t.Run("validation errors are not recorded", func(t *testing.T) {

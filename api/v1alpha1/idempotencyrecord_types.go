@@ -42,6 +42,10 @@ type IdempotencyRecordStatus struct {
 	// BodyRef is the object-store key of a larger body.
 	// +optional
 	BodyRef string `json:"bodyRef,omitempty"`
+	// RequestID is the X-Request-Id of the first request; replays carry it too, so that it keeps
+	// matching the request_id of a recorded error.
+	// +optional
+	RequestID string `json:"requestID,omitempty"`
 	// CompletedAt is when the first response was recorded.
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
