@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -48,6 +49,9 @@ run keeps it and reuses the demo keys.`,
 }
 
 func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, attach bool, o serveOptions) error {
+	// When whoever started us goes away, logging to its closed pipe must not kill this process
+	// before it has stopped etcd and kube-apiserver.
+	signal.Ignore(syscall.SIGPIPE)
 	stateDir, err := filepath.Abs(stateDir)
 	if err != nil {
 		return fmt.Errorf("resolving the state dir: %w", err)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -191,6 +192,35 @@ func errType(a answer) string {
 	return s
 }
 
+// children lists the pids of the running processes whose parent is pid.
+func children(pid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []int
+	for _, f := range stats {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+		fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			child, _ := strconv.Atoi(strings.Fields(string(data))[0])
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// alive reports whether process pid still exists (and is no zombie).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
 // childProcesses lists processes whose command line mentions dir.
 func childProcesses(t *testing.T, dir string) []string {
 	t.Helper()
@@ -290,8 +320,17 @@ func TestDevPasteFlow(t *testing.T) {
 		t.Fatalf("kubectl does not list %s as completed:\n%s", id, out)
 	}
 
-	// Ctrl-C stops every child process.
+	// Ctrl-C stops every child process: etcd and kube-apiserver.
+	kids := children(dev.cmd.Process.Pid)
+	if len(kids) < 2 {
+		t.Fatalf("tcs dev runs %d child processes, want etcd and kube-apiserver", len(kids))
+	}
 	dev.stop(t)
+	for _, k := range kids {
+		if alive(k) {
+			t.Errorf("child process %d left after stop", k)
+		}
+	}
 	if left := childProcesses(t, stateDir); len(left) > 0 {
 		t.Fatalf("processes left after stop: %v", left)
 	}
@@ -316,4 +355,56 @@ func TestDevPasteFlow(t *testing.T) {
 		t.Fatalf("a second tcs dev on the same state dir: %v\n%s", err, out)
 	}
 	first.stop(t)
+}
+
+// A tcs dev whose parent died (its output pipes closed) still stops its children on SIGINT.
+func TestDevStopsChildrenAfterItsParentWentAway(t *testing.T) {
+	stateDir := filepath.Join(t.TempDir(), "state")
+	cmd := exec.Command(tcsBin, "dev", "--state-dir", stateDir, "--listen", "127.0.0.1:0", "--root", testenv.Root())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	sc := bufio.NewScanner(stdout)
+	ready := false
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "KUBECONFIG=") {
+			ready = true
+			break
+		}
+	}
+	if !ready {
+		t.Fatalf("tcs dev did not print its env lines")
+	}
+	kids := children(cmd.Process.Pid)
+	// The reader goes away, as a terminal or a parent process does.
+	stdout.Close()
+	_ = cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("tcs dev did not stop")
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, k := range kids {
+		if alive(k) {
+			_ = syscallKill(k)
+			t.Errorf("child process %d left behind", k)
+		}
+	}
+}
+
+func syscallKill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
 }
