@@ -12,7 +12,6 @@ import (
 
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/scheme"
@@ -76,10 +75,6 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uploads, err := store.UploadHandler(limits.MaxRemoteFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	engine, err := correction.NewEngine()
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +86,6 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		Client:         mgr.GetClient(),
 		Processor:      pipeline.New(engine, store),
 		Store:          store,
-		Uploads:        uploads,
 		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		UploadExpiry:   opts.uploadExpiry,
 		SyncConcurrent: 3,

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"tcs.dev/tcs/internal/blob"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -104,8 +105,11 @@ func TestOpenAPIRoutes(t *testing.T) {
 
 	// Each listed route is served by the real router: it answers neither the router's 404 nor
 	// its 405. Authenticated routes answer 401 without a key, before touching the cluster.
-	uploads := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	h := New(Options{Uploads: uploads}).Handler()
+	store, err := blob.Open(t.Context(), t.TempDir(), blob.Options{SigningSecret: []byte("route-test-secret"), UploadBaseURL: "http://127.0.0.1/uploads/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(Options{Store: store}).Handler()
 	for _, r := range servedRoutes {
 		path := strings.ReplaceAll(r.path, "{id}", "tr_0000000000000000000")
 		rec := httptest.NewRecorder()

@@ -38,9 +38,6 @@ type Options struct {
 	Processor *pipeline.Processor
 	// Store is the object store: upload grants are signed URLs into it.
 	Store *blob.Store
-	// Uploads serves the PUTs of upload URLs when the store is the filesystem (nil otherwise);
-	// it is mounted at /uploads/.
-	Uploads http.Handler
 	// OutboundAllow lists the CIDRs outbound traffic may reach despite being private (tests, tcs dev).
 	OutboundAllow []netip.Prefix
 	// UploadExpiry is how long an upload grant lasts; zero means 15 minutes.
@@ -92,14 +89,13 @@ func New(opts Options) *Server {
 	if limiter == nil {
 		limiter = ratelimit.NewMemory(now)
 	}
-	return &Server{
+	s := &Server{
 		namespace:     opts.Namespace,
 		cache:         opts.Cache,
 		apiReader:     opts.APIReader,
 		client:        opts.Client,
 		processor:     opts.Processor,
 		store:         opts.Store,
-		uploads:       opts.Uploads,
 		outboundAllow: opts.OutboundAllow,
 		uploadExpiry:  expiry,
 		syncSlots:     newSyncSlots(sync),
@@ -108,6 +104,26 @@ func New(opts Options) *Server {
 		log:           opts.Log,
 		now:           now,
 	}
+	// The filesystem store's upload URLs point at this server, which checks and stores them;
+	// an S3 store takes its uploads itself.
+	if opts.Store != nil {
+		if h, err := opts.Store.UploadHandler(limits.MaxRemoteFile, s.uploadError); err == nil {
+			s.uploads = h
+		}
+	}
+	return s
+}
+
+// uploadError answers a refused upload with the API's error object.
+func (s *Server) uploadError(w http.ResponseWriter, r *http.Request, status int, message string) {
+	typ := ErrInvalidRequest
+	switch {
+	case status == http.StatusForbidden:
+		typ = ErrForbidden
+	case status >= 500:
+		typ = ErrServer
+	}
+	writeError(w, r, &apiError{Status: status, Type: typ, Message: message})
 }
 
 // Handler returns the HTTP handler of the whole API.

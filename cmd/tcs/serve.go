@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -29,7 +28,6 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/scheme"
@@ -206,10 +204,6 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := apiserver.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 			return err
 		}
-		uploads, err := store.UploadHandler(limits.MaxRemoteFile)
-		if err != nil && !errors.Is(err, blob.ErrNotSupported) {
-			return fmt.Errorf("serving uploads: %w", err)
-		}
 		var limiter ratelimit.Limiter
 		if o.redisURL != "" {
 			ropts, err := redis.ParseURL(o.redisURL)
@@ -228,7 +222,6 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Client:        mgr.GetClient(),
 			Processor:     processor,
 			Store:         store,
-			Uploads:       uploads,
 			OutboundAllow: allow,
 			Log:           log.WithName("api"),
 		})

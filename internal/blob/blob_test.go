@@ -44,7 +44,7 @@ func openTestDir(t *testing.T) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if upload, err = s.UploadHandler(testMaxBytes); err != nil {
+	if upload, err = s.UploadHandler(testMaxBytes, nil); err != nil {
 		t.Fatal(err)
 	}
 	return s

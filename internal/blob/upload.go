@@ -15,13 +15,14 @@ import (
 // HMAC and expiry (gocloud's fileblob.URLSigner KeyFromURL), and also the method and the
 // Content-Type bound in the URL; it caps the body at maxBytes (413), writes the object, and
 // answers 200 (or 201). Refusals answer 403 (bad/expired signature, wrong method, wrong
-// Content-Type) with a small JSON error body {"error":{"type":"forbidden","message":"…"}}.
-// Mount it at UploadBaseURL's path.
+// Content-Type). Refusals go through fail, which writes the error response; nil means a small
+// JSON body {"error":{"type":…,"message":…}} with the API's error types. Mount it at
+// UploadBaseURL's path.
 //
 // The handler reads only the query of the request URL, so it may be mounted behind
 // http.StripPrefix. An object is replaced only by a complete body: a refused or broken
 // upload leaves the key as it was.
-func (s *Store) UploadHandler(maxBytes int64) (http.Handler, error) {
+func (s *Store) UploadHandler(maxBytes int64, fail ErrorFunc) (http.Handler, error) {
 	if s.s3 {
 		return nil, fmt.Errorf("%w: the S3 backend takes uploads itself; UploadHandler serves the filesystem backend only", ErrNotSupported)
 	}
@@ -31,34 +32,40 @@ func (s *Store) UploadHandler(maxBytes int64) (http.Handler, error) {
 	if maxBytes <= 0 {
 		return nil, fmt.Errorf("blob: the upload size cap must be positive, not %d", maxBytes)
 	}
-	return &uploadHandler{store: s, maxBytes: maxBytes}, nil
+	if fail == nil {
+		fail = writeError
+	}
+	return &uploadHandler{store: s, maxBytes: maxBytes, fail: fail}, nil
 }
+
+// ErrorFunc writes the error response of a refused upload with HTTP status and message.
+type ErrorFunc func(w http.ResponseWriter, r *http.Request, status int, message string)
 
 // uploadHandler is the http.Handler that UploadHandler returns.
 type uploadHandler struct {
 	store    *Store
 	maxBytes int64
+	fail     ErrorFunc
 }
 
 // ServeHTTP checks the signed URL of r and writes its body under the key the URL names.
 func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key, err := h.store.signer.KeyFromURL(r.Context(), r.URL)
 	if err != nil {
-		writeError(w, http.StatusForbidden, "forbidden", "the upload URL is invalid or expired")
+		h.fail(w, r, http.StatusForbidden, "the upload URL is invalid or expired")
 		return
 	}
 	q := r.URL.Query()
 	if q.Get("method") != http.MethodPut || r.Method != http.MethodPut {
-		writeError(w, http.StatusForbidden, "forbidden", "the upload URL accepts only the method it was signed for (PUT)")
+		h.fail(w, r, http.StatusForbidden, "the upload URL accepts only the method it was signed for (PUT)")
 		return
 	}
 	if want := q.Get("contentType"); want == "" || r.Header.Get("Content-Type") != want {
-		writeError(w, http.StatusForbidden, "forbidden", "the Content-Type differs from the one the upload URL was signed for")
+		h.fail(w, r, http.StatusForbidden, "the Content-Type differs from the one the upload URL was signed for")
 		return
 	}
 	if r.ContentLength > h.maxBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, "payload_too_large",
-			fmt.Sprintf("the body is larger than %d bytes", h.maxBytes))
+		h.fail(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", h.maxBytes))
 		return
 	}
 
@@ -67,7 +74,7 @@ func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	bw, err := h.store.bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: q.Get("contentType")})
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "internal", "the object could not be stored")
+		h.fail(w, r, http.StatusInternalServerError, "the object could not be stored")
 		return
 	}
 	body := http.MaxBytesReader(w, r.Body, h.maxBytes)
@@ -75,22 +82,29 @@ func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		cancel()
 		_ = bw.Close()
 		if maxErr := (*http.MaxBytesError)(nil); errors.As(err, &maxErr) {
-			writeError(w, http.StatusRequestEntityTooLarge, "payload_too_large",
-				fmt.Sprintf("the body is larger than %d bytes", h.maxBytes))
+			h.fail(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", h.maxBytes))
 			return
 		}
-		writeError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+		h.fail(w, r, http.StatusBadRequest, "the body could not be read")
 		return
 	}
 	if err := bw.Close(); err != nil {
-		writeError(w, http.StatusInternalServerError, "internal", "the object could not be stored")
+		h.fail(w, r, http.StatusInternalServerError, "the object could not be stored")
 		return
 	}
 	w.WriteHeader(http.StatusOK)
 }
 
-// writeError answers with status and the JSON error body {"error":{"type":…,"message":…}}.
-func writeError(w http.ResponseWriter, status int, typ, message string) {
+// writeError answers with status and the JSON error body {"error":{"type":…,"message":…}},
+// the type being the API's for status.
+func writeError(w http.ResponseWriter, _ *http.Request, status int, message string) {
+	typ := "invalid_request"
+	switch {
+	case status == http.StatusForbidden:
+		typ = "forbidden"
+	case status >= 500:
+		typ = "server_error"
+	}
 	var body struct {
 		Error struct {
 			Type    string `json:"type"`

@@ -246,7 +246,7 @@ func TestSignedPutURLRefusals(t *testing.T) {
 		{"filesystem with a zero cap", fsStore, 0},
 	} {
 		t.Run("UploadHandler/"+tc.name, func(t *testing.T) {
-			if _, err := tc.s.UploadHandler(tc.maxBytes); err == nil {
+			if _, err := tc.s.UploadHandler(tc.maxBytes, nil); err == nil {
 				t.Fatal("UploadHandler succeeded, want an error")
 			}
 		})
