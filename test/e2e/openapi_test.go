@@ -252,7 +252,7 @@ func TestValidateResponse(t *testing.T) {
 		{"ai_pass 409", "POST", "/api/v1/transcripts/" + trID + "/ai_pass", 409, hdr(limited...), errBody("conflict", "")},
 		{"grant", "POST", "/api/v1/transcripts/uploads", 201, hdr(limited...), grant},
 		{"upload put", "PUT", "/uploads/?obj=x&expiry=1&method=PUT&contentType=text%2Fplain&signature=y", 200, http.Header{"X-Request-Id": {rid}}, ""},
-		{"upload 403", "PUT", "/uploads/?obj=x", 403, hdr("Content-Type", "application/json"), `{"error":{"type":"forbidden","message":"m"}}`},
+		{"upload 403", "PUT", "/uploads/?obj=x", 403, hdr(), errBody("forbidden", "")},
 		{"unknown route", "GET", "/api/v1/nothing", 404, hdr(), errBody("not_found", "")},
 		{"wrong method", "PATCH", "/api/v1/transcripts/" + trID, 405, hdr(), errBody("invalid_request", "")},
 	}
