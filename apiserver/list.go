@@ -113,7 +113,8 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
 	var list tcsv1.TranscriptList
-	if err := s.cache.List(ctx, &list, client.InNamespace(s.namespace), client.MatchingFields{IndexTranscriptOrganization: org}); err != nil {
+	// The objects are only read: skip the cache's deep copy, which dominates a large list.
+	if err := s.cache.List(ctx, &list, client.InNamespace(s.namespace), client.MatchingFields{IndexTranscriptOrganization: org}, client.UnsafeDisableDeepCopy); err != nil {
 		s.serverError(w, r, fmt.Errorf("listing transcripts: %w", err))
 		return
 	}

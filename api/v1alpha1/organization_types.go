@@ -71,6 +71,7 @@ type OrganizationStatus struct {
 // +kubebuilder:resource:shortName=org;orgs,categories=tcs
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
 // +kubebuilder:printcolumn:name="Display Name",type=string,JSONPath=`.spec.displayName`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Organization struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -199,6 +199,9 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := (&controllers.IdempotencyRecordReconciler{Client: mgr.GetClient(), Store: store}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the idempotency-record controller: %w", err)
 		}
+		if err := (&controllers.OrganizationReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the organization controller: %w", err)
+		}
 	}
 	if o.api {
 		if err := apiserver.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
