@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/ids"
@@ -193,7 +194,7 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 		"upload_url":     url,
 		"upload_method":  http.MethodPut,
 		"upload_headers": headers,
-		"expires_at":     timestamp(expires),
+		"expires_at":     apiview.Timestamp(expires),
 		"max_bytes":      limits.MaxRemoteFile,
 	})
 }
@@ -220,7 +221,7 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	case t.Status.Phase != "":
 		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %q is already confirmed.", id)}
 	case t.Spec.Source.UploadExpiresAt != nil && !s.now().Before(t.Spec.Source.UploadExpiresAt.Time):
-		return nil, invalid("transcript_id", fmt.Sprintf("The upload grant %q expired at %s; request a new one.", id, timestamp(*t.Spec.Source.UploadExpiresAt)))
+		return nil, invalid("transcript_id", fmt.Sprintf("The upload grant %q expired at %s; request a new one.", id, apiview.Timestamp(*t.Spec.Source.UploadExpiresAt)))
 	}
 	size, _, err := s.store.Attributes(ctx, t.Spec.Source.InputRef)
 	switch {
@@ -279,7 +280,7 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	if j.State == tcsv1.JobQueued || j.State == tcsv1.JobRunning {
 		w.Header().Set("Retry-After", "1")
 	}
-	writeJSON(w, http.StatusOK, viewJob(t, j))
+	writeJSON(w, http.StatusOK, apiview.NewJob(t, j))
 }
 
 // syncSlots bounds the synchronous requests waiting at once, per organization.
@@ -389,7 +390,7 @@ func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1
 				"id": t.Spec.ID,
 				"error": errorObject{Type: ErrTimeout, RequestID: RequestID(ctx),
 					Message: fmt.Sprintf("Transcript %s did not finish within %s; it goes on: poll GET /api/v1/transcripts/%s.", t.Spec.ID, timeout, t.Spec.ID)},
-				"transcript": viewTranscript(t, nil),
+				"transcript": apiview.NewTranscript(t, nil),
 			})
 			return
 		case <-ctx.Done():

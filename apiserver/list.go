@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/apiview"
 )
 
 // IndexTranscriptOrganization is the cache index of transcripts by their organization id.
@@ -154,10 +155,10 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 	default:
 		page, hasMore = items[:min(limit, len(items))], len(items) > limit
 	}
-	out := listView[transcriptView]{Object: "list", Data: make([]transcriptView, 0, len(page)), HasMore: hasMore, URL: "/api/v1/transcripts"}
+	out := listView[apiview.Transcript]{Object: "list", Data: make([]apiview.Transcript, 0, len(page)), HasMore: hasMore, URL: "/api/v1/transcripts"}
 	for _, t := range page {
 		// Lists carry no content: fetch a transcript for its text.
-		out.Data = append(out.Data, viewTranscript(t, nil))
+		out.Data = append(out.Data, apiview.NewTranscript(t, nil))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/ids"
@@ -281,7 +282,7 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, viewTranscript(t, nil))
+	writeJSON(w, http.StatusAccepted, apiview.NewTranscript(t, nil))
 }
 
 // createPaste corrects a pasted transcript inline and stores it already completed.
@@ -326,7 +327,7 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		return
 	}
 	content := string(res.Content)
-	writeJSON(w, http.StatusCreated, viewTranscript(t, &content))
+	writeJSON(w, http.StatusCreated, apiview.NewTranscript(t, &content))
 }
 
 // getTranscript is GET /api/v1/transcripts/{id}.
@@ -355,7 +356,7 @@ func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tc
 			content = &c
 		}
 	}
-	writeJSON(w, status, viewTranscript(t, content))
+	writeJSON(w, status, apiview.NewTranscript(t, content))
 }
 
 // ownedTranscript reads the transcript of the {id} path variable for the caller's organization;

@@ -1,0 +1,156 @@
+// Package apiview renders tcs resources as the API's JSON objects, for the REST front-end and
+// for webhook payloads alike.
+package apiview
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+)
+
+// Transcript is the API's transcript object.
+type Transcript struct {
+	ID             string             `json:"id"`
+	Object         string             `json:"object"`
+	Status         tcsv1.Phase        `json:"status"`
+	AIPassStatus   tcsv1.AIPassStatus `json:"ai_pass_status"`
+	Title          string             `json:"title"`
+	SourceType     tcsv1.SourceType   `json:"source_type"`
+	SourceFormat   string             `json:"source_format,omitempty"`
+	SourceURL      string             `json:"source_url,omitempty"`
+	Content        *string            `json:"content,omitempty"`
+	ChangesSummary *ChangesSummary    `json:"changes_summary,omitempty"`
+	Jobs           []JobRef           `json:"jobs,omitempty"`
+	Options        Options            `json:"options"`
+	Error          *Error             `json:"error,omitempty"`
+	CreatedAt      string             `json:"created_at"`
+	CompletedAt    *string            `json:"completed_at"`
+}
+
+// ChangesSummary is the changes_summary of a transcript.
+type ChangesSummary struct {
+	Total       int            `json:"total"`
+	AutoApplied int            `json:"auto_applied"`
+	NeedsReview int            `json:"needs_review"`
+	AIFlagged   int            `json:"ai_flagged"`
+	ByCategory  map[string]int `json:"by_category"`
+}
+
+// JobRef names a job in a transcript's jobs array.
+type JobRef struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// Options are a transcript's processing options.
+type Options struct {
+	AIPass              AIPassOptions `json:"ai_pass"`
+	NormalizeReferences bool          `json:"normalize_references"`
+	Language            string        `json:"language,omitempty"`
+}
+
+// AIPassOptions configure the AI validation pass.
+type AIPassOptions struct {
+	Enabled bool `json:"enabled"`
+	Apply   bool `json:"apply"`
+}
+
+// Error is the error of a failed transcript or job.
+type Error struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Timestamp renders t as the API does: RFC 3339 in UTC.
+func Timestamp(t metav1.Time) string {
+	return t.UTC().Format(time.RFC3339)
+}
+
+// NewTranscript renders t; content is the corrected text, or nil when it is not shown.
+func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
+	v := Transcript{
+		ID:           t.Spec.ID,
+		Object:       "transcript",
+		Status:       t.Status.Phase,
+		AIPassStatus: t.Status.AIPassStatus,
+		Title:        t.Status.Title,
+		SourceType:   t.Spec.Source.Type,
+		SourceFormat: t.Status.Format,
+		SourceURL:    t.Spec.Source.URL,
+		Content:      content,
+		Options: Options{
+			AIPass:              AIPassOptions{Enabled: t.Spec.Options.AIPass.Enabled, Apply: t.Spec.Options.AIPass.Apply},
+			NormalizeReferences: t.Spec.Options.NormalizeReferences,
+			Language:            t.Spec.Options.Language,
+		},
+		CreatedAt: Timestamp(t.CreationTimestamp),
+	}
+	if v.Status == "" {
+		v.Status = tcsv1.PhasePending
+	}
+	if v.AIPassStatus == "" {
+		v.AIPassStatus = tcsv1.AIPassIdle
+	}
+	if v.Title == "" {
+		v.Title = t.Spec.Source.Title
+	}
+	if v.SourceFormat == "" {
+		v.SourceFormat = t.Spec.Source.Format
+	}
+	if s := t.Status.ChangesSummary; s != nil && t.Status.Phase == tcsv1.PhaseCompleted {
+		by := make(map[string]int, len(s.ByCategory))
+		for k, n := range s.ByCategory {
+			by[k] = n
+		}
+		v.ChangesSummary = &ChangesSummary{Total: s.Total, AutoApplied: s.AutoApplied, NeedsReview: s.NeedsReview, AIFlagged: s.AIFlagged, ByCategory: by}
+	}
+	for _, j := range t.Status.Jobs {
+		v.Jobs = append(v.Jobs, JobRef{ID: j.ID, Type: j.Type})
+	}
+	if e := t.Status.Error; e != nil {
+		v.Error = &Error{Type: e.Type, Message: e.Message}
+	}
+	v.CompletedAt = OptionalTimestamp(t.Status.CompletedAt)
+	return v
+}
+
+// Job is the API's job object.
+type Job struct {
+	ID           string         `json:"id"`
+	Object       string         `json:"object"`
+	Type         string         `json:"type"`
+	Status       tcsv1.JobState `json:"status"`
+	Progress     int            `json:"progress"`
+	TranscriptID string         `json:"transcript_id"`
+	Error        *Error         `json:"error"`
+	CreatedAt    string         `json:"created_at"`
+	StartedAt    *string        `json:"started_at"`
+	FinishedAt   *string        `json:"finished_at"`
+}
+
+// OptionalTimestamp renders t, or nil (JSON null) when t is nil.
+func OptionalTimestamp(t *metav1.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := Timestamp(*t)
+	return &s
+}
+
+// NewJob renders job j of transcript t.
+func NewJob(t *tcsv1.Transcript, j *tcsv1.Job) Job {
+	v := Job{
+		ID: j.ID, Object: "job", Type: j.Type, Status: j.State, Progress: j.Progress, TranscriptID: t.Spec.ID,
+		CreatedAt: Timestamp(j.CreatedAt), StartedAt: OptionalTimestamp(j.StartedAt), FinishedAt: OptionalTimestamp(j.FinishedAt),
+	}
+	if j.State == tcsv1.JobFailed {
+		typ := "server_error"
+		if t.Status.Error != nil {
+			typ = t.Status.Error.Type
+		}
+		v.Error = &Error{Type: typ, Message: j.Error}
+	}
+	return v
+}
