@@ -206,6 +206,10 @@ func TestAPI(t *testing.T) {
 		if tr.Status.Phase != tcsv1.PhaseCompleted || tr.Spec.Organization != h.keyA.OrganizationID || tr.Labels[tcsv1.LabelOrganization] != h.keyA.OrganizationID {
 			t.Fatalf("resource %+v", tr.Status)
 		}
+		// A paste is created completed: both events, in order, in the one status write.
+		if strings.Join(tr.Status.EmittedEvents, ",") != "transcript.created,transcript.completed" {
+			t.Fatalf("emitted events %v", tr.Status.EmittedEvents)
+		}
 		ready := meta.FindStatusCondition(tr.Status.Conditions, tcsv1.ConditionReady)
 		if ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != tr.Generation || tr.Status.ObservedGeneration != tr.Generation {
 			t.Fatalf("Ready condition %+v, generation %d", ready, tr.Generation)

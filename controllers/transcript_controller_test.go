@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -243,6 +244,9 @@ func TestReconcilerFetchesAndCorrectsAURL(t *testing.T) {
 	if len(got.Status.Jobs) != 2 || got.Status.Jobs[0].Type != tcsv1.JobURLFetch || got.Status.Jobs[1].Type != tcsv1.JobCorrection {
 		t.Fatalf("jobs %+v", got.Status.Jobs)
 	}
+	if strings.Join(got.Status.EmittedEvents, ",") != "transcript.created,transcript.completed" {
+		t.Fatalf("emitted events %v", got.Status.EmittedEvents)
+	}
 	for _, j := range got.Status.Jobs {
 		if j.State != tcsv1.JobSucceeded || j.StartedAt == nil || j.FinishedAt == nil || j.Progress != 100 || j.ID != tcsv1.JobID(got.Spec.ID, map[string]int{tcsv1.JobURLFetch: 1, tcsv1.JobCorrection: 2}[j.Type]) {
 			t.Fatalf("job %+v", j)
@@ -282,6 +286,9 @@ func TestReconcilerFailsBadSources(t *testing.T) {
 			}
 			if j := got.Status.Jobs[0]; j.State != tcsv1.JobFailed || j.Error == "" || j.FinishedAt == nil {
 				t.Fatalf("job %+v", j)
+			}
+			if strings.Join(got.Status.EmittedEvents, ",") != "transcript.created,transcript.failed" {
+				t.Fatalf("emitted events %v", got.Status.EmittedEvents)
 			}
 		})
 	}

@@ -192,6 +192,9 @@ func (res *Result) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
 		job.StartedAt = &done
 	}
 	job.State, job.Progress, job.Error, job.FinishedAt = tcsv1.JobSucceeded, 100, "", &done
+	// The events go in the same status update as the transition they announce.
+	t.Emit(tcsv1.EventTranscriptCreated)
+	t.Emit(tcsv1.EventTranscriptCompleted)
 	t.SyncConditions()
 }
 

@@ -1,0 +1,193 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Event types of the API.
+const (
+	EventTranscriptCreated   = "transcript.created"
+	EventTranscriptCompleted = "transcript.completed"
+	EventTranscriptFailed    = "transcript.failed"
+	EventAIPassStarted       = "ai_pass.started"
+	EventAIPassCompleted     = "ai_pass.completed"
+	EventAIPassFailed        = "ai_pass.failed"
+)
+
+// Keys of the signing-secret Secret of a WebhookEndpoint.
+const (
+	// SecretKeyWebhookSecret holds the current signing secret (whsec_…).
+	SecretKeyWebhookSecret = "secret"
+	// SecretKeyWebhookPrevious holds the secret before the last rotation.
+	SecretKeyWebhookPrevious = "previous"
+	// AnnotationRotatedAt holds when the secret was last rotated (RFC 3339); for 24 hours after,
+	// deliveries carry a signature with the previous secret too.
+	AnnotationRotatedAt = "tcs.dev/rotated-at"
+)
+
+// WebhookEndpointSpec is where and what an organization wants to be told.
+type WebhookEndpointSpec struct {
+	// ID is the endpoint's id (we_…).
+	// +kubebuilder:validation:Pattern=`^we_[a-z0-9]+$`
+	ID string `json:"id"`
+	// Organization is the id of the organization the endpoint belongs to.
+	// +kubebuilder:validation:Pattern=`^org_[a-z0-9]+$`
+	Organization string `json:"organization"`
+	// URL receives the deliveries; https is required except for the outbound allow-list.
+	// +kubebuilder:validation:Pattern=`^https?://`
+	URL string `json:"url"`
+	// Events are the event types the endpoint subscribes to.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=set
+	Events []string `json:"events"`
+	// Paused stops deliveries; the events are recorded as skipped so they can be replayed.
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+	// SecretName names the Secret (in the same namespace) that holds the signing secret.
+	SecretName string `json:"secretName"`
+}
+
+// WebhookEndpointStatus is the observed state of a WebhookEndpoint.
+type WebhookEndpointStatus struct {
+	// ObservedGeneration is the generation the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions describe the endpoint's state.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// WebhookEndpoint is an HTTPS URL of an organization that receives signed events.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=whe,categories=tcs
+// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
+// +kubebuilder:printcolumn:name="Org",type=string,JSONPath=`.spec.organization`
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.url`
+// +kubebuilder:printcolumn:name="Paused",type=boolean,JSONPath=`.spec.paused`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type WebhookEndpoint struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   WebhookEndpointSpec   `json:"spec,omitempty"`
+	Status WebhookEndpointStatus `json:"status,omitempty"`
+}
+
+// WebhookEndpointList is a list of WebhookEndpoints.
+// +kubebuilder:object:root=true
+type WebhookEndpointList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []WebhookEndpoint `json:"items"`
+}
+
+// DeliveryState is the state of a webhook delivery.
+// +kubebuilder:validation:Enum=pending;succeeded;failed;skipped;canceled
+type DeliveryState string
+
+// The states of a delivery.
+const (
+	DeliveryPending   DeliveryState = "pending"
+	DeliverySucceeded DeliveryState = "succeeded"
+	DeliveryFailed    DeliveryState = "failed"
+	DeliverySkipped   DeliveryState = "skipped"
+	DeliveryCanceled  DeliveryState = "canceled"
+)
+
+// WebhookDeliverySpec is one event for one endpoint.
+type WebhookDeliverySpec struct {
+	// ID is the delivery id (evt_…), the X-Svc-Delivery header and the body's delivery_id.
+	ID string `json:"id"`
+	// Organization is the id of the organization of the event.
+	Organization string `json:"organization"`
+	// Endpoint is the name of the WebhookEndpoint.
+	Endpoint string `json:"endpoint"`
+	// Event is the event type.
+	Event string `json:"event"`
+	// TranscriptID is the id of the transcript the event is about.
+	TranscriptID string `json:"transcriptID"`
+	// Sequence orders the events of one transcript.
+	Sequence int `json:"sequence"`
+	// PayloadRef is the object-store key of the body.
+	PayloadRef string `json:"payloadRef"`
+}
+
+// DeliveryAttempt is one try to deliver.
+type DeliveryAttempt struct {
+	// Time is when the attempt started.
+	Time metav1.Time `json:"time"`
+	// StatusCode is the receiver's HTTP status, 0 when there was none.
+	// +optional
+	StatusCode int `json:"statusCode,omitempty"`
+	// Error says why the attempt failed.
+	// +optional
+	Error string `json:"error,omitempty"`
+	// DurationMillis is how long the attempt took.
+	DurationMillis int64 `json:"durationMillis"`
+}
+
+// WebhookDeliveryStatus is the progress of a delivery.
+type WebhookDeliveryStatus struct {
+	// State is the delivery's state.
+	// +optional
+	State DeliveryState `json:"state,omitempty"`
+	// Attempts are the tries so far, oldest first.
+	// +optional
+	// +listType=atomic
+	Attempts []DeliveryAttempt `json:"attempts,omitempty"`
+	// NextAttemptAt is when the next try is due.
+	// +optional
+	NextAttemptAt *metav1.Time `json:"nextAttemptAt,omitempty"`
+	// CompletedAt is when the delivery reached a final state.
+	// +optional
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	// Replays counts manual replays.
+	// +optional
+	Replays int `json:"replays,omitempty"`
+}
+
+// WebhookDelivery is one event for one endpoint, sent, signed and retried by its controller.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=whd,categories=tcs
+// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
+// +kubebuilder:printcolumn:name="Event",type=string,JSONPath=`.spec.event`
+// +kubebuilder:printcolumn:name="Transcript",type=string,JSONPath=`.spec.transcriptID`
+// +kubebuilder:printcolumn:name="Endpoint",type=string,JSONPath=`.spec.endpoint`
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
+// +kubebuilder:printcolumn:name="Replays",type=integer,JSONPath=`.status.replays`,priority=1
+// +kubebuilder:printcolumn:name="Last Code",type=integer,JSONPath=`.status.attempts[-1:].statusCode`
+// +kubebuilder:printcolumn:name="Last Error",type=string,JSONPath=`.status.attempts[-1:].error`,priority=1
+// +kubebuilder:printcolumn:name="Next",type=date,JSONPath=`.status.nextAttemptAt`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type WebhookDelivery struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   WebhookDeliverySpec   `json:"spec,omitempty"`
+	Status WebhookDeliveryStatus `json:"status,omitempty"`
+}
+
+// WebhookDeliveryList is a list of WebhookDeliveries.
+// +kubebuilder:object:root=true
+type WebhookDeliveryList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []WebhookDelivery `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&WebhookEndpoint{}, &WebhookEndpointList{}, &WebhookDelivery{}, &WebhookDeliveryList{})
+}
+
+// Emit records event as emitted for t, once; it returns false when it was already recorded.
+func (t *Transcript) Emit(event string) bool {
+	if t.HasEmitted(event) {
+		return false
+	}
+	t.Status.EmittedEvents = append(t.Status.EmittedEvents, event)
+	return true
+}
