@@ -147,6 +147,10 @@ type WebhookDeliveryStatus struct {
 	// Replays counts manual replays.
 	// +optional
 	Replays int `json:"replays,omitempty"`
+	// ReplayedAt is when the last manual replay was asked for; the retry schedule counts the
+	// attempts made since then.
+	// +optional
+	ReplayedAt *metav1.Time `json:"replayedAt,omitempty"`
 }
 
 // WebhookDelivery is one event for one endpoint, sent, signed and retried by its controller.
