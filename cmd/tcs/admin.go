@@ -126,6 +126,6 @@ func newAdminCommand() *cobra.Command {
 			return nil
 		},
 	})
-	cmd.AddCommand(org, key, transcript)
+	cmd.AddCommand(org, key, transcript, newAdminWebhookCommand(o))
 	return cmd
 }
