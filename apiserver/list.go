@@ -1,8 +1,10 @@
 package apiserver
 
 import (
+	"container/heap"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -119,14 +121,6 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, fmt.Errorf("listing transcripts: %w", err))
 		return
 	}
-	items := make([]*tcsv1.Transcript, 0, len(list.Items))
-	for i := range list.Items {
-		if f.match(&list.Items[i]) {
-			items = append(items, &list.Items[i])
-		}
-	}
-	sort.Slice(items, func(i, j int) bool { return newerFirst(items[i], items[j]) })
-
 	// The cursor is a transcript of the organization; it need not match the filters.
 	var cursor *tcsv1.Transcript
 	param := "starting_after"
@@ -141,20 +135,7 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 		}
 		cursor = c
 	}
-	var page []*tcsv1.Transcript
-	hasMore := false
-	switch {
-	case after != "":
-		i := sort.Search(len(items), func(i int) bool { return newerFirst(cursor, items[i]) })
-		rest := items[i:]
-		page, hasMore = rest[:min(limit, len(rest))], len(rest) > limit
-	case before != "":
-		i := sort.Search(len(items), func(i int) bool { return !newerFirst(items[i], cursor) })
-		head := items[:i]
-		page, hasMore = head[max(0, len(head)-limit):], len(head) > limit
-	default:
-		page, hasMore = items[:min(limit, len(items))], len(items) > limit
-	}
+	page, hasMore := selectPage(list.Items, f, limit, cursor, before != "")
 	out := listView[apiview.Transcript]{Object: "list", Data: make([]apiview.Transcript, 0, len(page)), HasMore: hasMore, URL: "/api/v1/transcripts"}
 	for _, t := range page {
 		// Lists carry no content: fetch a transcript for its text.
@@ -208,4 +189,59 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable,
 			Message: "The AI validation pass is not available on this server yet."})
 	}
+}
+
+// selectPage returns, newest first, the page of at most limit transcripts of items that match f:
+// the newest ones, or with a cursor the ones right after it (older), or with before the ones
+// right before it (newer). It keeps only limit+1 candidates, so a page of a large organization
+// costs one pass over its transcripts rather than a sort of all of them.
+func selectPage(items []tcsv1.Transcript, f listFilter, limit int, cursor *tcsv1.Transcript, before bool) ([]*tcsv1.Transcript, bool) {
+	// best orders candidates so that the ones to keep come first: newest first, or, before a
+	// cursor, closest to it (oldest) first.
+	best := newerFirst
+	if before {
+		best = func(a, b *tcsv1.Transcript) bool { return newerFirst(b, a) }
+	}
+	h := &pageHeap{worse: func(a, b *tcsv1.Transcript) bool { return best(b, a) }}
+	for i := range items {
+		t := &items[i]
+		if !f.match(t) {
+			continue
+		}
+		if cursor != nil {
+			if before && !newerFirst(t, cursor) || !before && !newerFirst(cursor, t) {
+				continue
+			}
+		}
+		if h.Len() <= limit {
+			heap.Push(h, t)
+		} else if best(t, h.items[0]) {
+			h.items[0] = t
+			heap.Fix(h, 0)
+		}
+	}
+	page := h.items
+	sort.Slice(page, func(i, j int) bool { return best(page[i], page[j]) })
+	hasMore := len(page) > limit
+	page = page[:min(limit, len(page))]
+	if before {
+		slices.Reverse(page)
+	}
+	return page, hasMore
+}
+
+// pageHeap is a heap whose root is the worst candidate kept.
+type pageHeap struct {
+	items []*tcsv1.Transcript
+	worse func(a, b *tcsv1.Transcript) bool
+}
+
+func (h *pageHeap) Len() int           { return len(h.items) }
+func (h *pageHeap) Less(i, j int) bool { return h.worse(h.items[i], h.items[j]) }
+func (h *pageHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *pageHeap) Push(x any)         { h.items = append(h.items, x.(*tcsv1.Transcript)) }
+func (h *pageHeap) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
 }
