@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"net/netip"
@@ -50,6 +51,8 @@ type serveOptions struct {
 	uploadSecret string
 	// outboundAllow lists CIDRs outbound traffic may reach although they are private.
 	outboundAllow []string
+	// outboundCAFile is a PEM file of CAs trusted by outbound HTTPS besides the system's.
+	outboundCAFile string
 	// youtubeBaseURL is where captions are fetched from.
 	youtubeBaseURL string
 	// redisURL selects the Redis rate limiter (several replicas); empty means in memory.
@@ -67,6 +70,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore 
 	f.StringVar(&o.publicURL, "public-url", os.Getenv("TCS_PUBLIC_URL"), "base URL clients reach the API at (env TCS_PUBLIC_URL; default: http:// and the listen address)")
 	f.StringVar(&o.uploadSecret, "upload-secret", os.Getenv("TCS_UPLOAD_SECRET"), "secret that signs upload URLs of the filesystem store (env TCS_UPLOAD_SECRET; default: random per process)")
 	f.StringSliceVar(&o.outboundAllow, "outbound-allow-cidrs", nil, "CIDRs outbound requests may reach although private (empty in production)")
+	f.StringVar(&o.outboundCAFile, "outbound-ca-file", "", "PEM file of certificate authorities outbound HTTPS (webhooks, fetches) trusts besides the system's")
 	f.StringVar(&o.redisURL, "redis-url", os.Getenv("TCS_REDIS_URL"), "Redis for the rate limits of several replicas, e.g. redis://127.0.0.1:6379/0 (env TCS_REDIS_URL; default: in memory)")
 	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")
 }
@@ -184,7 +188,11 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		return fmt.Errorf("building the correction engine: %w", err)
 	}
 	processor := pipeline.New(engine, store)
-	outbound := sources.NewClient(sources.ClientOptions{AllowCIDRs: allow})
+	roots, err := outboundRoots(o.outboundCAFile)
+	if err != nil {
+		return err
+	}
+	outbound := sources.NewClient(sources.ClientOptions{AllowCIDRs: allow, RootCAs: roots})
 
 	if o.controllers {
 		r := &controllers.TranscriptReconciler{
@@ -195,6 +203,19 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the transcript controller: %w", err)
+		}
+		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the webhook dispatch controller: %w", err)
+		}
+		deliveries := &controllers.WebhookDeliveryReconciler{
+			Client:     mgr.GetClient(),
+			Reader:     mgr.GetAPIReader(),
+			HTTP:       outbound,
+			AllowCIDRs: allow,
+			Store:      store,
+		}
+		if err := deliveries.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the webhook delivery controller: %w", err)
 		}
 		if err := (&controllers.IdempotencyRecordReconciler{Client: mgr.GetClient(), Store: store}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the idempotency-record controller: %w", err)
@@ -263,4 +284,24 @@ func parseCIDRs(cidrs []string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// outboundRoots returns the system's certificate pool with the PEM certificates of file added,
+// or nil (the system pool) when file is empty.
+func outboundRoots(file string) (*x509.CertPool, error) {
+	if file == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--outbound-ca-file: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--outbound-ca-file: %s holds no PEM certificate", file)
+	}
+	return pool, nil
 }

@@ -1,6 +1,8 @@
 package sources
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"net"
 	"net/http"
 	"net/netip"
@@ -32,6 +34,10 @@ type ClientOptions struct {
 	// Resolver resolves host names. Nil means net.DefaultResolver. Tests use
 	// it to make a name resolve to an address of their choice.
 	Resolver *net.Resolver
+	// RootCAs are the certificate authorities HTTPS servers are verified
+	// against. Nil means the system pool. Tests use it to trust their own
+	// servers.
+	RootCAs *x509.CertPool
 }
 
 // NewClient returns the SSRF-safe HTTP client for all outbound traffic.
@@ -79,6 +85,9 @@ func NewClient(opts ClientOptions) *http.Client {
 		ExpectContinueTimeout:  time.Second,
 		ResponseHeaderTimeout:  timeout,
 		MaxResponseHeaderBytes: 1 << 20,
+	}
+	if opts.RootCAs != nil {
+		transport.TLSClientConfig = &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{
 		Transport: &guardedTransport{base: transport, allow: allow},

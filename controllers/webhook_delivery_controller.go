@@ -1,0 +1,423 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/webhook"
+)
+
+// IndexWebhookDeliveryStream is the field index of WebhookDeliveries by transcript id and
+// endpoint name ("<transcriptID>/<endpoint>"): the deliveries that are sent in sequence order.
+const IndexWebhookDeliveryStream = "spec.stream"
+
+// IndexWebhookDeliveryEndpoint is the field index of WebhookDeliveries by endpoint name.
+const IndexWebhookDeliveryEndpoint = "spec.endpoint"
+
+// DeliveryTimeout is the time limit of one delivery attempt.
+const DeliveryTimeout = 10 * time.Second
+
+// DefaultDeliveryWorkers is the number of deliveries reconciled at once by default.
+const DefaultDeliveryWorkers = 8
+
+// DefaultBlockedRequeue is how soon a delivery waiting for an earlier one is looked at again.
+const DefaultBlockedRequeue = time.Second
+
+// previousSecretWindow is how long after a rotation deliveries are signed with the previous
+// secret too.
+const previousSecretWindow = 24 * time.Hour
+
+// WebhookDeliveryReconciler sends WebhookDeliveries: signed, in sequence order per transcript
+// and endpoint, retried on the schedule of limits.WebhookRetryDelays, and removed with their
+// payload once Retention has passed after they ended.
+type WebhookDeliveryReconciler struct {
+	// Client reads deliveries and endpoints through the cache and writes deliveries.
+	Client client.Client
+	// Reader reads Secrets and re-reads a delivery before it is sent; nil means Client.
+	// It should not be a cache: the manager's cache may hold only some Secrets.
+	Reader client.Reader
+	// HTTP is the SSRF-safe outbound client (sources.NewClient); redirects are never followed.
+	HTTP *http.Client
+	// AllowCIDRs is the outbound allow-list; an http URL is accepted only for an IP in it.
+	AllowCIDRs []netip.Prefix
+	// Store holds the payloads.
+	Store *blob.Store
+	// RetryDelays are the delays before each retry; nil means limits.WebhookRetryDelays.
+	RetryDelays []time.Duration
+	// Retention is how long an ended delivery is kept; zero means DefaultRetention.
+	Retention time.Duration
+	// BlockedRequeue is DefaultBlockedRequeue when zero.
+	BlockedRequeue time.Duration
+	// Workers is DefaultDeliveryWorkers when zero.
+	Workers int
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch
+
+// Reconcile brings one WebhookDelivery a step further; every status change is one update.
+func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	d := &tcsv1.WebhookDelivery{}
+	if err := r.Client.Get(ctx, req.NamespacedName, d); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !d.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	now := r.now()
+	switch d.Status.State {
+	case "", tcsv1.DeliveryPending:
+	default:
+		return r.collect(ctx, d, now)
+	}
+
+	ep := &tcsv1.WebhookEndpoint{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: d.Spec.Endpoint}, ep); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("reading endpoint %s: %w", d.Spec.Endpoint, err)
+		}
+		return r.finish(ctx, d, tcsv1.DeliveryCanceled, now)
+	}
+	if !ep.DeletionTimestamp.IsZero() {
+		return r.finish(ctx, d, tcsv1.DeliveryCanceled, now)
+	}
+	if ep.Spec.Paused {
+		return r.finish(ctx, d, tcsv1.DeliverySkipped, now)
+	}
+	if next := d.Status.NextAttemptAt; next != nil && next.After(now) {
+		return ctrl.Result{RequeueAfter: next.Sub(now)}, nil
+	}
+	blocked, err := r.blocked(ctx, d)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if blocked {
+		return ctrl.Result{RequeueAfter: r.blockedRequeue()}, nil
+	}
+
+	// The cache may lag behind the last status update: send only what the API server says is due.
+	live := &tcsv1.WebhookDelivery{}
+	if err := r.reader().Get(ctx, req.NamespacedName, live); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if live.ResourceVersion != d.ResourceVersion {
+		return ctrl.Result{RequeueAfter: r.blockedRequeue()}, nil
+	}
+	return r.send(ctx, d, ep)
+}
+
+// collect removes an ended delivery and its payload once Retention has passed after it ended.
+func (r *WebhookDeliveryReconciler) collect(ctx context.Context, d *tcsv1.WebhookDelivery, now time.Time) (ctrl.Result, error) {
+	ended := d.CreationTimestamp.Time
+	if d.Status.CompletedAt != nil {
+		ended = d.Status.CompletedAt.Time
+	}
+	if wait := ended.Add(r.retention()).Sub(now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	if d.Spec.PayloadRef != "" {
+		if err := r.Store.Delete(ctx, d.Spec.PayloadRef); err != nil && !errors.Is(err, blob.ErrNotFound) {
+			return ctrl.Result{}, fmt.Errorf("deleting the payload of %s: %w", d.Spec.ID, err)
+		}
+	}
+	if err := r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID}); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("deleting delivery %s: %w", d.Name, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// finish moves d to the final state without an attempt.
+func (r *WebhookDeliveryReconciler) finish(ctx context.Context, d *tcsv1.WebhookDelivery, state tcsv1.DeliveryState, now time.Time) (ctrl.Result, error) {
+	t := metav1.NewTime(now)
+	d.Status.State, d.Status.CompletedAt, d.Status.NextAttemptAt = state, &t, nil
+	return r.update(ctx, d)
+}
+
+// blocked reports whether an earlier delivery of the same transcript to the same endpoint has
+// still to make its first attempt of its current round.
+func (r *WebhookDeliveryReconciler) blocked(ctx context.Context, d *tcsv1.WebhookDelivery) (bool, error) {
+	if d.Spec.Sequence == 0 {
+		return false, nil
+	}
+	list := &tcsv1.WebhookDeliveryList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(d.Namespace),
+		client.MatchingFields{IndexWebhookDeliveryStream: streamKey(d)}); err != nil {
+		return false, fmt.Errorf("listing the deliveries before %s: %w", d.Name, err)
+	}
+	for i := range list.Items {
+		o := &list.Items[i]
+		if o.Spec.Sequence >= d.Spec.Sequence || o.UID == d.UID {
+			continue
+		}
+		if (o.Status.State == "" || o.Status.State == tcsv1.DeliveryPending) && len(roundAttempts(o)) == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// send makes one attempt and records it: succeeded, a retry scheduled, or failed.
+func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDelivery, ep *tcsv1.WebhookEndpoint) (ctrl.Result, error) {
+	body, err := r.Store.Get(ctx, d.Spec.PayloadRef)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading the payload of %s: %w", d.Spec.ID, err)
+	}
+	current, previous, err := r.secrets(ctx, ep)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	start := r.now()
+	attempt := tcsv1.DeliveryAttempt{Time: metav1.NewTime(start)}
+	permanent := false
+	if msg := r.checkURL(ep.Spec.URL); msg != "" {
+		attempt.Error, permanent = msg, true
+	} else {
+		attempt.StatusCode, attempt.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(d.Spec.Event, d.Spec.ID, current, previous, body, start), body)
+	}
+	end := r.now()
+	attempt.DurationMillis = end.Sub(start).Milliseconds()
+	var delay time.Duration
+	record := func(d *tcsv1.WebhookDelivery) {
+		d.Status.Attempts = append(d.Status.Attempts, attempt)
+		ended := metav1.NewTime(end)
+		switch n := len(roundAttempts(d)); {
+		case attempt.Error == "":
+			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliverySucceeded, nil, &ended
+		case permanent || n > len(r.retryDelays()):
+			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
+		default:
+			delay = r.retryDelays()[n-1]
+			if tenth := int64(delay / 10); tenth > 0 {
+				delay += time.Duration(rand.Int64N(tenth + 1))
+			}
+			next := metav1.NewTime(end.Add(delay))
+			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
+		}
+	}
+	record(d)
+	err = r.Client.Status().Update(ctx, d)
+	// The request was made: a conflicting write (a replay, say) must not lose its record, or
+	// the delivery would be sent again as if it had not been.
+	for i := 0; i < 5 && apierrors.IsConflict(err); i++ {
+		if err = r.reader().Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+			break
+		}
+		record(d)
+		err = r.Client.Status().Update(ctx, d)
+	}
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("recording an attempt of %s: %w", d.Name, err)
+	}
+	if d.Status.NextAttemptAt == nil {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: delay}, nil
+}
+
+// post sends one attempt and returns the status code and why it failed ("" when it did not).
+func (r *WebhookDeliveryReconciler) post(ctx context.Context, rawURL string, h http.Header, body []byte) (int, string) {
+	ctx, cancel := context.WithTimeout(ctx, DeliveryTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	if err != nil {
+		return 0, "building the request: " + err.Error()
+	}
+	req.Header = h
+	c := *r.HTTP
+	c.Timeout = DeliveryTimeout
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return 0, "timed out after " + DeliveryTimeout.String()
+		}
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, "the endpoint answered " + strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
+	}
+	return resp.StatusCode, ""
+}
+
+// checkURL returns why deliveries to raw cannot be made, or "" if they can: the URL must be
+// https, or http to an IP literal in the outbound allow-list.
+func (r *WebhookDeliveryReconciler) checkURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "the endpoint URL is not valid"
+	}
+	switch u.Scheme {
+	case "https":
+		return ""
+	case "http":
+		if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
+			ip = ip.Unmap().WithZone("")
+			for _, p := range r.AllowCIDRs {
+				if p.Contains(ip) {
+					return ""
+				}
+			}
+		}
+		return "the endpoint URL must use https"
+	}
+	return "the endpoint URL must use https"
+}
+
+// secrets returns the signing secret of ep and, within 24 hours after a rotation, the previous one.
+func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.WebhookEndpoint) (current, previous string, err error) {
+	s := &corev1.Secret{}
+	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ep.Spec.SecretName}, s); err != nil {
+		return "", "", fmt.Errorf("reading the signing secret of %s: %w", ep.Name, err)
+	}
+	current = string(s.Data[tcsv1.SecretKeyWebhookSecret])
+	if current == "" {
+		return "", "", fmt.Errorf("the secret %s of endpoint %s has no %q", s.Name, ep.Name, tcsv1.SecretKeyWebhookSecret)
+	}
+	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && r.now().Sub(at) < previousSecretWindow {
+		previous = string(s.Data[tcsv1.SecretKeyWebhookPrevious])
+	}
+	return current, previous, nil
+}
+
+// update writes d's status; a conflict requeues.
+func (r *WebhookDeliveryReconciler) update(ctx context.Context, d *tcsv1.WebhookDelivery) (ctrl.Result, error) {
+	if err := r.Client.Status().Update(ctx, d); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", d.Name, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// roundAttempts returns the attempts of d's current round: those made at or after the last
+// replay.
+func roundAttempts(d *tcsv1.WebhookDelivery) []tcsv1.DeliveryAttempt {
+	if d.Status.ReplayedAt == nil {
+		return d.Status.Attempts
+	}
+	for i, a := range d.Status.Attempts {
+		if !a.Time.Before(d.Status.ReplayedAt) {
+			return d.Status.Attempts[i:]
+		}
+	}
+	return nil
+}
+
+func streamKey(d *tcsv1.WebhookDelivery) string { return d.Spec.TranscriptID + "/" + d.Spec.Endpoint }
+
+func (r *WebhookDeliveryReconciler) reader() client.Reader {
+	if r.Reader != nil {
+		return r.Reader
+	}
+	return r.Client
+}
+
+func (r *WebhookDeliveryReconciler) retryDelays() []time.Duration {
+	if r.RetryDelays != nil {
+		return r.RetryDelays
+	}
+	return limits.WebhookRetryDelays[:]
+}
+
+func (r *WebhookDeliveryReconciler) retention() time.Duration {
+	if r.Retention > 0 {
+		return r.Retention
+	}
+	return DefaultRetention
+}
+
+func (r *WebhookDeliveryReconciler) blockedRequeue() time.Duration {
+	if r.BlockedRequeue > 0 {
+		return r.BlockedRequeue
+	}
+	return DefaultBlockedRequeue
+}
+
+func (r *WebhookDeliveryReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// SetupWithManager registers the reconciler, and the index of deliveries by transcript and
+// endpoint, with mgr.
+func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookDelivery{},
+		IndexWebhookDeliveryStream, func(o client.Object) []string {
+			return []string{streamKey(o.(*tcsv1.WebhookDelivery))}
+		}); err != nil {
+		return fmt.Errorf("indexing webhook deliveries: %w", err)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookDelivery{},
+		IndexWebhookDeliveryEndpoint, func(o client.Object) []string {
+			return []string{o.(*tcsv1.WebhookDelivery).Spec.Endpoint}
+		}); err != nil {
+		return fmt.Errorf("indexing webhook deliveries by endpoint: %w", err)
+	}
+	workers := r.Workers
+	if workers <= 0 {
+		workers = DefaultDeliveryWorkers
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&tcsv1.WebhookDelivery{}).
+		Named("webhook-delivery").
+		Watches(&tcsv1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.pendingOf)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// pendingOf returns the pending deliveries of an endpoint, so that pausing or deleting it
+// takes effect on deliveries waiting for a retry.
+func (r *WebhookDeliveryReconciler) pendingOf(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &tcsv1.WebhookDeliveryList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()),
+		client.MatchingFields{IndexWebhookDeliveryEndpoint: o.GetName()}); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		d := &list.Items[i]
+		if d.Status.State == "" || d.Status.State == tcsv1.DeliveryPending {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(d)})
+		}
+	}
+	return reqs
+}

@@ -1,0 +1,236 @@
+package controllers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/apiview"
+	"tcs.dev/tcs/internal/blob"
+)
+
+// IndexWebhookEndpointOrganization is the field index of WebhookEndpoints by organization.
+const IndexWebhookEndpointOrganization = "spec.organization"
+
+// WebhookDispatchReconciler turns the events a Transcript emitted into WebhookDeliveries, one
+// per event and subscribed endpoint of the transcript's organization, each with its payload
+// written to the object store first.
+type WebhookDispatchReconciler struct {
+	Client client.Client
+	// Store holds the transcripts' content and the deliveries' payloads.
+	Store *blob.Store
+	// Retention is how long ended deliveries are kept (the WebhookDeliveryReconciler's);
+	// zero means DefaultRetention. A transcript unchanged for longer gets no deliveries, so
+	// that deliveries removed after Retention are not created again.
+	Retention time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// webhookBody is the body of a delivery: the transcript as the API shows it, plus the event
+// and the delivery id.
+type webhookBody struct {
+	apiview.Transcript
+	Event      string `json:"event"`
+	DeliveryID string `json:"delivery_id"`
+}
+
+// DeliveryHash returns the 32 hex digits that name the delivery of event about transcriptID
+// to the endpoint endpointID: the name is "evt-" and the id "evt_" followed by them.
+func DeliveryHash(transcriptID, event, endpointID string) string {
+	sum := sha256.Sum256([]byte(transcriptID + "/" + event + "/" + endpointID))
+	return hex.EncodeToString(sum[:])[:32]
+}
+
+// WebhookPayloadKey returns the object-store key of the payload of a delivery.
+func WebhookPayloadKey(org, deliveryID string) string {
+	return "webhooks/" + org + "/" + deliveryID + ".json"
+}
+
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch
+
+// Reconcile creates the deliveries of one Transcript's emitted events that do not exist yet.
+func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	t := &tcsv1.Transcript{}
+	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !t.DeletionTimestamp.IsZero() || t.Status.DeletedAt != nil || len(t.Status.EmittedEvents) == 0 {
+		return ctrl.Result{}, nil
+	}
+	retention := r.Retention
+	if retention <= 0 {
+		retention = DefaultRetention
+	}
+	if r.now().Sub(lastChange(t)) > retention {
+		return ctrl.Result{}, nil
+	}
+	endpoints := &tcsv1.WebhookEndpointList{}
+	if err := r.Client.List(ctx, endpoints, client.InNamespace(t.Namespace),
+		client.MatchingFields{IndexWebhookEndpointOrganization: t.Spec.Organization}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing the webhook endpoints of %s: %w", t.Spec.Organization, err)
+	}
+	if len(endpoints.Items) == 0 {
+		return ctrl.Result{}, nil
+	}
+	// Endpoints in a stable order, so deliveries are created the same way every time.
+	slices.SortFunc(endpoints.Items, func(a, b tcsv1.WebhookEndpoint) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	var content *string
+	contentRead := false
+	for seq, event := range t.Status.EmittedEvents {
+		for i := range endpoints.Items {
+			ep := &endpoints.Items[i]
+			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, event) {
+				continue
+			}
+			if !contentRead {
+				var err error
+				if content, err = r.content(ctx, t); err != nil {
+					return ctrl.Result{}, err
+				}
+				contentRead = true
+			}
+			if err := r.deliver(ctx, t, seq, event, ep, content); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// content returns the corrected text of a completed transcript, as the API shows it.
+func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transcript) (*string, error) {
+	if t.Status.Phase != tcsv1.PhaseCompleted || t.Status.ContentRef == "" {
+		return nil, nil
+	}
+	data, err := r.Store.Get(ctx, t.Status.ContentRef)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the content of %s: %w", t.Spec.ID, err)
+	}
+	s := string(data)
+	return &s, nil
+}
+
+// deliver creates the delivery of event number seq of t to ep unless it exists.
+func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, event string, ep *tcsv1.WebhookEndpoint, content *string) error {
+	hash := DeliveryHash(t.Spec.ID, event, ep.Spec.ID)
+	name := "evt-" + hash
+	id := "evt_" + hash
+	existing := &tcsv1.WebhookDelivery{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: name}, existing)
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reading delivery %s: %w", name, err)
+	}
+
+	key := WebhookPayloadKey(t.Spec.Organization, id)
+	// A payload written by an earlier, interrupted attempt is kept: it is the state of the
+	// transcript closest to the event's time.
+	exists, err := r.Store.Exists(ctx, key)
+	if err != nil {
+		return fmt.Errorf("checking the payload of %s: %w", id, err)
+	}
+	if !exists {
+		body, err := json.Marshal(webhookBody{Transcript: apiview.NewTranscript(t, content), Event: event, DeliveryID: id})
+		if err != nil {
+			return fmt.Errorf("encoding the payload of %s: %w", id, err)
+		}
+		if err := r.Store.Put(ctx, key, body, "application/json"); err != nil {
+			return fmt.Errorf("writing the payload of %s: %w", id, err)
+		}
+	}
+
+	d := &tcsv1.WebhookDelivery{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: t.Namespace,
+			Labels: map[string]string{tcsv1.LabelOrganization: t.Spec.Organization}},
+		Spec: tcsv1.WebhookDeliverySpec{ID: id, Organization: t.Spec.Organization, Endpoint: ep.Name,
+			Event: event, TranscriptID: t.Spec.ID, Sequence: seq, PayloadRef: key},
+	}
+	if err := r.Client.Create(ctx, d); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return fmt.Errorf("creating delivery %s: %w", name, err)
+	}
+	if !ep.Spec.Paused {
+		// A delivery without a state is pending: the delivery controller is its only writer,
+		// so no attempt can be lost to a conflicting write.
+		return nil
+	}
+	now := metav1.NewTime(r.now())
+	d.Status.State, d.Status.CompletedAt = tcsv1.DeliverySkipped, &now
+	// The delivery controller skips a delivery for a paused endpoint too, so a failure here
+	// loses nothing.
+	if err := r.Client.Status().Update(ctx, d); err != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("setting the state of delivery %s: %w", name, err)
+	}
+	return nil
+}
+
+// lastChange returns the latest time recorded on t: its creation, a job's start or end, its
+// completion or a condition's transition. Every event is emitted at or before it.
+func lastChange(t *tcsv1.Transcript) time.Time {
+	last := t.CreationTimestamp.Time
+	later := func(mt *metav1.Time) {
+		if mt != nil && mt.After(last) {
+			last = mt.Time
+		}
+	}
+	later(t.Status.CompletedAt)
+	for i := range t.Status.Jobs {
+		later(t.Status.Jobs[i].StartedAt)
+		later(t.Status.Jobs[i].FinishedAt)
+	}
+	for i := range t.Status.Conditions {
+		later(&t.Status.Conditions[i].LastTransitionTime)
+	}
+	return last
+}
+
+func (r *WebhookDispatchReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// SetupWithManager registers the reconciler, and the index of endpoints by organization, with
+// mgr.
+func (r *WebhookDispatchReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookEndpoint{},
+		IndexWebhookEndpointOrganization, func(o client.Object) []string {
+			return []string{o.(*tcsv1.WebhookEndpoint).Spec.Organization}
+		}); err != nil {
+		return fmt.Errorf("indexing webhook endpoints by organization: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&tcsv1.Transcript{}).
+		Named("webhook-dispatch").
+		Complete(r)
+}
