@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
@@ -29,6 +30,7 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/scheme"
@@ -55,6 +57,10 @@ type serveOptions struct {
 	outboundCAFile string
 	// youtubeBaseURL is where captions are fetched from.
 	youtubeBaseURL string
+	// webhookRetryDelays is the retry schedule of webhook deliveries (nil: the spec's).
+	webhookRetryDelays []time.Duration
+	// webhookRetention is how long delivery history is kept.
+	webhookRetention time.Duration
 	// redisURL selects the Redis rate limiter (several replicas); empty means in memory.
 	redisURL    string
 	api         bool
@@ -70,6 +76,8 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore 
 	f.StringVar(&o.publicURL, "public-url", os.Getenv("TCS_PUBLIC_URL"), "base URL clients reach the API at (env TCS_PUBLIC_URL; default: http:// and the listen address)")
 	f.StringVar(&o.uploadSecret, "upload-secret", os.Getenv("TCS_UPLOAD_SECRET"), "secret that signs upload URLs of the filesystem store (env TCS_UPLOAD_SECRET; default: random per process)")
 	f.StringSliceVar(&o.outboundAllow, "outbound-allow-cidrs", nil, "CIDRs outbound requests may reach although private (empty in production)")
+	f.DurationSliceVar(&o.webhookRetryDelays, "webhook-retry-delays", limits.WebhookRetryDelays[:], "delays before the retries of a failed webhook delivery")
+	f.DurationVar(&o.webhookRetention, "webhook-retention", 30*24*time.Hour, "how long webhook delivery history is kept")
 	f.StringVar(&o.outboundCAFile, "outbound-ca-file", "", "PEM file of certificate authorities outbound HTTPS (webhooks, fetches) trusts besides the system's")
 	f.StringVar(&o.redisURL, "redis-url", os.Getenv("TCS_REDIS_URL"), "Redis for the rate limits of several replicas, e.g. redis://127.0.0.1:6379/0 (env TCS_REDIS_URL; default: in memory)")
 	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")
@@ -208,11 +216,13 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			return fmt.Errorf("setting up the webhook dispatch controller: %w", err)
 		}
 		deliveries := &controllers.WebhookDeliveryReconciler{
-			Client:     mgr.GetClient(),
-			Reader:     mgr.GetAPIReader(),
-			HTTP:       outbound,
-			AllowCIDRs: allow,
-			Store:      store,
+			Client:      mgr.GetClient(),
+			Reader:      mgr.GetAPIReader(),
+			HTTP:        outbound,
+			AllowCIDRs:  allow,
+			Store:       store,
+			RetryDelays: o.webhookRetryDelays,
+			Retention:   o.webhookRetention,
 		}
 		if err := deliveries.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook delivery controller: %w", err)

@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tcs.dev/tcs/pkg/webhook"
+)
+
+// receiver is an HTTPS webhook receiver on loopback that verifies signatures over the raw body,
+// fails the first attempt of every delivery with a 500 and records what it accepted.
+type receiver struct {
+	mu       sync.Mutex
+	secret   string
+	attempts map[string]int
+	accepted []map[string]any
+	bad      []string
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rc.mu.Lock()
+	secret := rc.secret
+	rc.mu.Unlock()
+	body, err := webhook.VerifyRequest(r, secret, 5*time.Minute)
+	if err != nil {
+		rc.mu.Lock()
+		rc.bad = append(rc.bad, err.Error())
+		rc.mu.Unlock()
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(body, &payload); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	id := r.Header.Get(webhook.HeaderDelivery)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.attempts[id]++
+	if rc.attempts[id] == 1 {
+		http.Error(w, "try again", http.StatusInternalServerError)
+		return
+	}
+	if payload["delivery_id"] != id || payload["event"] != r.Header.Get(webhook.HeaderEvent) {
+		rc.bad = append(rc.bad, "headers and body disagree")
+	}
+	rc.accepted = append(rc.accepted, payload)
+}
+
+func TestDevWebhooks(t *testing.T) {
+	rc := &receiver{attempts: map[string]int{}}
+	srv := httptest.NewTLSServer(rc)
+	t.Cleanup(srv.Close)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dev := startDev(t, filepath.Join(t.TempDir(), "state"), "--outbound-ca-file", caFile, "--webhook-retry-delays", "200ms,200ms,200ms")
+
+	out, err := exec.Command(tcsBin, "admin", "webhook", "create", "--org", dev.env["TCS_ORG"], "--url", srv.URL+"/hooks",
+		"--events", "all", "--kubeconfig", dev.env["KUBECONFIG"]).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tcs admin webhook create: %v\n%s", err, out)
+	}
+	fields := strings.Fields(string(out))
+	if len(fields) < 2 || !strings.HasPrefix(fields[0], "we_") || !strings.HasPrefix(fields[1], "whsec_") {
+		t.Fatalf("create printed %q", out)
+	}
+	rc.mu.Lock()
+	rc.secret = fields[1]
+	rc.mu.Unlock()
+
+	created := call(t, http.MethodPost, dev.env["TCS_URL"]+"/api/v1/transcripts", dev.env["TCS_API_KEY"], `{"source_type":"paste","content":"read revelations 21:4"}`)
+	if created.status != 201 {
+		t.Fatalf("paste: %d %s", created.status, created.raw)
+	}
+	id := created.body["id"].(string)
+
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		rc.mu.Lock()
+		n := len(rc.accepted)
+		rc.mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries accepted after 45 s (bad: %v)", n, rc.bad)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.bad) > 0 {
+		t.Fatalf("bad deliveries: %v", rc.bad)
+	}
+	var events []string
+	for _, p := range rc.accepted {
+		if p["id"] != id || p["object"] != "transcript" || p["status"] != "completed" || p["content"] != "read Revelation 21:4" {
+			t.Fatalf("payload %v", p)
+		}
+		if !strings.HasPrefix(p["delivery_id"].(string), "evt_") {
+			t.Fatalf("delivery_id %v", p["delivery_id"])
+		}
+		events = append(events, p["event"].(string))
+	}
+	if strings.Join(events, ",") != "transcript.created,transcript.completed" {
+		t.Fatalf("events in order %v", events)
+	}
+	for d, n := range rc.attempts {
+		if n != 2 {
+			t.Fatalf("delivery %s attempted %d times, want 2 (a 500, then a retry)", d, n)
+		}
+	}
+}
