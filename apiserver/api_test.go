@@ -207,7 +207,7 @@ func TestAPI(t *testing.T) {
 			t.Fatalf("resource %+v", tr.Status)
 		}
 		// A paste is created completed: both events, in order, in the one status write.
-		if strings.Join(tr.Status.EmittedEvents, ",") != "transcript.created,transcript.completed" {
+		if strings.Join(tr.EmittedEventTypes(), ",") != "transcript.created,transcript.completed" {
 			t.Fatalf("emitted events %v", tr.Status.EmittedEvents)
 		}
 		ready := meta.FindStatusCondition(tr.Status.Conditions, tcsv1.ConditionReady)

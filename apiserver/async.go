@@ -61,7 +61,7 @@ func (s *Server) queue(t *tcsv1.Transcript, jobType string) {
 	t.Status.Phase = tcsv1.PhasePending
 	t.Status.AIPassStatus = tcsv1.AIPassIdle
 	t.AddJob(jobType, metav1.NewTime(s.now()))
-	t.Emit(tcsv1.EventTranscriptCreated)
+	t.Emit(tcsv1.EventTranscriptCreated, s.now())
 	t.SyncConditions()
 }
 

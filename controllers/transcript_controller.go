@@ -111,7 +111,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		t.Status.Phase = tcsv1.PhasePending
 		t.Status.AIPassStatus = tcsv1.AIPassIdle
 		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.now()))
-		t.Emit(tcsv1.EventTranscriptCreated)
+		t.Emit(tcsv1.EventTranscriptCreated, r.now())
 		t.SyncConditions()
 	case tcsv1.PhasePending:
 		job := t.ActiveJob()
@@ -251,8 +251,8 @@ func (r *TranscriptReconciler) fail(t *tcsv1.Transcript, job *tcsv1.Job, typ, ms
 	job.State, job.Error, job.FinishedAt = tcsv1.JobFailed, msg, &now
 	t.Status.Phase = tcsv1.PhaseFailed
 	t.Status.Error = &tcsv1.TranscriptError{Type: typ, Message: msg}
-	t.Emit(tcsv1.EventTranscriptCreated)
-	t.Emit(tcsv1.EventTranscriptFailed)
+	t.Emit(tcsv1.EventTranscriptCreated, now.Time)
+	t.Emit(tcsv1.EventTranscriptFailed, now.Time)
 	t.SyncConditions()
 }
 

@@ -244,7 +244,7 @@ func TestReconcilerFetchesAndCorrectsAURL(t *testing.T) {
 	if len(got.Status.Jobs) != 2 || got.Status.Jobs[0].Type != tcsv1.JobURLFetch || got.Status.Jobs[1].Type != tcsv1.JobCorrection {
 		t.Fatalf("jobs %+v", got.Status.Jobs)
 	}
-	if strings.Join(got.Status.EmittedEvents, ",") != "transcript.created,transcript.completed" {
+	if strings.Join(got.EmittedEventTypes(), ",") != "transcript.created,transcript.completed" {
 		t.Fatalf("emitted events %v", got.Status.EmittedEvents)
 	}
 	for _, j := range got.Status.Jobs {
@@ -287,7 +287,7 @@ func TestReconcilerFailsBadSources(t *testing.T) {
 			if j := got.Status.Jobs[0]; j.State != tcsv1.JobFailed || j.Error == "" || j.FinishedAt == nil {
 				t.Fatalf("job %+v", j)
 			}
-			if strings.Join(got.Status.EmittedEvents, ",") != "transcript.created,transcript.failed" {
+			if strings.Join(got.EmittedEventTypes(), ",") != "transcript.created,transcript.failed" {
 				t.Fatalf("emitted events %v", got.Status.EmittedEvents)
 			}
 		})

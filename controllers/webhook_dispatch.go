@@ -31,8 +31,8 @@ type WebhookDispatchReconciler struct {
 	// Store holds the transcripts' content and the deliveries' payloads.
 	Store *blob.Store
 	// Retention is how long ended deliveries are kept (the WebhookDeliveryReconciler's);
-	// zero means DefaultRetention. A transcript unchanged for longer gets no deliveries, so
-	// that deliveries removed after Retention are not created again.
+	// zero means DefaultRetention. Events emitted longer ago get no deliveries, so that
+	// deliveries removed after Retention are never created again.
 	Retention time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
@@ -75,9 +75,6 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if retention <= 0 {
 		retention = DefaultRetention
 	}
-	if r.now().Sub(lastChange(t)) > retention {
-		return ctrl.Result{}, nil
-	}
 	endpoints := &tcsv1.WebhookEndpointList{}
 	if err := r.Client.List(ctx, endpoints, client.InNamespace(t.Namespace),
 		client.MatchingFields{IndexWebhookEndpointOrganization: t.Spec.Organization}); err != nil {
@@ -98,7 +95,13 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	})
 	var content *string
 	contentRead := false
-	for seq, event := range t.Status.EmittedEvents {
+	for seq, emitted := range t.Status.EmittedEvents {
+		// An event older than the history's retention was delivered and collected already:
+		// it is never sent again.
+		if r.now().Sub(emitted.Time.Time) > retention {
+			continue
+		}
+		event := emitted.Type
 		for i := range endpoints.Items {
 			ep := &endpoints.Items[i]
 			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, event) {
@@ -193,7 +196,6 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	return nil
 }
 
-// lastChange returns the latest time recorded on t: its creation, a job's start or end, its
 // completion or a condition's transition. Every event is emitted at or before it.
 func lastChange(t *tcsv1.Transcript) time.Time {
 	last := t.CreationTimestamp.Time

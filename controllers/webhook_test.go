@@ -137,7 +137,7 @@ func (h *hookEnv) run(t *testing.T) (stop func()) {
 	t.Helper()
 	mgr := env.NewManager(t, h.ns)
 	allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store}
+	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Retention: h.opts.retention}
 	if err := h.dispatch.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func (h *hookEnv) pending(t *testing.T, tr *tcsv1.Transcript) *tcsv1.Transcript 
 	return h.setStatus(t, tr, func(x *tcsv1.Transcript) {
 		x.Status.Phase, x.Status.AIPassStatus = tcsv1.PhasePending, tcsv1.AIPassIdle
 		x.AddJob(tcsv1.JobCorrection, metav1.Now())
-		x.Emit(tcsv1.EventTranscriptCreated)
+		x.Emit(tcsv1.EventTranscriptCreated, time.Now())
 		x.SyncConditions()
 	})
 }
@@ -226,8 +226,8 @@ func (h *hookEnv) complete(t *testing.T, tr *tcsv1.Transcript, content string) *
 			x.Status.Jobs[len(x.Status.Jobs)-1].State = tcsv1.JobSucceeded
 			x.Status.Jobs[len(x.Status.Jobs)-1].FinishedAt = &now
 		}
-		x.Emit(tcsv1.EventTranscriptCreated)
-		x.Emit(tcsv1.EventTranscriptCompleted)
+		x.Emit(tcsv1.EventTranscriptCreated, time.Now())
+		x.Emit(tcsv1.EventTranscriptCompleted, time.Now())
 		x.SyncConditions()
 	})
 }
@@ -617,7 +617,7 @@ func TestWebhookIgnoresDeletedTranscripts(t *testing.T) {
 		now := metav1.Now()
 		x.Status.Phase = tcsv1.PhaseFailed
 		x.Status.DeletedAt = &now
-		x.Emit(tcsv1.EventTranscriptCreated)
+		x.Emit(tcsv1.EventTranscriptCreated, time.Now())
 	})
 	time.Sleep(500 * time.Millisecond)
 	if ds := h.deliveries(t, tr.Spec.ID); len(ds) != 0 {
@@ -629,11 +629,17 @@ func TestWebhookRemovesEndedDeliveriesAfterRetention(t *testing.T) {
 	secret := iwebhook.NewSecret()
 	rc := newReceiver(t, secret)
 	h, _ := startWebhooks(t, rc, hookOptions{retention: 3 * time.Second})
-	h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated)
+	h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted)
 	tr := h.transcript(t, "org_a")
 	h.pending(t, tr)
 	ds := h.waitDeliveries(t, tr.Spec.ID, "delivered", allIn(1, tcsv1.DeliverySucceeded))
 	h.waitDeliveries(t, tr.Spec.ID, "removed", func(ds []tcsv1.WebhookDelivery) bool { return len(ds) == 0 })
+	// A later event of the same transcript is delivered; the collected one is not sent again.
+	h.complete(t, tr, "done")
+	later := h.waitDeliveries(t, tr.Spec.ID, "the later event delivered", allIn(1, tcsv1.DeliverySucceeded))
+	if later[0].Spec.Event != tcsv1.EventTranscriptCompleted {
+		t.Fatalf("after the retention a %s delivery was made again", later[0].Spec.Event)
+	}
 	if _, err := h.store.Get(context.Background(), ds[0].Spec.PayloadRef); err == nil {
 		t.Fatal("the payload is still stored")
 	}

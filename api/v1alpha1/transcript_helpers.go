@@ -16,7 +16,7 @@ func TranscriptName(id string) string {
 // HasEmitted reports whether event was already emitted for t.
 func (t *Transcript) HasEmitted(event string) bool {
 	for _, e := range t.Status.EmittedEvents {
-		if e == event {
+		if e.Type == event {
 			return true
 		}
 	}
@@ -109,4 +109,13 @@ func (t *Transcript) Job(id string) *Job {
 		}
 	}
 	return nil
+}
+
+// EmittedEventTypes returns the types of the events emitted for t, in order.
+func (t *Transcript) EmittedEventTypes() []string {
+	out := make([]string, len(t.Status.EmittedEvents))
+	for i, e := range t.Status.EmittedEvents {
+		out[i] = e.Type
+	}
+	return out
 }

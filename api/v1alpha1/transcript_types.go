@@ -181,6 +181,14 @@ const (
 	JobCorrection   = "correction"
 )
 
+// EmittedEvent is an event emitted for a transcript.
+type EmittedEvent struct {
+	// Type is the event type, such as transcript.completed.
+	Type string `json:"type"`
+	// Time is when the transition that emitted it was written.
+	Time metav1.Time `json:"time"`
+}
+
 // TranscriptError is the error of a failed transcript, as the API shows it.
 type TranscriptError struct {
 	// Type is an API error type, such as unprocessable.
@@ -241,7 +249,7 @@ type TranscriptStatus struct {
 	// repeated reconcile never emits one twice.
 	// +optional
 	// +listType=atomic
-	EmittedEvents []string `json:"emittedEvents,omitempty"`
+	EmittedEvents []EmittedEvent `json:"emittedEvents,omitempty"`
 
 	// ObservedGeneration is the generation the status was computed for.
 	// +optional

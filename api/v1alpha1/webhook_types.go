@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -187,11 +189,12 @@ func init() {
 	SchemeBuilder.Register(&WebhookEndpoint{}, &WebhookEndpointList{}, &WebhookDelivery{}, &WebhookDeliveryList{})
 }
 
-// Emit records event as emitted for t, once; it returns false when it was already recorded.
-func (t *Transcript) Emit(event string) bool {
+// Emit records event as emitted for t at now, once; it returns false when it was already
+// recorded.
+func (t *Transcript) Emit(event string, now time.Time) bool {
 	if t.HasEmitted(event) {
 		return false
 	}
-	t.Status.EmittedEvents = append(t.Status.EmittedEvents, event)
+	t.Status.EmittedEvents = append(t.Status.EmittedEvents, EmittedEvent{Type: event, Time: metav1.NewTime(now)})
 	return true
 }

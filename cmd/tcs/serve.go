@@ -212,7 +212,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the transcript controller: %w", err)
 		}
-		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store}).SetupWithManager(mgr); err != nil {
+		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store, Retention: o.webhookRetention}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook dispatch controller: %w", err)
 		}
 		deliveries := &controllers.WebhookDeliveryReconciler{

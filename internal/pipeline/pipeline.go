@@ -193,8 +193,8 @@ func (res *Result) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
 	}
 	job.State, job.Progress, job.Error, job.FinishedAt = tcsv1.JobSucceeded, 100, "", &done
 	// The events go in the same status update as the transition they announce.
-	t.Emit(tcsv1.EventTranscriptCreated)
-	t.Emit(tcsv1.EventTranscriptCompleted)
+	t.Emit(tcsv1.EventTranscriptCreated, now)
+	t.Emit(tcsv1.EventTranscriptCompleted, now)
 	t.SyncConditions()
 }
 
