@@ -12,11 +12,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,7 +122,14 @@ func endToEnd(n int, tcsBin string) error {
 		return err
 	}
 	defer os.RemoveAll(state)
-	dev := exec.Command(tcsBin, "dev", "--state-dir", state, "--listen", "127.0.0.1:0")
+	rcv := newReceiver()
+	hooks := httptest.NewTLSServer(rcv)
+	defer hooks.Close()
+	caFile := filepath.Join(state, "receiver-ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
+		return err
+	}
+	dev := exec.Command(tcsBin, "dev", "--state-dir", state, "--listen", "127.0.0.1:0", "--outbound-ca-file", caFile)
 	var devErr bytes.Buffer
 	dev.Stdout, dev.Stderr = io.Discard, &devErr
 	if err := dev.Start(); err != nil {
@@ -196,7 +205,9 @@ func endToEnd(n int, tcsBin string) error {
 		secs := time.Since(start).Seconds()
 		fmt.Printf("| %d | %d | %.2f | %.1f | %s | %s |\n", c, n, secs, float64(n)/secs, pct(lat, 50).Round(time.Millisecond), pct(lat, 99).Round(time.Millisecond))
 	}
-	return nil
+	fmt.Println()
+	// Last, so that the deliveries do not load the measurements above.
+	return benchWebhooks(tcsBin, env, hc, hooks.URL, rcv, n)
 }
 
 func waitEnv(path string, dev *exec.Cmd) (map[string]string, error) {
@@ -349,4 +360,108 @@ func pct(sorted []time.Duration, p int) time.Duration {
 func row(name string, lat []time.Duration) {
 	fmt.Printf("| %s | %d | %s | %s | %s |\n", name, len(lat),
 		pct(lat, 50).Round(10*time.Microsecond), pct(lat, 95).Round(10*time.Microsecond), pct(lat, 99).Round(10*time.Microsecond))
+}
+
+// receiver accepts webhook deliveries and records when each delivery id first arrived.
+type receiver struct {
+	mu    sync.Mutex
+	first map[string]time.Time
+	seen  chan string
+}
+
+func newReceiver() *receiver {
+	return &receiver{first: map[string]time.Time{}, seen: make(chan string, 1<<16)}
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	now := time.Now()
+	_, _ = io.Copy(io.Discard, r.Body)
+	id := r.Header.Get("X-Svc-Delivery")
+	rc.mu.Lock()
+	if _, ok := rc.first[id]; !ok {
+		rc.first[id] = now
+		rc.seen <- id
+	}
+	rc.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// benchWebhooks measures event-to-first-attempt latency and deliveries per second: an endpoint
+// subscribed to every event receives two deliveries (created, completed) per paste.
+func benchWebhooks(tcsBin string, env map[string]string, hc *http.Client, hookURL string, rcv *receiver, n int) error {
+	out, err := exec.Command(tcsBin, "admin", "webhook", "create", "--org", env["TCS_ORG"], "--url", hookURL,
+		"--events", "all", "--kubeconfig", env["KUBECONFIG"]).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("creating the webhook endpoint: %v: %s", err, out)
+	}
+	paste := func() (time.Time, error) {
+		req, _ := http.NewRequest(http.MethodPost, env["TCS_URL"]+"/api/v1/transcripts",
+			strings.NewReader(`{"source_type":"paste","content":"read revelations 21:4 and first corinthians 13 4"}`))
+		req.Header.Set("Authorization", "Bearer "+env["TCS_API_KEY"])
+		req.Header.Set("Content-Type", "application/json")
+		res, err := hc.Do(req)
+		if err != nil {
+			return time.Time{}, err
+		}
+		written := time.Now() // the events were written before the answer left
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			return time.Time{}, fmt.Errorf("paste: HTTP %d", res.StatusCode)
+		}
+		return written, nil
+	}
+	await := func(k int, within time.Duration) ([]time.Time, error) {
+		var at []time.Time
+		deadline := time.After(within)
+		for len(at) < k {
+			select {
+			case id := <-rcv.seen:
+				rcv.mu.Lock()
+				at = append(at, rcv.first[id])
+				rcv.mu.Unlock()
+			case <-deadline:
+				return nil, fmt.Errorf("%d of %d deliveries arrived", len(at), k)
+			}
+		}
+		return at, nil
+	}
+
+	// Latency: one paste at a time; its first event's delivery against the moment it was written.
+	lat := make([]time.Duration, 0, n)
+	for range n {
+		written, err := paste()
+		if err != nil {
+			return err
+		}
+		at, err := await(2, 30*time.Second)
+		if err != nil {
+			return err
+		}
+		lat = append(lat, at[0].Sub(written))
+	}
+	slices.Sort(lat)
+
+	// Throughput: many pastes at once, deliveries counted until the last arrives.
+	const clients = 8
+	start := time.Now()
+	if _, err := concurrent(clients, n, func() error { _, err := paste(); return err }); err != nil {
+		return err
+	}
+	at, err := await(2*n, 2*time.Minute)
+	if err != nil {
+		return err
+	}
+	last := slices.MaxFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+	secs := last.Sub(start).Seconds()
+
+	fmt.Println("## Webhooks (tcs dev, HTTPS receiver on loopback, endpoint subscribed to every event)")
+	fmt.Println()
+	fmt.Println("| measurement | n | p50 | p95 | p99 |")
+	fmt.Println("|---|---|---|---|---|")
+	row("event written to first delivery attempt", lat)
+	fmt.Println()
+	fmt.Printf("Throughput: %d deliveries of %d pastes (%d clients) in %.2f s: %.0f deliveries/s (target ≥ 200/s); p50 latency %s (target ≤ 50ms).\n\n",
+		2*n, n, clients, secs, float64(2*n)/secs, pct(lat, 50).Round(time.Millisecond))
+	return nil
 }
