@@ -37,8 +37,9 @@ func (h *harness) do(t *testing.T, method, path, key, contentType string, body [
 	return h.request(t, method, path, auth, contentType, body)
 }
 
-// request sends a request with the Authorization header auth ("" for none).
-func (h *harness) request(t *testing.T, method, path, auth, contentType string, body []byte) response {
+// request sends a request with the Authorization header auth ("" for none) and extra headers
+// given as name, value pairs.
+func (h *harness) request(t *testing.T, method, path, auth, contentType string, body []byte, extra ...string) response {
 	t.Helper()
 	req, err := http.NewRequest(method, h.url+path, bytes.NewReader(body))
 	if err != nil {
@@ -46,6 +47,9 @@ func (h *harness) request(t *testing.T, method, path, auth, contentType string, 
 	}
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		req.Header.Set(extra[i], extra[i+1])
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,24 +15,14 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 )
 
-// post sends a JSON POST with an Idempotency-Key.
+// post sends a JSON POST with an Idempotency-Key ("" for none).
 func (h *harness) post(t *testing.T, path, key, idemKey, body string) response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, h.url+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
+	var extra []string
 	if idemKey != "" {
-		req.Header.Set(HeaderIdempotencyKey, idemKey)
+		extra = []string{HeaderIdempotencyKey, idemKey}
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := response{status: res.StatusCode, header: res.Header, raw: raw}
-	_ = json.Unmarshal(raw, &out.body)
-	return out
+	return h.request(t, http.MethodPost, path, "Bearer "+key, "application/json", []byte(body), extra...)
 }
 
 func TestIdempotency(t *testing.T) {

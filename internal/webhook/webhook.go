@@ -21,16 +21,6 @@ const SecretPrefix = "whsec_"
 // 165 bits).
 const SecretLength = 32
 
-// The event types.
-const (
-	EventTranscriptCreated   = "transcript.created"
-	EventTranscriptCompleted = "transcript.completed"
-	EventTranscriptFailed    = "transcript.failed"
-	EventAIPassStarted       = "ai_pass.started"
-	EventAIPassCompleted     = "ai_pass.completed"
-	EventAIPassFailed        = "ai_pass.failed"
-)
-
 // NewSecret returns a new signing secret: "whsec_" and 32 random characters of [a-z0-9] from
 // crypto/rand. The whole string is the HMAC key.
 func NewSecret() string {

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func TestKnownAnswer(t *testing.T) {
 	if got := SignTimestamped(katSecret, katUnix, []byte(katBody)); got != katV1 {
 		t.Fatalf("SignTimestamped = %s, want %s", got, katV1)
 	}
-	h := Headers(EventTranscriptCompleted, "evt_0123456789abcdefghij", katSecret, katPrevious, []byte(katBody), time.Unix(katUnix, 0).Add(999*time.Millisecond))
+	h := Headers(tcsv1.EventTranscriptCompleted, "evt_0123456789abcdefghij", katSecret, katPrevious, []byte(katBody), time.Unix(katUnix, 0).Add(999*time.Millisecond))
 	want := http.Header{
 		"Content-Type":       {"application/json"},
 		"X-Svc-Event":        {"transcript.completed"},
@@ -58,10 +59,10 @@ func TestKnownAnswer(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, v[0])
 		}
 	}
-	if got := Headers(EventTranscriptCompleted, "evt_x", katSecret, "", []byte(katBody), time.Unix(katUnix, 0)).Get(pub.HeaderSignatureV1); got != "t=1767225600,v1="+katV1 {
+	if got := Headers(tcsv1.EventTranscriptCompleted, "evt_x", katSecret, "", []byte(katBody), time.Unix(katUnix, 0)).Get(pub.HeaderSignatureV1); got != "t=1767225600,v1="+katV1 {
 		t.Errorf("V1 without a previous secret = %q", got)
 	}
-	if got := Headers(EventTranscriptCompleted, "evt_x", katSecret, katSecret, []byte(katBody), time.Unix(katUnix, 0)).Get(pub.HeaderSignatureV1); got != "t=1767225600,v1="+katV1 {
+	if got := Headers(tcsv1.EventTranscriptCompleted, "evt_x", katSecret, katSecret, []byte(katBody), time.Unix(katUnix, 0)).Get(pub.HeaderSignatureV1); got != "t=1767225600,v1="+katV1 {
 		t.Errorf("V1 with previous == current = %q", got)
 	}
 }
@@ -128,8 +129,8 @@ func TestRoundTrip(t *testing.T) {
 	plain := func(h http.Header) string { return h.Get(pub.HeaderSignature) }
 	v1 := func(h http.Header) string { return h.Get(pub.HeaderSignatureV1) }
 
-	rotating := Headers(EventAIPassCompleted, "evt_abc", current, previous, body, sent)
-	single := Headers(EventAIPassCompleted, "evt_abc", current, "", body, sent)
+	rotating := Headers(tcsv1.EventAIPassCompleted, "evt_abc", current, previous, body, sent)
+	single := Headers(tcsv1.EventAIPassCompleted, "evt_abc", current, "", body, sent)
 
 	for _, tc := range []struct {
 		name    string
@@ -188,7 +189,7 @@ func TestRoundTripRequest(t *testing.T) {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
-			if r.Header.Get(pub.HeaderEvent) != EventTranscriptCreated || r.Header.Get(pub.HeaderDelivery) != "evt_1" || r.Header.Get("Content-Type") != "application/json" {
+			if r.Header.Get(pub.HeaderEvent) != tcsv1.EventTranscriptCreated || r.Header.Get(pub.HeaderDelivery) != "evt_1" || r.Header.Get("Content-Type") != "application/json" {
 				http.Error(w, "headers lost", http.StatusInternalServerError)
 				return
 			}
@@ -226,7 +227,7 @@ func TestRoundTripRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header = Headers(EventTranscriptCreated, "evt_1", current, tc.previous, body, tc.sentAt)
+			req.Header = Headers(tcsv1.EventTranscriptCreated, "evt_1", current, tc.previous, body, tc.sentAt)
 			for k := range strings.SplitSeq(tc.drop, ",") {
 				req.Header.Del(k)
 			}
