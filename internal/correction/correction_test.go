@@ -60,6 +60,13 @@ func TestCorrectTable(t *testing.T) {
 		// Books: misspellings and variants.
 		{"revelations with ref", "Revelations 21 4 says", Options{}, "Revelation 21 4 says",
 			[]string{"Revelations>Revelation book.misspelling auto"}},
+		{"revelations with a chapter", "revelations 21 tells of a new heaven", Options{}, "Revelation 21 tells of a new heaven",
+			[]string{"revelations>Revelation book.misspelling auto"}},
+		{"turn to revelations", "now turn to revelations 21", Options{}, "now turn to Revelation 21",
+			[]string{"revelations>Revelation book.misspelling auto"}},
+		{"revelations counted", "there were many revelations 2 of them false", Options{}, "there were many revelations 2 of them false", []string{}},
+		{"revelations opening a sentence", "Revelations 3. Behold", Options{}, "Revelation 3. Behold",
+			[]string{"Revelations>Revelation book.misspelling auto"}},
 		{"revelations mid sentence", "read the Revelations now", Options{}, "read the Revelations now",
 			[]string{"Revelations>Revelation book.misspelling review"}},
 		{"phillipians", "Phillipians is a letter", Options{}, "Philippians is a letter",

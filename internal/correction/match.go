@@ -413,8 +413,10 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.9
 		case r.ok && strongCue:
 			conf = 0.88
-		case r.ok && midUpper && misspelled:
-			conf = 0.86 // "see Revelations 3"
+		case r.ok && misspelled && (upper || m.weakCue(i) || i == 0 || sc.sentenceStart(i)):
+			// "see Revelations 3", "turn to revelations 21": the English word takes no chapter,
+			// but "many revelations 2 of them" counts.
+			conf = 0.86
 		case !r.ok && midUpper && misspelled:
 			conf = 0.7 // "in Revelations we read", but "the Revelations of the prophets"
 		case r.ok && m.weakCue(i):
