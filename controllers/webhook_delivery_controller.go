@@ -39,7 +39,7 @@ const IndexWebhookDeliveryEndpoint = "spec.endpoint"
 const DeliveryTimeout = 10 * time.Second
 
 // DefaultDeliveryWorkers is the number of deliveries reconciled at once by default.
-const DefaultDeliveryWorkers = 8
+const DefaultDeliveryWorkers = 32
 
 // DefaultBlockedRequeue is how soon a delivery waiting for an earlier one is looked at again.
 const DefaultBlockedRequeue = time.Second

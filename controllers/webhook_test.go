@@ -54,7 +54,7 @@ type receiver struct {
 	badSig int
 }
 
-func newReceiver(t *testing.T, secret string, codes ...int) *receiver {
+func newReceiver(t testing.TB, secret string, codes ...int) *receiver {
 	t.Helper()
 	rc := &receiver{secret: secret, codes: codes}
 	rc.srv = httptest.NewTLSServer(http.HandlerFunc(rc.serve))
@@ -115,7 +115,7 @@ type hookEnv struct {
 	dispatch *WebhookDispatchReconciler
 }
 
-func startWebhooks(t *testing.T, rc *receiver, opts hookOptions) (*hookEnv, func()) {
+func startWebhooks(t testing.TB, rc *receiver, opts hookOptions) (*hookEnv, func()) {
 	t.Helper()
 	store, err := blob.OpenDir(t.TempDir())
 	if err != nil {
@@ -133,7 +133,7 @@ func startWebhooks(t *testing.T, rc *receiver, opts hookOptions) (*hookEnv, func
 }
 
 // run starts a manager with both webhook controllers; stop ends it and waits for it.
-func (h *hookEnv) run(t *testing.T) (stop func()) {
+func (h *hookEnv) run(t testing.TB) (stop func()) {
 	t.Helper()
 	mgr := env.NewManager(t, h.ns)
 	allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
@@ -155,7 +155,7 @@ func (h *hookEnv) run(t *testing.T) (stop func()) {
 }
 
 // endpoint creates an endpoint of org to url with its Secret.
-func (h *hookEnv) endpoint(t *testing.T, org, url, secret string, events ...string) *tcsv1.WebhookEndpoint {
+func (h *hookEnv) endpoint(t testing.TB, org, url, secret string, events ...string) *tcsv1.WebhookEndpoint {
 	t.Helper()
 	id := ids.New("we")
 	name := strings.ReplaceAll(id, "_", "-")
