@@ -66,6 +66,14 @@ func run(micro bool, count, n int, tcsBin string) error {
 			return fmt.Errorf("go test -bench: %w", err)
 		}
 		fmt.Println()
+		fmt.Println("## Webhook delivery rate (the delivery controller alone, real control plane)")
+		fmt.Println()
+		hooks := exec.Command("go", "test", "-run", "^$", "-bench", "DeliveryThroughput", "-benchtime", "1x", "-count", strconv.Itoa(count), "./controllers/")
+		hooks.Stdout, hooks.Stderr = os.Stdout, os.Stderr
+		if err := hooks.Run(); err != nil {
+			return fmt.Errorf("go test -bench DeliveryThroughput: %w", err)
+		}
+		fmt.Println()
 	}
 	if _, err := os.Stat(tcsBin); err != nil {
 		build := exec.Command("go", "build", "-o", tcsBin, "./cmd/tcs")
