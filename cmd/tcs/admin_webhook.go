@@ -293,154 +293,131 @@ func secretRef(ep *tcsv1.WebhookEndpoint) types.NamespacedName {
 	return types.NamespacedName{Namespace: ep.Namespace, Name: name}
 }
 
-func newAdminWebhookPauseCommand(o *adminOptions, verb string, paused bool) *cobra.Command {
+// endpointCommand returns the command `use` on the endpoint its one argument names (with the
+// --org check); run gets the client, the endpoint and its id.
+func endpointCommand(o *adminOptions, use, short string, run func(cmd *cobra.Command, c client.Client, ep *tcsv1.WebhookEndpoint, id string) error) *cobra.Command {
 	t := &endpointTarget{o: o}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, ep, err := t.get(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return run(cmd, c, ep, args[0])
+		},
+	}
+	t.addFlags(cmd)
+	return cmd
+}
+
+// secretMissing says that the signing secret of endpoint id is gone.
+func secretMissing(ep *tcsv1.WebhookEndpoint, id string) error {
+	return fmt.Errorf("the signing secret %s of webhook endpoint %s does not exist", secretRef(ep).Name, id)
+}
+
+func newAdminWebhookPauseCommand(o *adminOptions, verb string, paused bool) *cobra.Command {
 	short := "Pause a webhook endpoint: its events are recorded as skipped, to be replayed later"
 	if !paused {
 		short = "Resume a paused webhook endpoint"
 	}
-	cmd := &cobra.Command{
-		Use:   verb + " ENDPOINT_ID",
-		Short: short,
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			id := args[0]
-			c, ep, err := t.get(ctx, id)
-			if err != nil {
+	cmd := endpointCommand(o, verb+" ENDPOINT_ID", short, func(cmd *cobra.Command, c client.Client, ep *tcsv1.WebhookEndpoint, id string) error {
+		ctx := cmd.Context()
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(ep), ep); err != nil {
 				return err
 			}
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				if err := c.Get(ctx, client.ObjectKeyFromObject(ep), ep); err != nil {
-					return err
-				}
-				if ep.Spec.Paused == paused {
-					return nil
-				}
-				ep.Spec.Paused = paused
-				return c.Update(ctx, ep)
-			})
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", verb, id, err)
+			if ep.Spec.Paused == paused {
+				return nil
 			}
-			state := "paused"
-			if !paused {
-				state = "resumed"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", state, id)
-			return nil
-		},
-	}
-	t.addFlags(cmd)
+			ep.Spec.Paused = paused
+			return c.Update(ctx, ep)
+		})
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", verb, id, err)
+		}
+		state := "paused"
+		if !paused {
+			state = "resumed"
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", state, id)
+		return nil
+	})
 	return cmd
 }
 
 func newAdminWebhookRotateCommand(o *adminOptions) *cobra.Command {
-	t := &endpointTarget{o: o}
-	cmd := &cobra.Command{
-		Use:   "rotate ENDPOINT_ID",
-		Short: "Rotate an endpoint's signing secret and print the new one",
-		Long: "Rotate an endpoint's signing secret and print the new one. The old secret becomes the previous one: " +
-			"for 24 hours, deliveries carry a signature with it too, so receivers can switch without losing events.",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			id := args[0]
-			c, ep, err := t.get(ctx, id)
-			if err != nil {
+	cmd := endpointCommand(o, "rotate ENDPOINT_ID", "Rotate an endpoint's signing secret and print the new one", func(cmd *cobra.Command, c client.Client, ep *tcsv1.WebhookEndpoint, id string) error {
+		ctx := cmd.Context()
+		secret := webhook.NewSecret()
+		sec := &corev1.Secret{}
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := c.Get(ctx, secretRef(ep), sec); err != nil {
 				return err
 			}
-			secret := webhook.NewSecret()
-			sec := &corev1.Secret{}
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				if err := c.Get(ctx, secretRef(ep), sec); err != nil {
-					return err
-				}
-				if sec.Data == nil {
-					sec.Data = map[string][]byte{}
-				}
-				if cur, ok := sec.Data[tcsv1.SecretKeyWebhookSecret]; ok {
-					sec.Data[tcsv1.SecretKeyWebhookPrevious] = cur
-				}
-				sec.Data[tcsv1.SecretKeyWebhookSecret] = []byte(secret)
-				if sec.Annotations == nil {
-					sec.Annotations = map[string]string{}
-				}
-				sec.Annotations[tcsv1.AnnotationRotatedAt] = time.Now().UTC().Format(time.RFC3339)
-				return c.Update(ctx, sec)
-			})
-			if apierrors.IsNotFound(err) {
-				return fmt.Errorf("the signing secret %s of webhook endpoint %s does not exist", secretRef(ep).Name, id)
+			if sec.Data == nil {
+				sec.Data = map[string][]byte{}
 			}
-			if err != nil {
-				return fmt.Errorf("rotating the secret of %s: %w", id, err)
+			if cur, ok := sec.Data[tcsv1.SecretKeyWebhookSecret]; ok {
+				sec.Data[tcsv1.SecretKeyWebhookPrevious] = cur
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), secret)
-			return nil
-		},
-	}
-	t.addFlags(cmd)
+			sec.Data[tcsv1.SecretKeyWebhookSecret] = []byte(secret)
+			if sec.Annotations == nil {
+				sec.Annotations = map[string]string{}
+			}
+			sec.Annotations[tcsv1.AnnotationRotatedAt] = time.Now().UTC().Format(time.RFC3339)
+			return c.Update(ctx, sec)
+		})
+		if apierrors.IsNotFound(err) {
+			return secretMissing(ep, id)
+		}
+		if err != nil {
+			return fmt.Errorf("rotating the secret of %s: %w", id, err)
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), secret)
+		return nil
+	})
+	cmd.Long = "Rotate an endpoint's signing secret and print the new one. The old secret becomes the previous one: " +
+		"for 24 hours, deliveries carry a signature with it too, so receivers can switch without losing events."
 	return cmd
 }
 
 func newAdminWebhookRevealCommand(o *adminOptions) *cobra.Command {
-	t := &endpointTarget{o: o}
-	cmd := &cobra.Command{
-		Use:   "reveal ENDPOINT_ID",
-		Short: "Print an endpoint's current signing secret",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			id := args[0]
-			c, ep, err := t.get(ctx, id)
-			if err != nil {
-				return err
+	cmd := endpointCommand(o, "reveal ENDPOINT_ID", "Print an endpoint's current signing secret", func(cmd *cobra.Command, c client.Client, ep *tcsv1.WebhookEndpoint, id string) error {
+		ctx := cmd.Context()
+		sec := &corev1.Secret{}
+		if err := c.Get(ctx, secretRef(ep), sec); err != nil {
+			if apierrors.IsNotFound(err) {
+				return secretMissing(ep, id)
 			}
-			sec := &corev1.Secret{}
-			if err := c.Get(ctx, secretRef(ep), sec); err != nil {
-				if apierrors.IsNotFound(err) {
-					return fmt.Errorf("the signing secret %s of webhook endpoint %s does not exist", secretRef(ep).Name, id)
-				}
-				return fmt.Errorf("getting the secret of %s: %w", id, err)
-			}
-			cur := sec.Data[tcsv1.SecretKeyWebhookSecret]
-			if len(cur) == 0 {
-				return fmt.Errorf("the signing secret %s of webhook endpoint %s holds no %q", sec.Name, id, tcsv1.SecretKeyWebhookSecret)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), string(cur))
-			return nil
-		},
-	}
-	t.addFlags(cmd)
+			return fmt.Errorf("getting the secret of %s: %w", id, err)
+		}
+		cur := sec.Data[tcsv1.SecretKeyWebhookSecret]
+		if len(cur) == 0 {
+			return fmt.Errorf("the signing secret %s of webhook endpoint %s holds no %q", sec.Name, id, tcsv1.SecretKeyWebhookSecret)
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), string(cur))
+		return nil
+	})
 	return cmd
 }
 
 func newAdminWebhookDeleteCommand(o *adminOptions) *cobra.Command {
-	t := &endpointTarget{o: o}
-	cmd := &cobra.Command{
-		Use:   "delete ENDPOINT_ID",
-		Short: "Delete a webhook endpoint and its signing secret",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			id := args[0]
-			c, ep, err := t.get(ctx, id)
-			if err != nil {
-				return err
-			}
-			if err := c.Delete(ctx, ep); err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("deleting webhook endpoint %s: %w", id, err)
-			}
-			ref := secretRef(ep)
-			sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}
-			if err := c.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("deleting the signing secret %s of %s: %w", ref.Name, id, err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", id)
-			return nil
-		},
-	}
-	t.addFlags(cmd)
+	cmd := endpointCommand(o, "delete ENDPOINT_ID", "Delete a webhook endpoint and its signing secret", func(cmd *cobra.Command, c client.Client, ep *tcsv1.WebhookEndpoint, id string) error {
+		ctx := cmd.Context()
+		if err := c.Delete(ctx, ep); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting webhook endpoint %s: %w", id, err)
+		}
+		ref := secretRef(ep)
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}
+		if err := c.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting the signing secret %s of %s: %w", ref.Name, id, err)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", id)
+		return nil
+	})
 	return cmd
 }
 
