@@ -66,28 +66,6 @@ func cacheable(status int) bool {
 	return true
 }
 
-// recorder keeps a copy of a response while it is written.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	r.body.Write(b)
-	return r.ResponseWriter.Write(b)
-}
-
 // idempotent makes a POST handler honour Idempotency-Key: within 24 hours a repeat of a key on
 // the same route of the same organization gets the first response again, whatever its body.
 func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
@@ -138,7 +116,7 @@ func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 
-		rw := &recorder{ResponseWriter: w}
+		rw := &statusRecorder{ResponseWriter: w, body: &bytes.Buffer{}}
 		done := false
 		defer func() {
 			if !done {
@@ -192,7 +170,7 @@ func (s *Server) awaitRecord(ctx context.Context, name string) (*tcsv1.Idempoten
 
 // record stores the response of the first request, or drops the record when the response is
 // not one to replay.
-func (s *Server) record(ctx context.Context, rec *tcsv1.IdempotencyRecord, rw *recorder) {
+func (s *Server) record(ctx context.Context, rec *tcsv1.IdempotencyRecord, rw *statusRecorder) {
 	if rw.status == 0 {
 		rw.status = http.StatusOK
 	}

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -33,10 +34,12 @@ func withRequestID(next http.Handler) http.Handler {
 	})
 }
 
-// statusRecorder remembers the status a handler answered with.
+// statusRecorder remembers the status a handler answered with and, when body is not nil,
+// keeps a copy of the response body.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	body   *bytes.Buffer
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -49,6 +52,9 @@ func (s *statusRecorder) WriteHeader(code int) {
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
+	}
+	if s.body != nil {
+		s.body.Write(b)
 	}
 	return s.ResponseWriter.Write(b)
 }
