@@ -61,6 +61,7 @@ func (s *Server) queue(t *tcsv1.Transcript, jobType string) {
 	t.Status.Phase = tcsv1.PhasePending
 	t.Status.AIPassStatus = tcsv1.AIPassIdle
 	t.AddJob(jobType, metav1.NewTime(s.now()))
+	t.QueueRequestedAIPass(metav1.NewTime(s.now()))
 	t.Emit(tcsv1.EventTranscriptCreated, s.now())
 	t.SyncConditions()
 }
@@ -367,8 +368,9 @@ func (ws *waiters) handler() toolscache.ResourceEventHandler {
 	}
 }
 
-// waitAndRespond holds the request until t is completed or failed, or timeout passes.
-func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, timeout time.Duration) {
+// waitAndRespond holds the request until t is completed or failed, with the AI pass it asked
+// for ended too, or timeout passes; it answers with status and the transcript.
+func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, timeout time.Duration, status int) {
 	ctx := r.Context()
 	changed, stop := s.waiters.watch(t.Name)
 	defer stop()
@@ -380,8 +382,8 @@ func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1
 			s.serverError(w, r, fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err))
 			return
 		}
-		if terminal(t.Status.Phase) {
-			s.respondTranscript(w, r, t, http.StatusOK)
+		if finished(t) {
+			s.respondTranscript(w, r, t, status)
 			return
 		}
 		select {

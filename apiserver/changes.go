@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/pipeline"
 )
 
 // listView is the API's list object.
@@ -21,7 +21,8 @@ type listView[T any] struct {
 // changeView is a change object of the API.
 type changeView struct {
 	Object string `json:"object"`
-	correction.Change
+	pipeline.Change
+	Applied bool `json:"applied"`
 }
 
 // listChanges is GET /api/v1/transcripts/{id}/changes: the transcript's changes in text order,
@@ -41,7 +42,7 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var changes []correction.Change
+	var changes []pipeline.Change
 	if ref := t.Status.ChangesRef; ref != "" {
 		raw, err := s.processor.Content(r.Context(), ref)
 		if err != nil && !errors.Is(err, blob.ErrNotFound) {
@@ -55,7 +56,7 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	page, hasMore, aerr := paginate(changes, limit, after, before, func(c correction.Change) string { return c.ID })
+	page, hasMore, aerr := paginate(changes, limit, after, before, func(c pipeline.Change) string { return c.ID })
 	if aerr != nil {
 		writeError(w, r, aerr)
 		return
@@ -63,7 +64,7 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
 	out := listView[changeView]{Object: "list", Data: make([]changeView, 0, len(page)), HasMore: hasMore,
 		URL: "/api/v1/transcripts/" + t.Spec.ID + "/changes"}
 	for _, c := range page {
-		out.Data = append(out.Data, changeView{Object: "change", Change: c})
+		out.Data = append(out.Data, changeView{Object: "change", Change: c, Applied: c.IsApplied()})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

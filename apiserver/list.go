@@ -172,22 +172,53 @@ func (s *Server) deleteTranscript(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"id": t.Spec.ID, "object": "transcript", "deleted": true})
 }
 
-// triggerAIPass is POST /api/v1/transcripts/{id}/ai_pass. The AI validation pass is not built
-// yet: the route answers what the transcript's state demands and never pretends to queue a job.
+// triggerAIPass is POST /api/v1/transcripts/{id}/ai_pass: it queues an AI validation pass,
+// which runs once the deterministic pass is done. The optional body {"apply": bool} overrides
+// the transcript's options.ai_pass.apply for this pass.
 func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
+	obj, aerr := readOptionalJSONObject(w, r)
+	if aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
+	if aerr := members(obj, "", "apply"); aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
 	t, ok := s.ownedTranscript(w, r)
 	if !ok {
 		return
 	}
+	apply := t.Spec.Options.AIPass.Apply
+	if raw, ok := obj["apply"]; ok && !isNull(raw) {
+		if apply, aerr = boolParam(raw, "apply"); aerr != nil {
+			writeError(w, r, aerr)
+			return
+		}
+	}
+	err := s.updateStatus(r.Context(), t, func(t *tcsv1.Transcript) bool {
+		switch {
+		case t.AIPassBusy():
+			aerr = &apiError{Status: http.StatusConflict, Type: ErrConflict,
+				Message: fmt.Sprintf("An AI pass of this transcript is already %s; wait for it to end.", t.Status.AIPassStatus)}
+		case t.Status.Phase == tcsv1.PhaseFailed:
+			aerr = &apiError{Status: http.StatusConflict, Type: ErrConflict,
+				Message: "The transcript failed; there is no corrected content for an AI pass to validate."}
+		case t.Status.DeletedAt != nil:
+			aerr = &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", t.Spec.ID)}
+		default:
+			t.QueueAIPass(apply, s.metaNow())
+			return true
+		}
+		return false
+	})
 	switch {
-	case t.Status.AIPassStatus == tcsv1.AIPassQueued || t.Status.AIPassStatus == tcsv1.AIPassRunning:
-		writeError(w, r, &apiError{Status: http.StatusConflict, Type: ErrConflict, Message: "An AI pass of this transcript is already queued or running."})
-	case t.Status.Phase != tcsv1.PhaseCompleted:
-		writeError(w, r, &apiError{Status: http.StatusConflict, Type: ErrConflict,
-			Message: fmt.Sprintf("The transcript is %s; the AI pass runs on completed transcripts.", t.Status.Phase)})
+	case err != nil:
+		s.serverError(w, r, fmt.Errorf("queueing the AI pass of %s: %w", t.Spec.ID, err))
+	case aerr != nil:
+		writeError(w, r, aerr)
 	default:
-		writeError(w, r, &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable,
-			Message: "The AI validation pass is not available on this server yet."})
+		s.respondTranscript(w, r, t, http.StatusAccepted)
 	}
 }
 

@@ -87,10 +87,17 @@ func TestListDeleteAndAIPass(t *testing.T) {
 		wantError(t, h.do(t, http.MethodGet, "/api/v1/transcripts"+tc.query, h.keyA.Value, "", nil), 400, ErrInvalidRequest, tc.param)
 	}
 
-	// AI pass: 409 while pending, a clear 422 when completed (the pass is not built yet).
-	wantError(t, h.do(t, http.MethodPost, "/api/v1/transcripts/"+newest[0]+"/ai_pass", h.keyA.Value, "", nil), 409, ErrConflict, "")
-	wantError(t, h.do(t, http.MethodPost, "/api/v1/transcripts/"+newest[1]+"/ai_pass", h.keyA.Value, "", nil), 422, ErrUnprocessable, "")
+	// AI pass: queued on a pending or a completed transcript (no controller runs here, so it
+	// stays queued), 409 while it is.
 	wantError(t, h.do(t, http.MethodPost, "/api/v1/transcripts/"+newest[1]+"/ai_pass", h.keyB.Value, "", nil), 403, ErrForbidden, "id")
+	for _, id := range newest[:2] {
+		q := h.do(t, http.MethodPost, "/api/v1/transcripts/"+id+"/ai_pass", h.keyA.Value, "", nil)
+		jobs, _ := q.body["jobs"].([]any)
+		if q.status != 202 || q.body["ai_pass_status"] != "queued" || len(jobs) == 0 || jobs[len(jobs)-1].(map[string]any)["type"] != "ai_pass" {
+			t.Fatalf("ai_pass on %s: %d %s", id, q.status, q.raw)
+		}
+		wantError(t, h.do(t, http.MethodPost, "/api/v1/transcripts/"+id+"/ai_pass", h.keyA.Value, "", nil), 409, ErrConflict, "")
+	}
 
 	// Soft delete.
 	wantError(t, h.do(t, http.MethodDelete, "/api/v1/transcripts/"+newest[1], h.keyB.Value, "", nil), 403, ErrForbidden, "id")

@@ -19,6 +19,16 @@ const maxJSONBody = 16 << 20
 
 // readJSONObject reads a request body that must be one JSON object and returns its members.
 func readJSONObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, *apiError) {
+	return readJSON(w, r, false)
+}
+
+// readOptionalJSONObject is readJSONObject for a body that may be left out: an empty body is
+// an empty object.
+func readOptionalJSONObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, *apiError) {
+	return readJSON(w, r, true)
+}
+
+func readJSON(w http.ResponseWriter, r *http.Request, optional bool) (map[string]json.RawMessage, *apiError) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		// curl -d sends form-urlencoded by default; its body is still the JSON the user typed.
@@ -37,6 +47,9 @@ func readJSONObject(w http.ResponseWriter, r *http.Request) (map[string]json.Raw
 		return nil, invalid("", "The request body could not be read.")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return map[string]json.RawMessage{}, nil
+		}
 		return nil, invalid("", "The request body is empty; send a JSON object.")
 	}
 	var obj map[string]json.RawMessage

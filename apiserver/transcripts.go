@@ -223,10 +223,6 @@ func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
 			}
 		}
 	}
-	if o.AIPass.Enabled {
-		return o, &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: "options.ai_pass.enabled",
-			Message: "The AI validation pass is not available on this server yet; send the request without options.ai_pass.enabled."}
-	}
 	return o, nil
 }
 
@@ -252,8 +248,9 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, aerr)
 		return
 	}
-	if req.SourceType == tcsv1.SourcePaste {
-		s.createPaste(w, r, req)
+	// A paste is corrected inline: with wait=true it waits only for the AI pass it asks for.
+	if req.SourceType == tcsv1.SourcePaste && (!wait || !req.Options.AIPass.Enabled) {
+		s.createPaste(w, r, req, 0)
 		return
 	}
 	if wait {
@@ -268,6 +265,10 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		}
 		defer release()
 	}
+	if req.SourceType == tcsv1.SourcePaste {
+		s.createPaste(w, r, req, time.Duration(timeout)*time.Second)
+		return
+	}
 	var t *tcsv1.Transcript
 	if req.SourceType == tcsv1.SourceUpload {
 		t, aerr = s.confirmUpload(r, req)
@@ -279,14 +280,15 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if wait {
-		s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second)
+		s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second, http.StatusOK)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, apiview.NewTranscript(t, nil))
 }
 
-// createPaste corrects a pasted transcript inline and stores it already completed.
-func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *createRequest) {
+// createPaste corrects a pasted transcript inline and stores it already completed; with a
+// wait, it answers once the AI pass it queued has ended too.
+func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *createRequest, wait time.Duration) {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
 	input := []byte(req.Content)
@@ -326,6 +328,10 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", id, err))
 		return
 	}
+	if wait > 0 && t.AIPassBusy() {
+		s.waitAndRespond(w, r, t, wait, http.StatusCreated)
+		return
+	}
 	content := string(res.Content)
 	writeJSON(w, http.StatusCreated, apiview.NewTranscript(t, &content))
 }
@@ -336,7 +342,7 @@ func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !terminal(t.Status.Phase) {
+	if !finished(t) {
 		w.Header().Set("Retry-After", "1")
 	}
 	s.respondTranscript(w, r, t, http.StatusOK)
@@ -401,6 +407,11 @@ func (s *Server) lookupTranscript(ctx context.Context, id string) (*tcsv1.Transc
 // terminal reports whether a transcript in phase p is done with the deterministic pass.
 func terminal(p tcsv1.Phase) bool {
 	return p == tcsv1.PhaseCompleted || p == tcsv1.PhaseFailed
+}
+
+// finished reports whether t is done: the deterministic pass and any AI pass queued for it.
+func finished(t *tcsv1.Transcript) bool {
+	return terminal(t.Status.Phase) && !(t.Status.Phase == tcsv1.PhaseCompleted && t.AIPassBusy())
 }
 
 // validLanguage accepts BCP 47-like tags: letters, digits and hyphens, 2 to 35 characters.

@@ -111,6 +111,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		t.Status.Phase = tcsv1.PhasePending
 		t.Status.AIPassStatus = tcsv1.AIPassIdle
 		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.now()))
+		t.QueueRequestedAIPass(metav1.NewTime(r.now()))
 		t.Emit(tcsv1.EventTranscriptCreated, r.now())
 		t.SyncConditions()
 	case tcsv1.PhasePending:
@@ -253,6 +254,7 @@ func (r *TranscriptReconciler) fail(t *tcsv1.Transcript, job *tcsv1.Job, typ, ms
 	t.Status.Error = &tcsv1.TranscriptError{Type: typ, Message: msg}
 	t.Emit(tcsv1.EventTranscriptCreated, now.Time)
 	t.Emit(tcsv1.EventTranscriptFailed, now.Time)
+	t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", now)
 	t.SyncConditions()
 }
 
@@ -296,7 +298,7 @@ func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (
 		return ctrl.Result{}, fmt.Errorf("purging %s: %w", t.Spec.ID, err)
 	}
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
-	for _, key := range []string{keys.Input, keys.Content, keys.Changes} {
+	for _, key := range keys.All() {
 		if err := r.Store.Delete(ctx, key); err != nil {
 			log.FromContext(ctx).Error(err, "purging content of a deleted transcript left an object behind", "key", key)
 		}

@@ -47,8 +47,12 @@ type webhookBody struct {
 }
 
 // DeliveryHash returns the 32 hex digits that name the delivery of event about transcriptID
-// to the endpoint endpointID: the name is "evt-" and the id "evt_" followed by them.
-func DeliveryHash(transcriptID, event, endpointID string) string {
+// to the endpoint endpointID: the name is "evt-" and the id "evt_" followed by them. key tells
+// apart events of one type that happen more than once (see EmittedEvent.Key).
+func DeliveryHash(transcriptID, event, key, endpointID string) string {
+	if key != "" {
+		event += "/" + key
+	}
 	sum := sha256.Sum256([]byte(transcriptID + "/" + event + "/" + endpointID))
 	return hex.EncodeToString(sum[:])[:32]
 }
@@ -114,7 +118,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 				}
 				contentRead = true
 			}
-			if err := r.deliver(ctx, t, seq, event, ep, content); err != nil {
+			if err := r.deliver(ctx, t, seq, emitted, ep, content); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -138,9 +142,10 @@ func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transc
 	return &s, nil
 }
 
-// deliver creates the delivery of event number seq of t to ep unless it exists.
-func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, event string, ep *tcsv1.WebhookEndpoint, content *string) error {
-	hash := DeliveryHash(t.Spec.ID, event, ep.Spec.ID)
+// deliver creates the delivery of the event number seq of t to ep unless it exists.
+func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, content *string) error {
+	event := emitted.Type
+	hash := DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)
 	name := "evt-" + hash
 	id := "evt_" + hash
 	existing := &tcsv1.WebhookDelivery{}

@@ -318,7 +318,7 @@ func TestWebhookDeliversEventsInOrderWithTheTranscriptAsBody(t *testing.T) {
 		body  *string
 	}{{tcsv1.EventTranscriptCreated, atCreated, nil}, {tcsv1.EventTranscriptCompleted, atCompleted, &content}} {
 		d, r := ds[i], got[i]
-		hash := DeliveryHash(tr.Spec.ID, want.event, ep.Spec.ID)
+		hash := DeliveryHash(tr.Spec.ID, want.event, "", ep.Spec.ID)
 		if d.Spec.Event != want.event || d.Spec.Sequence != i || d.Spec.ID != "evt_"+hash || d.Name != "evt-"+hash ||
 			d.Spec.Endpoint != ep.Name || d.Spec.PayloadRef != "webhooks/org_a/"+d.Spec.ID+".json" {
 			t.Fatalf("delivery %d: %+v", i, d.Spec)

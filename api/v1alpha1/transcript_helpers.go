@@ -13,16 +13,6 @@ func TranscriptName(id string) string {
 	return strings.Replace(id, "_", "-", 1)
 }
 
-// HasEmitted reports whether event was already emitted for t.
-func (t *Transcript) HasEmitted(event string) bool {
-	for _, e := range t.Status.EmittedEvents {
-		if e.Type == event {
-			return true
-		}
-	}
-	return false
-}
-
 // SetCondition records a condition for the current generation of t.
 func (t *Transcript) SetCondition(condType string, status metav1.ConditionStatus, reason, message string) {
 	meta.SetStatusCondition(&t.Status.Conditions, metav1.Condition{
@@ -91,9 +81,13 @@ func (t *Transcript) AddJob(jobType string, now metav1.Time) *Job {
 	return &t.Status.Jobs[len(t.Status.Jobs)-1]
 }
 
-// ActiveJob returns the first job of t that is queued or running, or nil.
+// ActiveJob returns the first job of the deterministic pass of t (a fetch or the correction)
+// that is queued or running, or nil.
 func (t *Transcript) ActiveJob() *Job {
 	for i := range t.Status.Jobs {
+		if t.Status.Jobs[i].Type == JobAIPass {
+			continue
+		}
 		if s := t.Status.Jobs[i].State; s == JobQueued || s == JobRunning {
 			return &t.Status.Jobs[i]
 		}
@@ -118,4 +112,93 @@ func (t *Transcript) EmittedEventTypes() []string {
 		out[i] = e.Type
 	}
 	return out
+}
+
+// AIPassBusy reports whether an AI pass of t is queued or running.
+func (t *Transcript) AIPassBusy() bool {
+	return t.Status.AIPassStatus == AIPassQueued || t.Status.AIPassStatus == AIPassRunning
+}
+
+// QueueAIPass queues a new ai_pass job on t, which runs once the deterministic pass is done,
+// and returns it; apply tells whether its verdicts are written into the content. It returns
+// nil when a pass is already queued or running.
+func (t *Transcript) QueueAIPass(apply bool, now metav1.Time) *Job {
+	if t.AIPassBusy() {
+		return nil
+	}
+	t.Status.Jobs = append(t.Status.Jobs, Job{
+		ID:        JobID(t.Spec.ID, len(t.Status.Jobs)+1),
+		Type:      JobAIPass,
+		State:     JobQueued,
+		CreatedAt: now,
+	})
+	job := &t.Status.Jobs[len(t.Status.Jobs)-1]
+	t.Status.AIPassStatus = AIPassQueued
+	t.Status.AIPass = &AIPassResult{JobID: job.ID, Apply: apply}
+	t.SetCondition(ConditionAIValidated, metav1.ConditionFalse, "Queued", "An AI validation pass is queued.")
+	return job
+}
+
+// AIPassJob returns the job of the latest AI pass of t, or nil.
+func (t *Transcript) AIPassJob() *Job {
+	if t.Status.AIPass == nil {
+		return nil
+	}
+	return t.Job(t.Status.AIPass.JobID)
+}
+
+// QueueRequestedAIPass queues the AI pass the options of t ask for, unless one was queued
+// before.
+func (t *Transcript) QueueRequestedAIPass(now metav1.Time) {
+	if t.Spec.Options.AIPass.Enabled && t.Status.AIPass == nil {
+		t.QueueAIPass(t.Spec.Options.AIPass.Apply, now)
+	}
+}
+
+// StartAIPass marks the queued AI pass of t running with provider and model, and emits
+// ai_pass.started in the same status write.
+func (t *Transcript) StartAIPass(provider, model string, now metav1.Time) {
+	res := t.Status.AIPass
+	if res == nil {
+		return
+	}
+	res.Provider, res.Model, res.StartedAt = provider, model, &now
+	if job := t.AIPassJob(); job != nil {
+		job.State, job.StartedAt = JobRunning, &now
+	}
+	t.Status.AIPassStatus = AIPassRunning
+	t.SetCondition(ConditionAIValidated, metav1.ConditionFalse, "Running", "The AI validation pass is running.")
+	t.EmitKeyed(EventAIPassStarted, res.JobID, now.Time)
+}
+
+// FailAIPass ends the queued or running AI pass of t with an error of API type typ, and emits
+// ai_pass.failed in the same status write. The deterministic pass's results stay as they are.
+func (t *Transcript) FailAIPass(typ, msg string, now metav1.Time) {
+	res := t.Status.AIPass
+	if res == nil || !t.AIPassBusy() {
+		return
+	}
+	res.Error, res.FinishedAt = &TranscriptError{Type: typ, Message: msg}, &now
+	if job := t.AIPassJob(); job != nil {
+		job.State, job.Error, job.FinishedAt = JobFailed, msg, &now
+	}
+	t.Status.AIPassStatus = AIPassFailed
+	t.SetCondition(ConditionAIValidated, metav1.ConditionFalse, "Failed", msg)
+	t.EmitKeyed(EventAIPassFailed, res.JobID, now.Time)
+}
+
+// CompleteAIPass ends the running AI pass of t successfully, and emits ai_pass.completed in
+// the same status write; the caller has recorded its results.
+func (t *Transcript) CompleteAIPass(now metav1.Time) {
+	res := t.Status.AIPass
+	if res == nil || !t.AIPassBusy() {
+		return
+	}
+	res.Error, res.FinishedAt = nil, &now
+	if job := t.AIPassJob(); job != nil {
+		job.State, job.Progress, job.Error, job.FinishedAt = JobSucceeded, 100, "", &now
+	}
+	t.Status.AIPassStatus = AIPassCompleted
+	t.SetCondition(ConditionAIValidated, metav1.ConditionTrue, "Completed", "The AI validation pass judged every change.")
+	t.EmitKeyed(EventAIPassCompleted, res.JobID, now.Time)
 }

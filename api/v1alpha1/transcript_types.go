@@ -46,6 +46,9 @@ const (
 	ConditionReady = "Ready"
 	// ConditionCorrected is true once the deterministic pass has written the corrected content.
 	ConditionCorrected = "Corrected"
+	// ConditionAIValidated is true once the latest AI validation pass completed, false while
+	// one is queued or running or after it failed; absent before the first.
+	ConditionAIValidated = "AIValidated"
 )
 
 // TranscriptSpec is what the client asked for; it does not change after creation.
@@ -179,12 +182,17 @@ const (
 	JobURLFetch     = "url_fetch"
 	JobUploadIngest = "upload_ingest"
 	JobCorrection   = "correction"
+	JobAIPass       = "ai_pass"
 )
 
 // EmittedEvent is an event emitted for a transcript.
 type EmittedEvent struct {
 	// Type is the event type, such as transcript.completed.
 	Type string `json:"type"`
+	// Key tells apart events of one type that can happen more than once for a transcript:
+	// the id of the ai_pass job for ai_pass.* events. Empty for the transcript.* events.
+	// +optional
+	Key string `json:"key,omitempty"`
 	// Time is when the transition that emitted it was written.
 	Time metav1.Time `json:"time"`
 }
@@ -241,6 +249,10 @@ type TranscriptStatus struct {
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 
+	// AIPass is the outcome of the latest AI validation pass; nil before the first.
+	// +optional
+	AIPass *AIPassResult `json:"aiPass,omitempty"`
+
 	// DeletedAt is when the transcript was soft-deleted.
 	// +optional
 	DeletedAt *metav1.Time `json:"deletedAt,omitempty"`
@@ -260,6 +272,52 @@ type TranscriptStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// AIPassResult is the outcome of one AI validation pass.
+type AIPassResult struct {
+	// JobID is the id of the ai_pass job.
+	JobID string `json:"jobID"`
+	// Provider is the provider that gave the verdicts: openai or rules.
+	// +optional
+	Provider string `json:"provider,omitempty"`
+	// Model is the model (or rule set) that gave the verdicts.
+	// +optional
+	Model string `json:"model,omitempty"`
+	// Apply tells whether the verdicts are written into the content.
+	// +optional
+	Apply bool `json:"apply,omitempty"`
+	// Confirmed, Rejected and Uncertain count the verdicts; Proposed counts the changes the
+	// pass proposed itself.
+	// +optional
+	Confirmed int `json:"confirmed,omitempty"`
+	// +optional
+	Rejected int `json:"rejected,omitempty"`
+	// +optional
+	Uncertain int `json:"uncertain,omitempty"`
+	// +optional
+	Proposed int `json:"proposed,omitempty"`
+	// Usage counts the tokens the provider consumed.
+	// +optional
+	Usage *TokenUsage `json:"usage,omitempty"`
+	// Error says why the pass failed.
+	// +optional
+	Error *TranscriptError `json:"error,omitempty"`
+	// StartedAt is when the pass started running.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// FinishedAt is when the pass ended.
+	// +optional
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+}
+
+// TokenUsage counts the tokens of a provider's calls.
+type TokenUsage struct {
+	PromptTokens     int64 `json:"promptTokens"`
+	CompletionTokens int64 `json:"completionTokens"`
+	TotalTokens      int64 `json:"totalTokens"`
+	// Requests counts the provider calls.
+	Requests int `json:"requests"`
 }
 
 // Transcript is a submitted transcript and the state of its correction.

@@ -192,9 +192,17 @@ func init() {
 // Emit records event as emitted for t at now, once; it returns false when it was already
 // recorded.
 func (t *Transcript) Emit(event string, now time.Time) bool {
-	if t.HasEmitted(event) {
-		return false
+	return t.EmitKeyed(event, "", now)
+}
+
+// EmitKeyed records event with key as emitted for t at now, once per event and key; it
+// returns false when it was already recorded.
+func (t *Transcript) EmitKeyed(event, key string, now time.Time) bool {
+	for _, e := range t.Status.EmittedEvents {
+		if e.Type == event && e.Key == key {
+			return false
+		}
 	}
-	t.Status.EmittedEvents = append(t.Status.EmittedEvents, EmittedEvent{Type: event, Time: metav1.NewTime(now)})
+	t.Status.EmittedEvents = append(t.Status.EmittedEvents, EmittedEvent{Type: event, Key: key, Time: metav1.NewTime(now)})
 	return true
 }

@@ -62,7 +62,9 @@ type serveOptions struct {
 	// webhookRetention is how long delivery history is kept.
 	webhookRetention time.Duration
 	// redisURL selects the Redis rate limiter (several replicas); empty means in memory.
-	redisURL    string
+	redisURL string
+	// ai configures the AI validation pass.
+	ai          aiOptions
 	api         bool
 	controllers bool
 }
@@ -81,6 +83,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore 
 	f.StringVar(&o.outboundCAFile, "outbound-ca-file", "", "PEM file of certificate authorities outbound HTTPS (webhooks, fetches) trusts besides the system's")
 	f.StringVar(&o.redisURL, "redis-url", os.Getenv("TCS_REDIS_URL"), "Redis for the rate limits of several replicas, e.g. redis://127.0.0.1:6379/0 (env TCS_REDIS_URL; default: in memory)")
 	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")
+	o.ai.addFlags(f)
 }
 
 func newServeCommand(use, short string, api, ctrls bool) *cobra.Command {
@@ -212,6 +215,22 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the transcript controller: %w", err)
 		}
+		provider, err := o.ai.newProvider(mgr.GetAPIReader(), o.namespace, roots)
+		if err != nil {
+			return err
+		}
+		aiPass := &controllers.AIPassReconciler{
+			Client:    mgr.GetClient(),
+			APIReader: mgr.GetAPIReader(),
+			Processor: processor,
+			Provider:  provider,
+			Timeout:   o.ai.timeout,
+			Workers:   o.ai.workers,
+		}
+		if err := aiPass.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the AI pass controller: %w", err)
+		}
+		log.Info("AI validation pass", "provider", provider.Name(), "model", provider.Model())
 		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store, Retention: o.webhookRetention}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook dispatch controller: %w", err)
 		}

@@ -23,6 +23,7 @@ type Transcript struct {
 	Content        *string            `json:"content,omitempty"`
 	ChangesSummary *ChangesSummary    `json:"changes_summary,omitempty"`
 	Jobs           []JobRef           `json:"jobs,omitempty"`
+	AIPass         *AIPass            `json:"ai_pass,omitempty"`
 	Options        Options            `json:"options"`
 	Error          *Error             `json:"error,omitempty"`
 	CreatedAt      string             `json:"created_at"`
@@ -36,6 +37,30 @@ type ChangesSummary struct {
 	NeedsReview int            `json:"needs_review"`
 	AIFlagged   int            `json:"ai_flagged"`
 	ByCategory  map[string]int `json:"by_category"`
+}
+
+// AIPass is the outcome of a transcript's latest AI validation pass.
+type AIPass struct {
+	JobID      string      `json:"job_id"`
+	Provider   string      `json:"provider,omitempty"`
+	Model      string      `json:"model,omitempty"`
+	Apply      bool        `json:"apply"`
+	Confirmed  int         `json:"confirmed"`
+	Rejected   int         `json:"rejected"`
+	Uncertain  int         `json:"uncertain"`
+	Proposed   int         `json:"proposed"`
+	Usage      *TokenUsage `json:"usage"`
+	Error      *Error      `json:"error"`
+	StartedAt  *string     `json:"started_at"`
+	FinishedAt *string     `json:"finished_at"`
+}
+
+// TokenUsage counts the tokens an AI pass consumed.
+type TokenUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+	Requests         int   `json:"requests"`
 }
 
 // JobRef names a job in a transcript's jobs array.
@@ -112,6 +137,17 @@ func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
 	if e := t.Status.Error; e != nil {
 		v.Error = &Error{Type: e.Type, Message: e.Message}
 	}
+	if a := t.Status.AIPass; a != nil {
+		v.AIPass = &AIPass{JobID: a.JobID, Provider: a.Provider, Model: a.Model, Apply: a.Apply,
+			Confirmed: a.Confirmed, Rejected: a.Rejected, Uncertain: a.Uncertain, Proposed: a.Proposed,
+			StartedAt: OptionalTimestamp(a.StartedAt), FinishedAt: OptionalTimestamp(a.FinishedAt)}
+		if u := a.Usage; u != nil {
+			v.AIPass.Usage = &TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens, Requests: u.Requests}
+		}
+		if e := a.Error; e != nil {
+			v.AIPass.Error = &Error{Type: e.Type, Message: e.Message}
+		}
+	}
 	v.CompletedAt = OptionalTimestamp(t.Status.CompletedAt)
 	return v
 }
@@ -147,7 +183,12 @@ func NewJob(t *tcsv1.Transcript, j *tcsv1.Job) Job {
 	}
 	if j.State == tcsv1.JobFailed {
 		typ := "server_error"
-		if t.Status.Error != nil {
+		switch {
+		case j.Type == tcsv1.JobAIPass:
+			if a := t.Status.AIPass; a != nil && a.JobID == j.ID && a.Error != nil {
+				typ = a.Error.Type
+			}
+		case t.Status.Error != nil:
 			typ = t.Status.Error.Type
 		}
 		v.Error = &Error{Type: typ, Message: j.Error}

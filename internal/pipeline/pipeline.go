@@ -28,12 +28,22 @@ type Keys struct {
 	Input   string
 	Content string
 	Changes string
+	// AIChanges is the change list with the AI pass's verdicts and proposals.
+	AIChanges string
+	// AIContent is the content with the AI pass's verdicts applied.
+	AIContent string
 }
 
 // KeysFor returns the object-store keys of transcript id of organization org.
 func KeysFor(org, id string) Keys {
 	base := "transcripts/" + org + "/" + id + "/"
-	return Keys{Input: base + "input", Content: base + "content", Changes: base + "changes.json"}
+	return Keys{Input: base + "input", Content: base + "content", Changes: base + "changes.json",
+		AIChanges: base + "changes.ai.json", AIContent: base + "content.ai"}
+}
+
+// All returns every key of k.
+func (k Keys) All() []string {
+	return []string{k.Input, k.Content, k.Changes, k.AIChanges, k.AIContent}
 }
 
 // Result is the outcome of the deterministic pass over one document.
@@ -90,18 +100,7 @@ func (p *Processor) Correct(content []byte, format formats.Format, opts correcti
 		if c.Status == correction.StatusAutoApplied {
 			edits = append(edits, formats.Edit{Start: c.Start, End: c.End, Replacement: c.Replacement})
 		}
-		// Offsets and lines of a change point into the submitted document, not the text view.
-		mapped := c
-		if s, e, ok := view.Source(c.Start, c.End); ok {
-			mapped.Start, mapped.End = s, e
-			mapped.Original = string(content[s:e])
-		} else {
-			s0, _, _ := view.Source(c.Start, c.Start)
-			e0, _, _ := view.Source(c.End, c.End)
-			mapped.Start, mapped.End = s0, e0
-		}
-		mapped.Line = view.Line(c.Start)
-		changes = append(changes, mapped)
+		changes = append(changes, toSource(view, content, c))
 	}
 	out, err := view.Rewrite(edits)
 	if err != nil {
@@ -114,6 +113,22 @@ func (p *Processor) Correct(content []byte, format formats.Format, opts correcti
 		Summary: correction.Summarize(changes),
 		Title:   FirstLine(correction.Apply(view.Text, found)),
 	}, nil
+}
+
+// toSource returns c, found in the text of view, with offsets, original and line in the
+// submitted document content instead.
+func toSource(view *formats.View, content []byte, c correction.Change) correction.Change {
+	mapped := c
+	if s, e, ok := view.Source(c.Start, c.End); ok {
+		mapped.Start, mapped.End = s, e
+		mapped.Original = string(content[s:e])
+	} else {
+		s0, _, _ := view.Source(c.Start, c.Start)
+		e0, _, _ := view.Source(c.End, c.End)
+		mapped.Start, mapped.End = s0, e0
+	}
+	mapped.Line = view.Line(c.Start)
+	return mapped
 }
 
 // Save stores the input, the corrected content and the change list of res under keys.
@@ -192,6 +207,7 @@ func (res *Result) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
 		job.StartedAt = &done
 	}
 	job.State, job.Progress, job.Error, job.FinishedAt = tcsv1.JobSucceeded, 100, "", &done
+	t.QueueRequestedAIPass(done)
 	// The events go in the same status update as the transition they announce.
 	t.Emit(tcsv1.EventTranscriptCreated, now)
 	t.Emit(tcsv1.EventTranscriptCompleted, now)

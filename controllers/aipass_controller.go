@@ -1,0 +1,190 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/aipass"
+	"tcs.dev/tcs/internal/formats"
+	"tcs.dev/tcs/internal/pipeline"
+)
+
+// DefaultAIPassTimeout bounds one AI validation pass.
+const DefaultAIPassTimeout = 15 * time.Minute
+
+// DefaultAIPassWorkers is the number of AI passes run at once by default.
+const DefaultAIPassWorkers = 4
+
+// AIPassReconciler runs the AI validation pass of Transcripts: it starts a queued pass once
+// the deterministic pass is done, runs the provider over the transcript, and records the
+// verdicts, or the failure, in one status write that also emits the pass's event.
+type AIPassReconciler struct {
+	Client client.Client
+	// APIReader reads the latest Transcript before the result is written; nil means Client.
+	APIReader client.Reader
+	Processor *pipeline.Processor
+	Provider  aipass.Provider
+	// Timeout bounds one pass; zero means DefaultAIPassTimeout.
+	Timeout time.Duration
+	// Workers is the number of passes run at once; zero means DefaultAIPassWorkers.
+	Workers int
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Reconcile starts, runs or fails the AI pass of one Transcript.
+func (r *AIPassReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	t := &tcsv1.Transcript{}
+	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !t.DeletionTimestamp.IsZero() || t.Status.DeletedAt != nil || t.Status.AIPass == nil {
+		return ctrl.Result{}, nil
+	}
+	jobID := t.Status.AIPass.JobID
+	switch t.Status.AIPassStatus {
+	case tcsv1.AIPassQueued:
+		switch t.Status.Phase {
+		case tcsv1.PhaseCompleted:
+			return r.write(ctx, t, jobID, tcsv1.AIPassQueued, func(t *tcsv1.Transcript) {
+				t.StartAIPass(r.Provider.Name(), r.Provider.Model(), metav1.NewTime(r.now()))
+			})
+		case tcsv1.PhaseFailed:
+			return r.write(ctx, t, jobID, tcsv1.AIPassQueued, func(t *tcsv1.Transcript) {
+				t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", metav1.NewTime(r.now()))
+			})
+		}
+		// The pass starts when the deterministic pass completes, which updates the transcript.
+		return ctrl.Result{}, nil
+	case tcsv1.AIPassRunning:
+		return r.run(ctx, t, jobID)
+	}
+	return ctrl.Result{}, nil
+}
+
+// run runs the provider over t and records the outcome.
+func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID string) (ctrl.Result, error) {
+	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultAIPassTimeout
+	}
+	passCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	started := r.now()
+	rev, err := r.Processor.Review(passCtx, pipeline.ReviewInput{
+		Keys:     keys,
+		Format:   formats.Format(t.Status.Format),
+		Options:  pipeline.CorrectionOptions(t.Spec.Options),
+		Language: t.Spec.Options.Language,
+		Apply:    t.Status.AIPass.Apply,
+	}, r.Provider)
+	logger := log.FromContext(ctx).WithValues("transcript", t.Spec.ID, "job", jobID, "provider", r.Provider.Name())
+	if err != nil {
+		if ctx.Err() != nil {
+			// The manager is stopping: the pass runs again after the restart.
+			return ctrl.Result{}, ctx.Err()
+		}
+		typ, msg, final := failure(err, passCtx, timeout)
+		if !final {
+			logger.Error(err, "the AI pass could not run; retrying")
+			return ctrl.Result{}, fmt.Errorf("running the AI pass of %s: %w", t.Spec.ID, err)
+		}
+		logger.Info("the AI pass failed", "error", err.Error())
+		return r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
+			t.FailAIPass(typ, msg, metav1.NewTime(r.now()))
+		})
+	}
+	logger.Info("the AI pass completed", "confirmed", rev.Confirmed, "rejected", rev.Rejected,
+		"uncertain", rev.Uncertain, "proposed", rev.Proposed, "tokens", rev.Usage.TotalTokens, "took", r.now().Sub(started))
+	return r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
+		rev.Complete(t, keys, r.now())
+	})
+}
+
+// failure tells how a failed pass is shown: its API error type and message, and whether the
+// pass ends with it (false for a fault of tcs's own storage, which is retried).
+func failure(err error, passCtx context.Context, timeout time.Duration) (typ, msg string, final bool) {
+	var pe *pipeline.ProviderError
+	var ce *pipeline.ContentError
+	switch {
+	case errors.Is(passCtx.Err(), context.DeadlineExceeded):
+		return "timeout", fmt.Sprintf("The AI validation pass did not finish within %s.", timeout), true
+	case errors.As(err, &pe):
+		return "server_error", "The AI validation pass failed: " + pe.Err.Error(), true
+	case errors.As(err, &ce):
+		return "unprocessable", ce.Error(), true
+	case errors.Is(err, pipeline.ErrStale):
+		return "conflict", "The AI validation pass cannot run: " + err.Error() + ".", true
+	}
+	return "", "", false
+}
+
+// write applies mutate to the latest t and writes its status, unless the pass jobID is no
+// longer in state from, retrying on conflicts.
+func (r *AIPassReconciler) write(ctx context.Context, t *tcsv1.Transcript, jobID string, from tcsv1.AIPassStatus, mutate func(*tcsv1.Transcript)) (ctrl.Result, error) {
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	key := client.ObjectKeyFromObject(t)
+	first := true
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			if err := reader.Get(ctx, key, t); err != nil {
+				return err
+			}
+		}
+		first = false
+		if t.Status.AIPassStatus != from || t.Status.AIPass == nil || t.Status.AIPass.JobID != jobID || t.Status.DeletedAt != nil {
+			return nil
+		}
+		mutate(t)
+		return r.Client.Status().Update(ctx, t)
+	})
+	if apierrors.IsNotFound(err) {
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("updating the AI pass of %s: %w", t.Spec.ID, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *AIPassReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// SetupWithManager registers the reconciler with mgr; it sees only transcripts with an AI pass
+// queued or running.
+func (r *AIPassReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	workers := r.Workers
+	if workers <= 0 {
+		workers = DefaultAIPassWorkers
+	}
+	busy := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		t, ok := o.(*tcsv1.Transcript)
+		return ok && t.AIPassBusy()
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&tcsv1.Transcript{}, builder.WithPredicates(busy)).
+		Named("aipass").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}

@@ -1,0 +1,390 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/aipass"
+	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/testenv"
+)
+
+// runAIPass runs the transcript and the AI pass reconcilers with provider on namespace ns;
+// stop ends them and waits, as a killed pod would.
+func runAIPass(t *testing.T, ns string, store *blob.Store, provider aipass.Provider, timeout time.Duration) (stop func()) {
+	t.Helper()
+	mgr := env.NewManager(t, ns)
+	engine, err := correction.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	processor := pipeline.New(engine, store)
+	tr := &TranscriptReconciler{Client: mgr.GetClient(), Processor: processor, Store: store, PasteGrace: 50 * time.Millisecond, MaxAttempts: 2}
+	if err := tr.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ai := &AIPassReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Processor: processor, Provider: provider, Timeout: timeout}
+	if err := ai.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	return testenv.Run(t, mgr)
+}
+
+// aiSermon has an auto-applied book change, a needs-review place change and a reference.
+const aiSermon = "Sermon notes\nturn to first corinthians 13 and read it\nthey sailed past capernum that night\n"
+
+// pasteWithAIPass creates a paste transcript of input whose options ask for the AI pass.
+func pasteWithAIPass(t *testing.T, c client.Client, store *blob.Store, ns, input string, apply bool) *tcsv1.Transcript {
+	t.Helper()
+	tr := newTranscript(ns, "org_a", tcsv1.SourcePaste)
+	tr.Spec.Options.AIPass = tcsv1.AIPassOptions{Enabled: true, Apply: apply}
+	if err := store.Put(t.Context(), tr.Spec.Source.InputRef, []byte(input), "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func aiDone(t *tcsv1.Transcript) bool {
+	return t.Status.AIPassStatus == tcsv1.AIPassCompleted || t.Status.AIPassStatus == tcsv1.AIPassFailed
+}
+
+// storedChanges reads the change list t points at.
+func storedChanges(t *testing.T, store *blob.Store, tr *tcsv1.Transcript) []pipeline.Change {
+	t.Helper()
+	raw, err := store.Get(t.Context(), tr.Status.ChangesRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []pipeline.Change
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestAIPassWithTheRulesProviderJudgesEveryChangeOnce(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "tcs-ai")
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runAIPass(t, ns, store, aipass.NewRules(), 0))
+	tr := pasteWithAIPass(t, c, store, ns, aiSermon, false)
+	got := eventually(t, c, tr, "AI pass ended", aiDone)
+
+	if got.Status.AIPassStatus != tcsv1.AIPassCompleted || got.Status.Phase != tcsv1.PhaseCompleted {
+		t.Fatalf("status %+v", got.Status)
+	}
+	wantCondition(t, got, tcsv1.ConditionAIValidated, metav1.ConditionTrue, "Completed")
+	want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted, tcsv1.EventAIPassStarted, tcsv1.EventAIPassCompleted}
+	if ev := got.EmittedEventTypes(); !slices.Equal(ev, want) {
+		t.Fatalf("events %v, want %v", ev, want)
+	}
+	res := got.Status.AIPass
+	job := got.AIPassJob()
+	if res == nil || res.Provider != "rules" || res.Model == "" || res.Usage != nil || res.Error != nil || res.StartedAt == nil || res.FinishedAt == nil ||
+		job == nil || job.Type != tcsv1.JobAIPass || job.State != tcsv1.JobSucceeded || job.StartedAt == nil || job.FinishedAt == nil {
+		t.Fatalf("AI pass %+v, job %+v", res, job)
+	}
+	changes := storedChanges(t, store, got)
+	sum := got.Status.ChangesSummary
+	if len(changes) < 2 || sum.Total != len(changes) || res.Confirmed+res.Rejected+res.Uncertain != len(changes) || sum.AIFlagged != res.Rejected+res.Uncertain {
+		t.Fatalf("changes %+v, summary %+v, pass %+v", changes, sum, res)
+	}
+	for _, ch := range changes {
+		if !ch.AIVerdict.Valid() || ch.AIReason == "" || ch.Applied == nil || *ch.Applied != (ch.Status == correction.StatusAutoApplied) {
+			t.Errorf("change %+v: want a verdict, a reason and applied = auto_applied", ch)
+		}
+	}
+	// Without apply the content is the deterministic pass's.
+	if got.Status.ContentRef != pipeline.KeysFor("org_a", tr.Spec.ID).Content {
+		t.Fatalf("content ref %q", got.Status.ContentRef)
+	}
+
+	// A second pass, asked for later, emits its own events once more.
+	got = setTranscriptStatus(t, c, got, func(t *tcsv1.Transcript) { t.QueueAIPass(false, metav1.Now()) })
+	second := got.Status.AIPass.JobID
+	got = eventually(t, c, tr, "second AI pass ended", func(t *tcsv1.Transcript) bool {
+		return aiDone(t) && t.Status.AIPass.JobID == second
+	})
+	want = append(want, tcsv1.EventAIPassStarted, tcsv1.EventAIPassCompleted)
+	if ev := got.EmittedEventTypes(); !slices.Equal(ev, want) || got.Status.EmittedEvents[5].Key != second || got.Status.EmittedEvents[3].Key == second {
+		t.Fatalf("events %+v", got.Status.EmittedEvents)
+	}
+}
+
+// setTranscriptStatus applies change to the latest tr and writes its status.
+func setTranscriptStatus(t *testing.T, c client.Client, tr *tcsv1.Transcript, change func(*tcsv1.Transcript)) *tcsv1.Transcript {
+	t.Helper()
+	for range 20 {
+		got := &tcsv1.Transcript{}
+		if err := c.Get(t.Context(), client.ObjectKeyFromObject(tr), got); err != nil {
+			t.Fatal(err)
+		}
+		change(got)
+		if err := c.Status().Update(t.Context(), got); err == nil {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("could not update the status")
+	return nil
+}
+
+// verdicts is a provider that gives scripted verdicts by change number, and proposes one
+// change; it stands in for a model whose answers are known, to check what apply does.
+type verdicts struct {
+	by      map[string]aipass.Verdict
+	propose string // a word of the text to propose a change of
+	calls   atomic.Int32
+	block   chan struct{} // when not nil, Review waits for it
+}
+
+func (v *verdicts) Name() string  { return "openai" }
+func (v *verdicts) Model() string { return "scripted" }
+
+func (v *verdicts) Review(ctx context.Context, req aipass.Request) (*aipass.Review, error) {
+	v.calls.Add(1)
+	if v.block != nil {
+		select {
+		case <-v.block:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	judged := map[string]aipass.Judgement{}
+	for id, verdict := range v.by {
+		judged[id] = aipass.Judgement{Verdict: verdict, Reason: "scripted " + string(verdict)}
+	}
+	var proposals []aipass.Proposal
+	if i := strings.Index(req.Text, v.propose); v.propose != "" && i >= 0 {
+		proposals = append(proposals, aipass.Proposal{Start: i, End: i + len(v.propose), Original: v.propose, Replacement: strings.ToUpper(v.propose), Reason: "scripted proposal"})
+	}
+	rev := aipass.Finish(req, judged, proposals, "not scripted")
+	rev.Usage = aipass.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120, Requests: 1}
+	return rev, nil
+}
+
+func TestAIPassApplyRevertsRejectedAndAppliesConfirmedChanges(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "tcs-ai")
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// chg_0001 is the auto-applied "first corinthians", chg_0002 the needs-review "capernum".
+	p := &verdicts{by: map[string]aipass.Verdict{"chg_0001": aipass.Rejected, "chg_0002": aipass.Confirmed}, propose: "sailed"}
+	t.Cleanup(runAIPass(t, ns, store, p, 0))
+	tr := pasteWithAIPass(t, c, store, ns, aiSermon, true)
+	got := eventually(t, c, tr, "AI pass ended", aiDone)
+	if got.Status.AIPassStatus != tcsv1.AIPassCompleted {
+		t.Fatalf("status %+v", got.Status)
+	}
+	keys := pipeline.KeysFor("org_a", tr.Spec.ID)
+	deterministic, err := store.Get(t.Context(), keys.Content)
+	if err != nil || !strings.Contains(string(deterministic), "1 Corinthians 13") || !strings.Contains(string(deterministic), "capernum") {
+		t.Fatalf("deterministic content %q, %v", deterministic, err)
+	}
+	if got.Status.ContentRef != keys.AIContent || got.Status.ChangesRef != keys.AIChanges {
+		t.Fatalf("refs %q %q", got.Status.ContentRef, got.Status.ChangesRef)
+	}
+	revised, err := store.Get(t.Context(), got.Status.ContentRef)
+	wantText := "Sermon notes\nturn to first corinthians 13 and read it\nthey sailed past Capernaum that night\n"
+	if err != nil || string(revised) != wantText {
+		t.Fatalf("revised content %q, %v; want %q", revised, err, wantText)
+	}
+	changes := storedChanges(t, store, got)
+	type row struct {
+		id, category, original string
+		verdict                aipass.Verdict
+		applied                bool
+	}
+	var rows []row
+	for _, ch := range changes {
+		rows = append(rows, row{ch.ID, ch.Category, ch.Original, ch.AIVerdict, ch.IsApplied()})
+	}
+	wantRows := []row{
+		{"chg_0001", "bible", "first corinthians", aipass.Rejected, false},
+		{"chg_0003", "ai", "sailed", "", false},
+		{"chg_0002", "place", "capernum", aipass.Confirmed, true},
+	}
+	if !slices.Equal(rows, wantRows) {
+		t.Fatalf("changes %+v, want %+v", rows, wantRows)
+	}
+	if ai := changes[1]; ai.Status != correction.StatusNeedsReview || ai.Rule != pipeline.RuleAIProposal || ai.Replacement != "SAILED" || ai.AIReason != "scripted proposal" ||
+		aiSermon[ai.Start:ai.End] != "sailed" || ai.Line != 3 {
+		t.Fatalf("proposal %+v", ai)
+	}
+	sum, res := got.Status.ChangesSummary, got.Status.AIPass
+	if sum.Total != 3 || sum.AIFlagged != 1 || sum.NeedsReview != 2 || sum.ByCategory["ai"] != 1 ||
+		res.Confirmed != 1 || res.Rejected != 1 || res.Uncertain != 0 || res.Proposed != 1 || !res.Apply ||
+		res.Usage == nil || res.Usage.TotalTokens != 120 || res.Usage.Requests != 1 {
+		t.Fatalf("summary %+v, pass %+v", sum, res)
+	}
+}
+
+func TestAIPassRestartedMidRunFinishesOnce(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "tcs-ai")
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &verdicts{block: make(chan struct{})}
+	stop := runAIPass(t, ns, store, p, 0)
+	tr := pasteWithAIPass(t, c, store, ns, aiSermon, false)
+	eventually(t, c, tr, "running", func(t *tcsv1.Transcript) bool { return t.Status.AIPassStatus == tcsv1.AIPassRunning })
+	deadline := time.Now().Add(10 * time.Second)
+	for p.calls.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop() // the pass is cut off in the provider call
+	close(p.block)
+	t.Cleanup(runAIPass(t, ns, store, p, 0))
+	got := eventually(t, c, tr, "AI pass ended", aiDone)
+	want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted, tcsv1.EventAIPassStarted, tcsv1.EventAIPassCompleted}
+	if ev := got.EmittedEventTypes(); got.Status.AIPassStatus != tcsv1.AIPassCompleted || !slices.Equal(ev, want) || p.calls.Load() != 2 {
+		t.Fatalf("status %s, events %v, provider calls %d", got.Status.AIPassStatus, ev, p.calls.Load())
+	}
+}
+
+func TestAIPassOfATranscriptThatFailsFailsToo(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "tcs-ai")
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runAIPass(t, ns, store, aipass.NewRules(), 0))
+	tr := newTranscript(ns, "org_a", tcsv1.SourcePaste) // no input stored: the transcript fails
+	tr.Spec.Options.AIPass.Enabled = true
+	if err := c.Create(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	got := eventually(t, c, tr, "AI pass ended", aiDone)
+	want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptFailed, tcsv1.EventAIPassFailed}
+	if ev := got.EmittedEventTypes(); got.Status.Phase != tcsv1.PhaseFailed || got.Status.AIPassStatus != tcsv1.AIPassFailed || !slices.Equal(ev, want) ||
+		got.Status.AIPass.Error == nil || !strings.Contains(got.Status.AIPass.Error.Message, "failed before") {
+		t.Fatalf("status %+v, events %v", got.Status, ev)
+	}
+	wantCondition(t, got, tcsv1.ConditionAIValidated, metav1.ConditionFalse, "Failed")
+}
+
+// chatServer is a local OpenAI-compatible Chat Completions endpoint answering with answer, or
+// with status when it is not 200, or after delay.
+func chatServer(t *testing.T, status int, answer string, delay time.Duration) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if status != http.StatusOK {
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"error":{"message":"the model is overloaded","type":"server_error"}}`)
+			return
+		}
+		body, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test-model",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": answer}}},
+			"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+		})
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestAIPassWithTheOpenAIProvider(t *testing.T) {
+	const good = `{"verdicts":[{"id":"chg_0001","verdict":"confirmed","reason":"a chapter follows"},{"id":"chg_0002","verdict":"uncertain","reason":"could be a person"}],"proposals":[]}`
+	for _, tc := range []struct {
+		name    string
+		status  int
+		answer  string
+		delay   time.Duration
+		timeout time.Duration
+		// wantFail is a part of the failure message; empty means the pass completes.
+		wantFail, wantType string
+	}{
+		{name: "answers", status: 200, answer: good},
+		{name: "malformed answer", status: 200, answer: "I think these changes look fine!", wantFail: "not valid review JSON", wantType: "server_error"},
+		{name: "server error", status: 500, answer: "", wantFail: "500", wantType: "server_error"},
+		{name: "provider too slow", status: 200, answer: good, delay: 5 * time.Second, wantFail: "did not answer within", wantType: "server_error"},
+		{name: "pass too slow", status: 200, answer: good, delay: 5 * time.Second, timeout: 300 * time.Millisecond, wantFail: "did not finish within 300ms", wantType: "timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := env.Client(t, client.Options{Scheme: scheme.New()})
+			ns := env.Namespace(t, "tcs-ai")
+			store, err := blob.OpenDir(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := chatServer(t, tc.status, tc.answer, tc.delay)
+			p, err := aipass.NewOpenAI(aipass.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "test-model",
+				RequestTimeout: 500 * time.Millisecond, MaxRetries: 1, Output: aipass.OutputJSONSchema})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(runAIPass(t, ns, store, p, tc.timeout))
+			tr := pasteWithAIPass(t, c, store, ns, aiSermon, true)
+			got := eventually(t, c, tr, "AI pass ended", aiDone)
+			keys := pipeline.KeysFor("org_a", tr.Spec.ID)
+			res := got.Status.AIPass
+			if tc.wantFail == "" {
+				want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted, tcsv1.EventAIPassStarted, tcsv1.EventAIPassCompleted}
+				if ev := got.EmittedEventTypes(); !slices.Equal(ev, want) || res.Provider != "openai" || res.Model != "test-model" ||
+					res.Usage == nil || res.Usage.TotalTokens != 60 || res.Usage.Requests != 1 || res.Confirmed != 1 || res.Uncertain != 1 {
+					t.Fatalf("events %v, pass %+v", ev, res)
+				}
+				return
+			}
+			want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted, tcsv1.EventAIPassStarted, tcsv1.EventAIPassFailed}
+			if ev := got.EmittedEventTypes(); got.Status.AIPassStatus != tcsv1.AIPassFailed || !slices.Equal(ev, want) {
+				t.Fatalf("status %s, events %v", got.Status.AIPassStatus, ev)
+			}
+			if res.Error == nil || res.Error.Type != tc.wantType || !strings.Contains(res.Error.Message, tc.wantFail) {
+				t.Fatalf("error %+v, want %s containing %q", res.Error, tc.wantType, tc.wantFail)
+			}
+			if job := got.AIPassJob(); job == nil || job.State != tcsv1.JobFailed || job.Error != res.Error.Message {
+				t.Fatalf("job %+v", job)
+			}
+			wantCondition(t, got, tcsv1.ConditionAIValidated, metav1.ConditionFalse, "Failed")
+			// The deterministic result is intact.
+			if got.Status.Phase != tcsv1.PhaseCompleted || got.Status.ContentRef != keys.Content || got.Status.ChangesRef != keys.Changes ||
+				got.Status.ChangesSummary.AIFlagged != 0 {
+				t.Fatalf("status %+v", got.Status)
+			}
+			if ok, err := store.Exists(t.Context(), keys.AIContent); err != nil || ok {
+				t.Fatalf("revised content written by a failed pass: %v %v", ok, err)
+			}
+		})
+	}
+}

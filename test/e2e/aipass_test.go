@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pollAI polls a transcript until its AI pass has ended.
+func pollAI(t *testing.T, url, key string) answer {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		a := call(t, http.MethodGet, url, key, "")
+		if s := a.body["ai_pass_status"]; a.status != 200 || s == "completed" || s == "failed" {
+			return a
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: AI pass still %v after 60 s", url, a.body["ai_pass_status"])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// lastJob returns the last entry of a transcript's jobs.
+func lastJob(t *testing.T, a answer) map[string]any {
+	t.Helper()
+	jobs, _ := a.body["jobs"].([]any)
+	if len(jobs) == 0 {
+		t.Fatalf("no jobs: %s", a.raw)
+	}
+	return jobs[len(jobs)-1].(map[string]any)
+}
+
+// TestDevAIPass runs the AI pass through the API of the real binary with its default, offline
+// rules provider: queued at create and later, 409 while queued, verdicts in the change list,
+// apply, and the ai_pass.* events delivered to a signed-webhook receiver.
+func TestDevAIPass(t *testing.T) {
+	rc := &receiver{attempts: map[string]int{}}
+	hooks := httptest.NewTLSServer(rc)
+	t.Cleanup(hooks.Close)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "Turn to first corinthians 13:4 tonight.\nThey walked from jerusalem to capernum.\n")
+	}))
+	t.Cleanup(files.Close)
+	dev := startDev(t, filepath.Join(t.TempDir(), "state"), "--outbound-ca-file", caFile, "--webhook-retry-delays", "100ms,100ms,100ms")
+	base, key := dev.env["TCS_URL"], dev.env["TCS_API_KEY"]
+	out, err := exec.Command(tcsBin, "admin", "webhook", "create", "--org", dev.env["TCS_ORG"], "--url", hooks.URL+"/hooks",
+		"--events", "all", "--kubeconfig", dev.env["KUBECONFIG"]).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tcs admin webhook create: %v\n%s", err, out)
+	}
+	rc.mu.Lock()
+	rc.secret = strings.Fields(string(out))[1]
+	rc.mu.Unlock()
+
+	// A url transcript asking for the AI pass: queued from the start, while the fetch waits.
+	a := call(t, http.MethodPost, base+"/api/v1/transcripts", key,
+		`{"source_type":"url","url":"`+files.URL+`/notes.txt","source_format":"txt","options":{"ai_pass":{"enabled":true}}}`)
+	if a.status != 202 || a.body["status"] != "pending" || a.body["ai_pass_status"] != "queued" || lastJob(t, a)["type"] != "ai_pass" {
+		t.Fatalf("create: %d %s", a.status, a.raw)
+	}
+	id := a.body["id"].(string)
+	firstJob := lastJob(t, a)["id"].(string)
+	url := base + "/api/v1/transcripts/" + id
+	conflict := call(t, http.MethodPost, url+"/ai_pass", key, "")
+	if conflict.status != 409 || errType(conflict) != "conflict" {
+		t.Fatalf("a second pass while one is queued: %d %s", conflict.status, conflict.raw)
+	}
+	close(release)
+
+	done := pollAI(t, url, key)
+	pass, _ := done.body["ai_pass"].(map[string]any)
+	summary, _ := done.body["changes_summary"].(map[string]any)
+	if done.body["status"] != "completed" || done.body["ai_pass_status"] != "completed" || pass["provider"] != "rules" ||
+		pass["job_id"] != firstJob || pass["error"] != nil || summary == nil {
+		t.Fatalf("after the pass: %s", done.raw)
+	}
+	content := done.body["content"].(string)
+	if content != "Turn to 1 Corinthians 13:4 tonight.\nThey walked from Jerusalem to capernum.\n" {
+		t.Fatalf("without apply the content is the deterministic pass's; got %q", content)
+	}
+	changes := call(t, http.MethodGet, url+"/changes?limit=100", key, "")
+	flagged := 0
+	for _, c := range changes.body["data"].([]any) {
+		ch := c.(map[string]any)
+		switch ch["ai_verdict"] {
+		case "rejected", "uncertain":
+			flagged++
+		case "confirmed":
+		default:
+			t.Fatalf("change without a verdict: %v", ch)
+		}
+		if ch["ai_reason"] == "" || ch["applied"] != (ch["status"] == "auto_applied") {
+			t.Fatalf("change %v", ch)
+		}
+	}
+	if summary["ai_flagged"] != float64(flagged) {
+		t.Fatalf("ai_flagged %v, the change list flags %d", summary["ai_flagged"], flagged)
+	}
+	job := call(t, http.MethodGet, base+"/api/v1/jobs/"+firstJob, key, "")
+	if job.body["type"] != "ai_pass" || job.body["status"] != "succeeded" || job.body["transcript_id"] != id {
+		t.Fatalf("AI job: %s", job.raw)
+	}
+
+	// A second pass, asked for later, applying its verdicts.
+	again := call(t, http.MethodPost, url+"/ai_pass", key, `{"apply":true}`)
+	if again.status != 202 || again.body["ai_pass_status"] != "queued" || lastJob(t, again)["id"] == firstJob {
+		t.Fatalf("trigger: %d %s", again.status, again.raw)
+	}
+	done = pollAI(t, url, key)
+	pass, _ = done.body["ai_pass"].(map[string]any)
+	if done.body["ai_pass_status"] != "completed" || pass["apply"] != true {
+		t.Fatalf("after the second pass: %s", done.raw)
+	}
+	bad := call(t, http.MethodPost, url+"/ai_pass", key, `{"apply":"yes"}`)
+	if bad.status != 400 || bad.body["error"].(map[string]any)["param"] != "apply" {
+		t.Fatalf("bad apply: %d %s", bad.status, bad.raw)
+	}
+
+	// A paste waiting for its AI pass answers when the pass ended.
+	w := call(t, http.MethodPost, base+"/api/v1/transcripts?wait=true&timeout=30", key,
+		`{"source_type":"paste","content":"read revelations 21:4","options":{"ai_pass":{"enabled":true}}}`)
+	if w.status != 201 || w.body["ai_pass_status"] != "completed" || w.body["content"] != "read Revelation 21:4" {
+		t.Fatalf("paste with wait: %d %s", w.status, w.raw)
+	}
+
+	// The url transcript's events reached the receiver in order, each pass's once.
+	want := []string{"transcript.created", "transcript.completed", "ai_pass.started", "ai_pass.completed", "ai_pass.started", "ai_pass.completed"}
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		var events, ids []string
+		rc.mu.Lock()
+		for _, p := range rc.accepted {
+			if p["id"] == id {
+				events = append(events, p["event"].(string))
+				ids = append(ids, p["delivery_id"].(string))
+			}
+		}
+		bad := slices.Clone(rc.bad)
+		rc.mu.Unlock()
+		if len(bad) > 0 {
+			t.Fatalf("bad deliveries: %v", bad)
+		}
+		slices.Sort(ids)
+		if slices.Equal(events, want) && len(slices.Compact(ids)) == len(want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events %v, want %v", events, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
