@@ -337,8 +337,8 @@ func TestAIPassWithTheOpenAIProvider(t *testing.T) {
 		{name: "answers", status: 200, answer: good},
 		{name: "malformed answer", status: 200, answer: "I think these changes look fine!", wantFail: "not valid review JSON", wantType: "server_error"},
 		{name: "server error", status: 500, answer: "", wantFail: "500", wantType: "server_error"},
-		{name: "provider too slow", status: 200, answer: good, delay: 5 * time.Second, wantFail: "did not answer within", wantType: "server_error"},
-		{name: "pass too slow", status: 200, answer: good, delay: 5 * time.Second, timeout: 300 * time.Millisecond, wantFail: "did not finish within 300ms", wantType: "timeout"},
+		{name: "provider too slow", status: 200, answer: good, delay: 2 * time.Second, wantFail: "did not answer within", wantType: "server_error"},
+		{name: "pass too slow", status: 200, answer: good, delay: 2 * time.Second, timeout: 300 * time.Millisecond, wantFail: "did not finish within 300ms", wantType: "timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := env.Client(t, client.Options{Scheme: scheme.New()})

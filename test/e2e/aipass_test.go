@@ -96,7 +96,7 @@ func TestDevAIPass(t *testing.T) {
 		t.Fatalf("after the pass: %s", done.raw)
 	}
 	content := done.body["content"].(string)
-	if content != "Turn to 1 Corinthians 13:4 tonight.\nThey walked from Jerusalem to capernum.\n" {
+	if content != "Turn to 1 Corinthians 13:4 tonight.\nThey walked from Jerusalem to Capernaum.\n" {
 		t.Fatalf("without apply the content is the deterministic pass's; got %q", content)
 	}
 	changes := call(t, http.MethodGet, url+"/changes?limit=100", key, "")

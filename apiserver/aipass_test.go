@@ -1,0 +1,100 @@
+package apiserver
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+)
+
+// jobTypes returns the types of a transcript answer's jobs.
+func jobTypes(r response) []string {
+	var out []string
+	jobs, _ := r.body["jobs"].([]any)
+	for _, j := range jobs {
+		out = append(out, j.(map[string]any)["type"].(string))
+	}
+	return out
+}
+
+// TestAIPassRequests checks how the API queues AI passes; no controller runs here, so a
+// queued pass stays queued.
+func TestAIPassRequests(t *testing.T) {
+	h := newHarness(t)
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		jobs       string
+	}{
+		{"paste", `{"source_type":"paste","content":"read revelations 21:4","options":{"ai_pass":{"enabled":true,"apply":true}}}`, 201, "correction,ai_pass"},
+		{"url", `{"source_type":"url","url":"http://127.0.0.1:9/a.txt","source_format":"txt","options":{"ai_pass":{"enabled":true}}}`, 202, "url_fetch,ai_pass"},
+		{"youtube", `{"source_type":"youtube","url":"https://youtu.be/Cn4sEntP1aY","options":{"ai_pass":{"enabled":true}}}`, 202, "youtube_fetch,ai_pass"},
+		{"disabled", `{"source_type":"paste","content":"read revelations 21:4","options":{"ai_pass":{"enabled":false,"apply":true}}}`, 201, "correction"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.do(t, http.MethodPost, "/api/v1/transcripts", h.keyA.Value, "", []byte(tc.body))
+			wantStatus := "queued"
+			if tc.name == "disabled" {
+				wantStatus = "idle"
+			}
+			if r.status != tc.status || r.body["ai_pass_status"] != wantStatus || strings.Join(jobTypes(r), ",") != tc.jobs {
+				t.Fatalf("%d %s; want %d, ai_pass_status %s, jobs %s", r.status, r.raw, tc.status, wantStatus, tc.jobs)
+			}
+			id := r.body["id"].(string)
+			if tc.name == "paste" {
+				pass, _ := r.body["ai_pass"].(map[string]any)
+				jobs := r.body["jobs"].([]any)
+				if r.body["content"] != "read Revelation 21:4" || pass["apply"] != true || pass["job_id"] != jobs[1].(map[string]any)["id"] || pass["started_at"] != nil {
+					t.Fatalf("paste answer %s", r.raw)
+				}
+				job := h.do(t, http.MethodGet, "/api/v1/jobs/"+pass["job_id"].(string), h.keyA.Value, "", nil)
+				if job.status != 200 || job.body["type"] != "ai_pass" || job.body["status"] != "queued" {
+					t.Fatalf("job %d %s", job.status, job.raw)
+				}
+				// The transcript is not finished while its pass is queued: polls get a hint.
+				got := h.do(t, http.MethodGet, "/api/v1/transcripts/"+id, h.keyA.Value, "", nil)
+				if got.header.Get("Retry-After") == "" {
+					t.Fatalf("no Retry-After while the AI pass is queued")
+				}
+			}
+			if wantStatus == "queued" {
+				wantError(t, h.do(t, http.MethodPost, "/api/v1/transcripts/"+id+"/ai_pass", h.keyA.Value, "", nil), 409, ErrConflict, "")
+			}
+		})
+	}
+
+	r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": "read revelations 21:4"})
+	path := "/api/v1/transcripts/" + r.body["id"].(string) + "/ai_pass"
+	for _, tc := range []struct{ name, body, param string }{
+		{"apply not a boolean", `{"apply":"yes"}`, "apply"},
+		{"unknown member", `{"apply":true,"model":"gpt"}`, "model"},
+		{"not an object", `[true]`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, h.do(t, http.MethodPost, path, h.keyA.Value, "", []byte(tc.body)), 400, ErrInvalidRequest, tc.param)
+		})
+	}
+	q := h.do(t, http.MethodPost, path, h.keyA.Value, "application/json", []byte(`{"apply":true}`))
+	pass, _ := q.body["ai_pass"].(map[string]any)
+	if q.status != 202 || q.body["ai_pass_status"] != "queued" || pass["apply"] != true || strings.Join(jobTypes(q), ",") != "correction,ai_pass" || q.body["content"] != "read Revelation 21:4" {
+		t.Fatalf("trigger: %d %s", q.status, q.raw)
+	}
+	wantError(t, h.do(t, http.MethodPost, path, h.keyA.Value, "", nil), 409, ErrConflict, "")
+
+	// A failed transcript has nothing to validate.
+	failed := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": "read revelations 21:4"})
+	tr := &tcsv1.Transcript{}
+	key := client.ObjectKey{Namespace: h.namespace, Name: tcsv1.TranscriptName(failed.body["id"].(string))}
+	if err := h.client.Get(t.Context(), key, tr); err != nil {
+		t.Fatal(err)
+	}
+	tr.Status.Phase = tcsv1.PhaseFailed
+	tr.Status.Error = &tcsv1.TranscriptError{Type: "server_error", Message: "lost"}
+	if err := h.client.Status().Update(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, h.do(t, http.MethodPost, "/api/v1/transcripts/"+tr.Spec.ID+"/ai_pass", h.keyA.Value, "", nil), 409, ErrConflict, "")
+}
