@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net/http"
@@ -8,10 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"tcs.dev/tcs/internal/controlplane"
+	"tcs.dev/tcs/internal/testenv"
 )
 
 // pollAI polls a transcript until its AI pass has ended.
@@ -169,5 +175,68 @@ func TestDevAIPass(t *testing.T) {
 			t.Fatalf("events %v, want %v", events, want)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestDevAIPassWithAnOpenAICompatibleServer points the real binary at a local Chat Completions
+// server, with the API key in a Secret that is read when the pass runs.
+func TestDevAIPassWithAnOpenAICompatibleServer(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string // what each request carried: model, response format, authorization
+	ids := regexp.MustCompile(`chg_[0-9]{4,}`)
+	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model          string `json:"model"`
+			ResponseFormat struct {
+				Type string `json:"type"`
+			} `json:"response_format"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		seen = append(seen, req.Model+" "+req.ResponseFormat.Type+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		var verdicts []map[string]string
+		for _, m := range req.Messages {
+			for _, id := range ids.FindAllString(m.Content, -1) {
+				verdicts = append(verdicts, map[string]string{"id": id, "verdict": "confirmed", "reason": "a verse reference follows"})
+			}
+		}
+		answer, _ := json.Marshal(map[string]any{"verdicts": verdicts, "proposals": []any{}})
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "chatcmpl-e2e", "object": "chat.completion", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": string(answer)}}},
+			"usage":   map[string]any{"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49},
+		})
+	}))
+	t.Cleanup(chat.Close)
+	dev := startDev(t, filepath.Join(t.TempDir(), "state"), "--ai-base-url", chat.URL+"/v1", "--ai-model", "sermon-checker", "--ai-api-key-secret", "tcs-ai")
+	assets, err := controlplane.FindAssets(testenv.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(filepath.Join(assets, "kubectl"), "--kubeconfig", dev.env["KUBECONFIG"], "-n", "tcs-system",
+		"create", "secret", "generic", "tcs-ai", "--from-literal=api-key=sk-test-e2e").CombinedOutput(); err != nil {
+		t.Fatalf("kubectl create secret: %v\n%s", err, out)
+	}
+	base, key := dev.env["TCS_URL"], dev.env["TCS_API_KEY"]
+	a := call(t, http.MethodPost, base+"/api/v1/transcripts?wait=true&timeout=30", key,
+		`{"source_type":"paste","content":"turn to first corinthians 13:4 and revelations 21:4","options":{"ai_pass":{"enabled":true}}}`)
+	pass, _ := a.body["ai_pass"].(map[string]any)
+	usage, _ := pass["usage"].(map[string]any)
+	if a.status != 201 || a.body["ai_pass_status"] != "completed" || pass["provider"] != "openai" || pass["model"] != "sermon-checker" ||
+		pass["confirmed"] != 2.0 || usage["total_tokens"] != 49.0 || usage["requests"] != 1.0 {
+		t.Fatalf("paste with the AI pass: %d %s", a.status, a.raw)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != "sermon-checker json_schema Bearer sk-test-e2e" {
+		t.Fatalf("the chat server saw %q", seen)
 	}
 }
