@@ -97,8 +97,8 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		return 0
 	})
-	var content *string
-	contentRead := false
+	// contents caches the content of each state shown, by its object-store key.
+	contents := map[string]*string{}
 	for seq, emitted := range t.Status.EmittedEvents {
 		// An event older than the history's retention was delivered and collected already:
 		// it is never sent again.
@@ -111,14 +111,16 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, event) {
 				continue
 			}
-			if !contentRead {
+			shown := t.AsOf(emitted.State)
+			content, ok := contents[shown.Status.ContentRef]
+			if !ok {
 				var err error
-				if content, err = r.content(ctx, t); err != nil {
+				if content, err = r.content(ctx, shown); err != nil {
 					return ctrl.Result{}, err
 				}
-				contentRead = true
+				contents[shown.Status.ContentRef] = content
 			}
-			if err := r.deliver(ctx, t, seq, emitted, ep, content); err != nil {
+			if err := r.deliver(ctx, shown, seq, emitted, ep, content); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -142,7 +144,8 @@ func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transc
 	return &s, nil
 }
 
-// deliver creates the delivery of the event number seq of t to ep unless it exists.
+// deliver creates the delivery of the event number seq of t, shown as of that event, to ep
+// unless it exists.
 func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, content *string) error {
 	event := emitted.Type
 	hash := DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)

@@ -647,3 +647,79 @@ func TestWebhookRemovesEndedDeliveriesAfterRetention(t *testing.T) {
 		t.Fatalf("get: %v", err)
 	}
 }
+
+func TestWebhookBodyShowsTheTranscriptAsOfItsEvent(t *testing.T) {
+	secret := iwebhook.NewSecret()
+	rc := newReceiver(t, secret)
+	h, stop := startWebhooks(t, rc, hookOptions{})
+	stop() // the events below all happen before the dispatcher sees the transcript
+	h.endpoint(t, "org_a", rc.srv.URL+"/hook", secret, tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted,
+		tcsv1.EventAIPassStarted, tcsv1.EventAIPassCompleted)
+	tr := h.transcript(t, "org_a")
+	h.pending(t, tr)
+	content := "Sermon notes\nread Revelation 22:20 tonight\n"
+	h.complete(t, tr, content)
+	var job string
+	h.setStatus(t, tr, func(x *tcsv1.Transcript) {
+		job = x.QueueAIPass(true, metav1.Now()).ID
+		x.StartAIPass("rules", "rules-v1", metav1.Now())
+	})
+	revised := "Sermon notes\nread Revelation 22:20 tonight!\n"
+	keys := pipeline.KeysFor("org_a", tr.Spec.ID)
+	if err := h.store.Put(t.Context(), keys.AIContent, []byte(revised), "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	final := h.setStatus(t, tr, func(x *tcsv1.Transcript) {
+		x.Status.ContentRef = keys.AIContent
+		x.Status.AIPass.Confirmed = 1
+		x.CompleteAIPass(metav1.Now())
+	})
+	t.Cleanup(h.run(t))
+	h.waitDeliveries(t, tr.Spec.ID, "all delivered", allIn(4, tcsv1.DeliverySucceeded))
+
+	type shown struct {
+		Event        string `json:"event"`
+		Status       string `json:"status"`
+		AIPassStatus string `json:"ai_pass_status"`
+		Content      *string `json:"content"`
+		Jobs         []apiview.JobRef
+		AIPass       *apiview.AIPass `json:"ai_pass"`
+	}
+	var got []shown
+	for _, r := range rc.requests() {
+		var s shown
+		if err := json.Unmarshal(r.body, &s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	want := []struct {
+		event, status, ai, content string
+		jobs                       int
+		pass                       bool
+	}{
+		{tcsv1.EventTranscriptCreated, "pending", "idle", "", 1, false},
+		{tcsv1.EventTranscriptCompleted, "completed", "idle", content, 1, false},
+		{tcsv1.EventAIPassStarted, "completed", "running", content, 2, true},
+		{tcsv1.EventAIPassCompleted, "completed", "completed", revised, 2, true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d requests, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		gotContent := ""
+		if g.Content != nil {
+			gotContent = *g.Content
+		}
+		if g.Event != w.event || g.Status != w.status || g.AIPassStatus != w.ai || gotContent != w.content || len(g.Jobs) != w.jobs || (g.AIPass != nil) != w.pass {
+			t.Errorf("body %d = %+v (content %q), want %+v", i, g, gotContent, w)
+		}
+	}
+	if p := got[2].AIPass; p == nil || p.JobID != job || p.FinishedAt != nil || p.Confirmed != 0 {
+		t.Errorf("started body's ai_pass %+v", p)
+	}
+	if p := got[3].AIPass; p == nil || p.FinishedAt == nil || p.Confirmed != 1 || final.Status.AIPassStatus != tcsv1.AIPassCompleted {
+		t.Errorf("completed body's ai_pass %+v", p)
+	}
+}

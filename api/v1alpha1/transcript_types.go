@@ -193,8 +193,33 @@ type EmittedEvent struct {
 	// the id of the ai_pass job for ai_pass.* events. Empty for the transcript.* events.
 	// +optional
 	Key string `json:"key,omitempty"`
+	// State is the transcript's state the event announces, so that its webhook body shows
+	// the transcript as it was then, not as it is when the body is written.
+	// +optional
+	State *EventState `json:"state,omitempty"`
 	// Time is when the transition that emitted it was written.
 	Time metav1.Time `json:"time"`
+}
+
+// EventState is the part of a transcript's status an event's webhook body shows.
+type EventState struct {
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+	// +optional
+	AIPassStatus AIPassStatus `json:"aiPassStatus,omitempty"`
+	// +optional
+	ContentRef string `json:"contentRef,omitempty"`
+	// +optional
+	ChangesSummary *ChangesSummary `json:"changesSummary,omitempty"`
+	// +optional
+	AIPass *AIPassResult `json:"aiPass,omitempty"`
+	// +optional
+	Error *TranscriptError `json:"error,omitempty"`
+	// +optional
+	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	// Jobs is how many jobs the transcript had.
+	// +optional
+	Jobs int `json:"jobs,omitempty"`
 }
 
 // TranscriptError is the error of a failed transcript, as the API shows it.

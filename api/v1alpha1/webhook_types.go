@@ -203,6 +203,36 @@ func (t *Transcript) EmitKeyed(event, key string, now time.Time) bool {
 			return false
 		}
 	}
-	t.Status.EmittedEvents = append(t.Status.EmittedEvents, EmittedEvent{Type: event, Key: key, Time: metav1.NewTime(now)})
+	st := &t.Status
+	state := &EventState{Phase: st.Phase, AIPassStatus: st.AIPassStatus, ContentRef: st.ContentRef, Jobs: len(st.Jobs)}
+	if st.ChangesSummary != nil {
+		state.ChangesSummary = st.ChangesSummary.DeepCopy()
+	}
+	if st.AIPass != nil {
+		state.AIPass = st.AIPass.DeepCopy()
+	}
+	if st.Error != nil {
+		state.Error = st.Error.DeepCopy()
+	}
+	if st.CompletedAt != nil {
+		state.CompletedAt = st.CompletedAt.DeepCopy()
+	}
+	t.Status.EmittedEvents = append(t.Status.EmittedEvents, EmittedEvent{Type: event, Key: key, Time: metav1.NewTime(now), State: state})
 	return true
+}
+
+// AsOf returns a copy of t with the status fields of state in place of its own: the
+// transcript as an event showed it. A nil state returns t itself.
+func (t *Transcript) AsOf(state *EventState) *Transcript {
+	if state == nil {
+		return t
+	}
+	c := t.DeepCopy()
+	st := &c.Status
+	st.Phase, st.AIPassStatus, st.ContentRef = state.Phase, state.AIPassStatus, state.ContentRef
+	st.ChangesSummary, st.AIPass, st.Error, st.CompletedAt = state.ChangesSummary, state.AIPass, state.Error, state.CompletedAt
+	if state.Jobs < len(st.Jobs) {
+		st.Jobs = st.Jobs[:state.Jobs]
+	}
+	return c
 }

@@ -245,7 +245,7 @@ func TestValidateResponse(t *testing.T) {
 		{"changes", "GET", "/api/v1/transcripts/" + trID + "/changes", 200, hdr(limited...),
 			`{"object":"list","url":"/api/v1/transcripts/` + trID + `/changes","has_more":false,"data":[{"object":"change","id":"chg_0001",
 			"category":"bible","original":"Revelations","replacement":"Revelation","start":5,"end":16,"line":1,"rule":"book.misspelling",
-			"confidence":0.9,"status":"auto_applied"}]}`},
+			"confidence":0.9,"status":"auto_applied","applied":true,"ai_verdict":"confirmed","ai_reason":"followed by the reference 22:20"}]}`},
 		{"job", "GET", "/api/v1/jobs/" + jobID, 200, hdr(limited...), job},
 		{"403", "GET", "/api/v1/jobs/" + jobID, 403, hdr(limited...), errBody("forbidden", "id")},
 		{"delete", "DELETE", "/api/v1/transcripts/" + trID, 200, hdr(limited...), `{"id":"` + trID + `","object":"transcript","deleted":true}`},
