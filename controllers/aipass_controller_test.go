@@ -45,6 +45,16 @@ func runAIPass(t *testing.T, ns string, store *blob.Store, provider aipass.Provi
 	return testenv.Run(t, mgr)
 }
 
+// aiNamespace returns a client, an object store and a new namespace for a test.
+func aiNamespace(t *testing.T) (client.Client, *blob.Store, string) {
+	t.Helper()
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env.Client(t, client.Options{Scheme: scheme.New()}), store, env.Namespace(t, "tcs-ai")
+}
+
 // aiSermon has an auto-applied book change, a needs-review place change and a reference.
 const aiSermon = "Sermon notes\nturn to first corinthians 13 and read it\nthey sailed past capernum that night\n"
 
@@ -81,12 +91,7 @@ func storedChanges(t *testing.T, store *blob.Store, tr *tcsv1.Transcript) []pipe
 }
 
 func TestAIPassWithTheRulesProviderJudgesEveryChangeOnce(t *testing.T) {
-	c := env.Client(t, client.Options{Scheme: scheme.New()})
-	ns := env.Namespace(t, "tcs-ai")
-	store, err := blob.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, store, ns := aiNamespace(t)
 	t.Cleanup(runAIPass(t, ns, store, aipass.NewRules(), 0))
 	tr := pasteWithAIPass(t, c, store, ns, aiSermon, false)
 	got := eventually(t, c, tr, "AI pass ended", aiDone)
@@ -185,12 +190,7 @@ func (v *verdicts) Review(ctx context.Context, req aipass.Request) (*aipass.Revi
 }
 
 func TestAIPassApplyRevertsRejectedAndAppliesConfirmedChanges(t *testing.T) {
-	c := env.Client(t, client.Options{Scheme: scheme.New()})
-	ns := env.Namespace(t, "tcs-ai")
-	store, err := blob.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, store, ns := aiNamespace(t)
 	// chg_0001 is the auto-applied "first corinthians", chg_0002 the needs-review "capernum".
 	p := &verdicts{by: map[string]aipass.Verdict{"chg_0001": aipass.Rejected, "chg_0002": aipass.Confirmed}, propose: "sailed"}
 	t.Cleanup(runAIPass(t, ns, store, p, 0))
@@ -243,12 +243,7 @@ func TestAIPassApplyRevertsRejectedAndAppliesConfirmedChanges(t *testing.T) {
 }
 
 func TestAIPassRestartedMidRunFinishesOnce(t *testing.T) {
-	c := env.Client(t, client.Options{Scheme: scheme.New()})
-	ns := env.Namespace(t, "tcs-ai")
-	store, err := blob.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, store, ns := aiNamespace(t)
 	p := &verdicts{block: make(chan struct{})}
 	stop := runAIPass(t, ns, store, p, 0)
 	tr := pasteWithAIPass(t, c, store, ns, aiSermon, false)
@@ -268,12 +263,7 @@ func TestAIPassRestartedMidRunFinishesOnce(t *testing.T) {
 }
 
 func TestAIPassOfATranscriptThatFailsFailsToo(t *testing.T) {
-	c := env.Client(t, client.Options{Scheme: scheme.New()})
-	ns := env.Namespace(t, "tcs-ai")
-	store, err := blob.OpenDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, store, ns := aiNamespace(t)
 	t.Cleanup(runAIPass(t, ns, store, aipass.NewRules(), 0))
 	tr := newTranscript(ns, "org_a", tcsv1.SourcePaste) // no input stored: the transcript fails
 	tr.Spec.Options.AIPass.Enabled = true
@@ -341,12 +331,7 @@ func TestAIPassWithTheOpenAIProvider(t *testing.T) {
 		{name: "pass too slow", status: 200, answer: good, delay: 2 * time.Second, timeout: 300 * time.Millisecond, wantFail: "did not finish within 300ms", wantType: "timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := env.Client(t, client.Options{Scheme: scheme.New()})
-			ns := env.Namespace(t, "tcs-ai")
-			store, err := blob.OpenDir(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, store, ns := aiNamespace(t)
 			srv := chatServer(t, tc.status, tc.answer, tc.delay)
 			p, err := aipass.NewOpenAI(aipass.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "test-model",
 				RequestTimeout: 500 * time.Millisecond, MaxRetries: 1, Output: aipass.OutputJSONSchema})

@@ -678,9 +678,9 @@ func TestWebhookBodyShowsTheTranscriptAsOfItsEvent(t *testing.T) {
 	h.waitDeliveries(t, tr.Spec.ID, "all delivered", allIn(4, tcsv1.DeliverySucceeded))
 
 	type shown struct {
-		Event        string `json:"event"`
-		Status       string `json:"status"`
-		AIPassStatus string `json:"ai_pass_status"`
+		Event        string  `json:"event"`
+		Status       string  `json:"status"`
+		AIPassStatus string  `json:"ai_pass_status"`
 		Content      *string `json:"content"`
 		Jobs         []apiview.JobRef
 		AIPass       *apiview.AIPass `json:"ai_pass"`

@@ -500,7 +500,7 @@ func (r *Rules) judgePlace(w *ctxWindow, c *correction.Change, changes []correct
 		return Uncertain, "variant spelling without a locative cue"
 	case "place.fuzzy":
 		target := strings.ToLower(c.Replacement)
-		d := boundedEditDistance(key, target, 3)
+		d := correction.EditDistance(key, target, 3)
 		similar := d <= 1 || d == 2 && len(key) >= 8 && key[0] == target[0]
 		what := "one letter from '" + clip(c.Replacement) + "'"
 		if d > 1 {
@@ -1245,38 +1245,6 @@ func parseWrittenRef(s string) (spokenRef, bool) {
 	}
 	rf.ok, rf.strong = true, hasVerse || ranged
 	return rf, true
-}
-
-// boundedEditDistance returns the Levenshtein distance of a and b in bytes,
-// or limit+1 when it exceeds limit.
-func boundedEditDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d > limit || -d > limit {
-		return limit + 1
-	}
-	if len(b) > 32 || len(a) > 32 {
-		return limit + 1
-	}
-	var prev, cur [33]int
-	for j := 0; j <= len(b); j++ {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			best = min(best, cur[j])
-		}
-		if best > limit {
-			return limit + 1
-		}
-		prev = cur
-	}
-	return min(prev[len(b)], limit+1)
 }
 
 // joinWordsLower returns the lowercase words ws joined by spaces.

@@ -93,6 +93,13 @@ func (d *dict) maybeFuzzyKey(key []byte) bool {
 	return d.fuzzyKeys[a>>6]&(1<<(a&63)) != 0 && d.fuzzyKeys[b>>6]&(1<<(b&63)) != 0
 }
 
+// EditDistance returns the optimal string alignment distance between a and b, in bytes
+// (insertions, deletions, substitutions and adjacent transpositions), or max+1 when it
+// exceeds max or either string is longer than 40 bytes.
+func EditDistance(a, b string, max int) int {
+	return editDistance([]byte(a), b, max)
+}
+
 // editDistance returns the optimal string alignment distance between a
 // and b (insertions, deletions, substitutions and adjacent
 // transpositions), or max+1 when it exceeds max.
