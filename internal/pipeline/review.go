@@ -91,22 +91,11 @@ func (p *Processor) Review(ctx context.Context, in ReviewInput, provider aipass.
 	if err != nil {
 		return nil, fmt.Errorf("reading the input: %w", err)
 	}
-	view, err := formats.Extract(input, in.Format)
+	check := func(found []correction.Change) error { return p.checkStored(ctx, in.Keys.Changes, found) }
+	rev, content, err := p.review(ctx, input, in, provider, check)
 	if err != nil {
-		return nil, &ContentError{Format: in.Format, Err: err}
-	}
-	found := p.engine.Find(view.Text, in.Options)
-	if err := p.checkStored(ctx, in.Keys.Changes, found); err != nil {
 		return nil, err
 	}
-	review, err := provider.Review(ctx, aipass.Request{Text: view.Text, Changes: found, Language: in.Language})
-	if err != nil {
-		return nil, &ProviderError{Err: err}
-	}
-	if len(review.Judgements) != len(found) {
-		return nil, &ProviderError{Err: fmt.Errorf("the %s provider judged %d of %d changes", provider.Name(), len(review.Judgements), len(found))}
-	}
-	rev, edits := revise(view, input, found, review, in.Apply)
 	changes, err := json.Marshal(rev.Changes)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the reviewed change list: %w", err)
@@ -115,15 +104,50 @@ func (p *Processor) Review(ctx context.Context, in ReviewInput, provider aipass.
 		return nil, fmt.Errorf("storing the reviewed change list: %w", err)
 	}
 	if in.Apply {
-		out, err := view.Rewrite(edits)
-		if err != nil {
-			return nil, fmt.Errorf("writing the revised %s: %w", in.Format, err)
-		}
-		if err := p.store.Put(ctx, in.Keys.AIContent, out, "text/plain; charset=utf-8"); err != nil {
+		if err := p.store.Put(ctx, in.Keys.AIContent, content, "text/plain; charset=utf-8"); err != nil {
 			return nil, fmt.Errorf("storing the revised content: %w", err)
 		}
 	}
 	return rev, nil
+}
+
+// ReviewDocument runs the deterministic pass over input and has provider review its changes,
+// without the object store (the offline CLI). The content it returns carries the verdicts
+// with in.Apply and is the deterministic pass's otherwise; in.Keys is not used and an empty
+// in.Format is sniffed.
+func (p *Processor) ReviewDocument(ctx context.Context, input []byte, in ReviewInput, provider aipass.Provider) (*Revision, []byte, error) {
+	if in.Format == "" {
+		in.Format = formats.Sniff(input)
+	}
+	return p.review(ctx, input, in, provider, nil)
+}
+
+// review runs the deterministic pass over input, checks its changes with check (when not nil),
+// has provider review them and returns the revision and its content.
+func (p *Processor) review(ctx context.Context, input []byte, in ReviewInput, provider aipass.Provider, check func([]correction.Change) error) (*Revision, []byte, error) {
+	view, err := formats.Extract(input, in.Format)
+	if err != nil {
+		return nil, nil, &ContentError{Format: in.Format, Err: err}
+	}
+	found := p.engine.Find(view.Text, in.Options)
+	if check != nil {
+		if err := check(found); err != nil {
+			return nil, nil, err
+		}
+	}
+	review, err := provider.Review(ctx, aipass.Request{Text: view.Text, Changes: found, Language: in.Language})
+	if err != nil {
+		return nil, nil, &ProviderError{Err: err}
+	}
+	if len(review.Judgements) != len(found) {
+		return nil, nil, &ProviderError{Err: fmt.Errorf("the %s provider judged %d of %d changes", provider.Name(), len(review.Judgements), len(found))}
+	}
+	rev, edits := revise(view, input, found, review, in.Apply)
+	content, err := view.Rewrite(edits)
+	if err != nil {
+		return nil, nil, fmt.Errorf("writing the revised %s: %w", in.Format, err)
+	}
+	return rev, content, nil
 }
 
 // checkStored makes sure found are the changes stored under key, the ones the client saw.
