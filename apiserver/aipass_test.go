@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/aipass"
 )
 
 // jobTypes returns the types of a transcript answer's jobs.
@@ -83,6 +85,27 @@ func TestAIPassRequests(t *testing.T) {
 		t.Fatalf("trigger: %d %s", q.status, q.raw)
 	}
 	wantError(t, h.do(t, http.MethodPost, path, h.keyA.Value, "", nil), 409, ErrConflict, "")
+
+	// Once that pass completed, the rules provider is not asked the same question again; a
+	// pass with other settings runs.
+	id := r.body["id"].(string)
+	done := &tcsv1.Transcript{}
+	if err := h.client.Get(t.Context(), client.ObjectKey{Namespace: h.namespace, Name: tcsv1.TranscriptName(id)}, done); err != nil {
+		t.Fatal(err)
+	}
+	done.StartAIPass("rules", aipass.NewRules().Model(), metav1.Now())
+	done.CompleteAIPass(metav1.Now())
+	if err := h.client.Status().Update(t.Context(), done); err != nil {
+		t.Fatal(err)
+	}
+	again := h.do(t, http.MethodPost, path, h.keyA.Value, "", []byte(`{"apply":true}`))
+	wantError(t, again, 409, ErrConflict, "")
+	if msg := again.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "same verdicts") {
+		t.Fatalf("409 message %q", msg)
+	}
+	if other := h.do(t, http.MethodPost, path, h.keyA.Value, "", []byte(`{"apply":false}`)); other.status != 202 || other.body["ai_pass_status"] != "queued" {
+		t.Fatalf("a pass with other settings: %d %s", other.status, other.raw)
+	}
 
 	// A failed transcript has nothing to validate.
 	failed := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": "read revelations 21:4"})

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/apiview"
 )
 
@@ -204,6 +205,11 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 		case t.Status.Phase == tcsv1.PhaseFailed:
 			aerr = &apiError{Status: http.StatusConflict, Type: ErrConflict,
 				Message: "The transcript failed; there is no corrected content for an AI pass to validate."}
+		case s.repeatsLastPass(t, apply):
+			last := t.Status.AIPass
+			aerr = &apiError{Status: http.StatusConflict, Type: ErrConflict,
+				Message: fmt.Sprintf("The AI pass of this transcript already completed with the %s provider (%s) and apply %t; it gives the same verdicts for the same text every time, so it is not run again. Ask with a different \"apply\" to change what it writes.",
+					last.Provider, last.Model, last.Apply)}
 		case t.Status.DeletedAt != nil:
 			aerr = &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", t.Spec.ID)}
 		default:
@@ -220,6 +226,15 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.respondTranscript(w, r, t, http.StatusAccepted)
 	}
+}
+
+// repeatsLastPass reports whether a pass of t with apply would repeat its last completed pass:
+// same settings, and a provider that answers the same text the same way every time.
+func (s *Server) repeatsLastPass(t *tcsv1.Transcript, apply bool) bool {
+	last := t.Status.AIPass
+	p := s.aiProvider
+	return p != nil && aipass.Repeatable(p) && t.Status.AIPassStatus == tcsv1.AIPassCompleted && last != nil &&
+		last.Provider == p.Name() && last.Model == p.Model() && last.Apply == apply
 }
 
 // selectPage returns, newest first, the page of at most limit transcripts of items that match f:

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/orgs"
@@ -89,6 +90,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		UploadExpiry:   opts.uploadExpiry,
 		SyncConcurrent: 3,
+		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
 	})
 	t.Cleanup(testenv.Run(t, mgr))

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
@@ -47,6 +48,9 @@ type Options struct {
 	// Limiter counts requests per organization and class; nil means one in memory (exact for
 	// one replica).
 	Limiter ratelimit.Limiter
+	// AIProvider is the provider the AI passes run with; a repeatable one is not asked again
+	// for a pass it already completed with the same settings. Nil means unknown.
+	AIProvider aipass.Provider
 	// Log receives one line per request at V(1) and every server error.
 	Log logr.Logger
 	// Now returns the current time; nil means time.Now.
@@ -66,6 +70,7 @@ type Server struct {
 	uploadExpiry  time.Duration
 	syncSlots     *syncSlots
 	limiter       ratelimit.Limiter
+	aiProvider    aipass.Provider
 	waiters       *waiters
 	log           logr.Logger
 	now           func() time.Time
@@ -100,6 +105,7 @@ func New(opts Options) *Server {
 		uploadExpiry:  expiry,
 		syncSlots:     newSyncSlots(sync),
 		limiter:       limiter,
+		aiProvider:    opts.AIProvider,
 		waiters:       newWaiters(),
 		log:           opts.Log,
 		now:           now,

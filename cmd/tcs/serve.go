@@ -204,6 +204,10 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		return err
 	}
 	outbound := sources.NewClient(sources.ClientOptions{AllowCIDRs: allow, RootCAs: roots})
+	provider, err := o.ai.newProvider(mgr.GetAPIReader(), o.namespace, roots)
+	if err != nil {
+		return err
+	}
 
 	if o.controllers {
 		r := &controllers.TranscriptReconciler{
@@ -214,10 +218,6 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the transcript controller: %w", err)
-		}
-		provider, err := o.ai.newProvider(mgr.GetAPIReader(), o.namespace, roots)
-		if err != nil {
-			return err
 		}
 		aiPass := &controllers.AIPassReconciler{
 			Client:    mgr.GetClient(),
@@ -276,6 +276,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Processor:     processor,
 			Store:         store,
 			OutboundAllow: allow,
+			AIProvider:    provider,
 			Log:           log.WithName("api"),
 		})
 		if err := mgr.Add(apiRunnable(func(ctx context.Context) error {

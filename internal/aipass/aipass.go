@@ -101,6 +101,13 @@ type Provider interface {
 	Review(ctx context.Context, req Request) (*Review, error)
 }
 
+// Repeatable reports whether p gives the same review of the same request every time, so that
+// running it again over an unchanged transcript only repeats its last answer.
+func Repeatable(p Provider) bool {
+	r, ok := p.(interface{ Repeatable() bool })
+	return ok && r.Repeatable()
+}
+
 // Finish turns a provider's raw verdicts and proposals into a Review of req: every change
 // gets exactly one judgement (uncertain, with missing as the reason, when the provider gave
 // none or an invalid one), reasons are trimmed to MaxReason runes, and proposals that are out

@@ -141,6 +141,9 @@ func NewRules() *Rules {
 // Name returns "rules".
 func (r *Rules) Name() string { return "rules" }
 
+// Repeatable returns true: the same request always gets the same review.
+func (r *Rules) Repeatable() bool { return true }
+
 // Model returns the version of the rule set, such as "rules-v1".
 func (r *Rules) Model() string { return rulesModel }
 

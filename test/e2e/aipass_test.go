@@ -138,6 +138,10 @@ func TestDevAIPass(t *testing.T) {
 	if done.body["ai_pass_status"] != "completed" || pass["apply"] != true {
 		t.Fatalf("after the second pass: %s", done.raw)
 	}
+	// The rules provider would answer the same again: an identical pass is a conflict.
+	if same := call(t, http.MethodPost, url+"/ai_pass", key, `{"apply":true}`); same.status != 409 || errType(same) != "conflict" {
+		t.Fatalf("an identical pass: %d %s", same.status, same.raw)
+	}
 	bad := call(t, http.MethodPost, url+"/ai_pass", key, `{"apply":"yes"}`)
 	if bad.status != 400 || bad.body["error"].(map[string]any)["param"] != "apply" {
 		t.Fatalf("bad apply: %d %s", bad.status, bad.raw)
@@ -148,6 +152,12 @@ func TestDevAIPass(t *testing.T) {
 		`{"source_type":"paste","content":"read revelations 21:4","options":{"ai_pass":{"enabled":true}}}`)
 	if w.status != 201 || w.body["ai_pass_status"] != "completed" || w.body["content"] != "read Revelation 21:4" {
 		t.Fatalf("paste with wait: %d %s", w.status, w.raw)
+	}
+	// A paste asking for the pass, then a trigger right away: queued, running or already
+	// done with the same settings, the second pass is a conflict.
+	p := call(t, http.MethodPost, base+"/api/v1/transcripts", key, `{"source_type":"paste","content":"read revelations 21:4","options":{"ai_pass":{"enabled":true}}}`)
+	if twice := call(t, http.MethodPost, base+"/api/v1/transcripts/"+p.body["id"].(string)+"/ai_pass", key, ""); twice.status != 409 {
+		t.Fatalf("a trigger right after the paste: %d %s", twice.status, twice.raw)
 	}
 
 	// The url transcript's events reached the receiver in order, each pass's once.
