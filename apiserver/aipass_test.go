@@ -10,6 +10,9 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/aipass"
+	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/formats"
+	"tcs.dev/tcs/internal/pipeline"
 )
 
 // jobTypes returns the types of a transcript answer's jobs.
@@ -120,4 +123,77 @@ func TestAIPassRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantError(t, h.do(t, http.MethodPost, "/api/v1/transcripts/"+tr.Spec.ID+"/ai_pass", h.keyA.Value, "", nil), 409, ErrConflict, "")
+}
+
+func TestChangeFilters(t *testing.T) {
+	h := newHarness(t)
+	// chg_0001 "first corinthians" (auto, confirmed by the rules), chg_0002 "Revelations" read
+	// as an English word (needs review, rejected), chg_0003 "capernum" (needs review, uncertain).
+	text := "Turn to first corinthians 13:4.\nThe Revelations of the prophets were many.\nThey sailed past capernum.\n"
+	r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": text})
+	id := r.body["id"].(string)
+	ids := func(query string) string {
+		t.Helper()
+		a := h.do(t, http.MethodGet, "/api/v1/transcripts/"+id+"/changes"+query, h.keyA.Value, "", nil)
+		if a.status != 200 {
+			t.Fatalf("%s: %d %s", query, a.status, a.raw)
+		}
+		var out []string
+		for _, c := range a.body["data"].([]any) {
+			out = append(out, c.(map[string]any)["id"].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	if got := ids("?category=place"); got != "chg_0003" {
+		t.Fatalf("category=place: %s", got)
+	}
+	if got := ids("?status=needs_review"); got != "chg_0002,chg_0003" {
+		t.Fatalf("status=needs_review: %s", got)
+	}
+	if got := ids("?applied=true"); got != "chg_0001" {
+		t.Fatalf("applied=true: %s", got)
+	}
+	if got := ids("?ai_verdict=confirmed"); got != "" {
+		t.Fatalf("verdicts before any AI pass: %s", got)
+	}
+
+	// The AI pass's list, as its controller writes it.
+	engine, err := correction.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &tcsv1.Transcript{}
+	if err := h.client.Get(t.Context(), client.ObjectKey{Namespace: h.namespace, Name: tcsv1.TranscriptName(id)}, tr); err != nil {
+		t.Fatal(err)
+	}
+	keys := pipeline.KeysFor(tr.Spec.Organization, id)
+	rev, err := pipeline.New(engine, h.store).Review(t.Context(), pipeline.ReviewInput{Keys: keys, Format: formats.TXT}, aipass.NewRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rev.Confirmed != 1 || rev.Rejected != 1 || rev.Uncertain != 1 {
+		t.Fatalf("the rules judged %+v", rev)
+	}
+	tr.Status.ChangesRef = keys.AIChanges
+	if err := h.client.Status().Update(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"?ai_verdict=confirmed", "chg_0001"},
+		{"?ai_verdict=rejected", "chg_0002"},
+		{"?ai_verdict=flagged", "chg_0002,chg_0003"},
+		{"?ai_verdict=flagged&category=bible", "chg_0002"},
+		{"?ai_verdict=flagged&limit=1&starting_after=chg_0002", "chg_0003"},
+		{"?applied=false", "chg_0002,chg_0003"},
+	} {
+		if got := ids(tc.query); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.query, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ query, param string }{
+		{"?status=applied", "status"}, {"?ai_verdict=maybe", "ai_verdict"}, {"?applied=yes", "applied"},
+		{"?ai_verdict=confirmed&starting_after=chg_0002", "starting_after"},
+	} {
+		wantError(t, h.do(t, http.MethodGet, "/api/v1/transcripts/"+id+"/changes"+tc.query, h.keyA.Value, "", nil), 400, ErrInvalidRequest, tc.param)
+	}
 }

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
+	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/pipeline"
 )
 
@@ -38,6 +41,11 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, invalid("ending_before", "starting_after and ending_before cannot be used together."))
 		return
 	}
+	keep, aerr := changeFilter(r)
+	if aerr != nil {
+		writeError(w, r, aerr)
+		return
+	}
 	t, ok := s.ownedTranscript(w, r)
 	if !ok {
 		return
@@ -56,6 +64,7 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	changes = slices.DeleteFunc(changes, func(c pipeline.Change) bool { return !keep(&c) })
 	page, hasMore, aerr := paginate(changes, limit, after, before, func(c pipeline.Change) string { return c.ID })
 	if aerr != nil {
 		writeError(w, r, aerr)
@@ -67,6 +76,43 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
 		out.Data = append(out.Data, changeView{Object: "change", Change: c, Applied: c.IsApplied()})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// changeFilter returns the filter of the change list's query: category, status (auto_applied,
+// needs_review), ai_verdict (confirmed, rejected, uncertain; "flagged" for the latter two) and
+// applied (true, false). An unknown value is a 400 naming its parameter.
+func changeFilter(r *http.Request) (func(*pipeline.Change) bool, *apiError) {
+	q := r.URL.Query()
+	category, status, verdict := q.Get("category"), q.Get("status"), q.Get("ai_verdict")
+	switch status {
+	case "", string(correction.StatusAutoApplied), string(correction.StatusNeedsReview):
+	default:
+		return nil, invalid("status", "status must be auto_applied or needs_review.")
+	}
+	switch verdict {
+	case "", "flagged", string(aipass.Confirmed), string(aipass.Rejected), string(aipass.Uncertain):
+	default:
+		return nil, invalid("ai_verdict", "ai_verdict must be confirmed, rejected, uncertain or flagged.")
+	}
+	var applied *bool
+	if q.Get("applied") != "" {
+		b, aerr := boolQuery(r, "applied")
+		if aerr != nil {
+			return nil, aerr
+		}
+		applied = &b
+	}
+	return func(c *pipeline.Change) bool {
+		switch {
+		case category != "" && c.Category != category,
+			status != "" && string(c.Status) != status,
+			verdict == "flagged" && c.AIVerdict != aipass.Rejected && c.AIVerdict != aipass.Uncertain,
+			verdict != "" && verdict != "flagged" && string(c.AIVerdict) != verdict,
+			applied != nil && c.IsApplied() != *applied:
+			return false
+		}
+		return true
+	}, nil
 }
 
 // paginate cuts one page of at most limit items out of items, after the item with id after or
