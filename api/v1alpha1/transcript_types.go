@@ -355,6 +355,7 @@ type TokenUsage struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="AI",type=string,JSONPath=`.status.aiPassStatus`
 // +kubebuilder:printcolumn:name="Changes",type=integer,JSONPath=`.status.changesSummary.total`
+// +kubebuilder:printcolumn:name="Flagged",type=integer,JSONPath=`.status.changesSummary.aiFlagged`,priority=1
 // +kubebuilder:printcolumn:name="Title",type=string,JSONPath=`.status.title`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Transcript struct {
