@@ -104,7 +104,10 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 			return ctrl.Result{}, fmt.Errorf("running the AI pass of %s: %w", t.Spec.ID, err)
 		}
 		logger.Info("the AI pass failed", "error", err.Error())
+		usage := aipass.UsageOf(err)
 		return r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
+			// The tokens a failed pass used are billed all the same.
+			t.Status.AIPass.Usage = pipeline.TokenUsage(usage)
 			t.FailAIPass(typ, msg, metav1.NewTime(r.now()))
 		})
 	}

@@ -358,6 +358,10 @@ func TestAIPassWithTheOpenAIProvider(t *testing.T) {
 			if res.Error == nil || res.Error.Type != tc.wantType || !strings.Contains(res.Error.Message, tc.wantFail) {
 				t.Fatalf("error %+v, want %s containing %q", res.Error, tc.wantType, tc.wantFail)
 			}
+			// The tokens of answers that came back are recorded, even though the pass failed.
+			if wantTokens := map[string]int64{"malformed answer": 120}[tc.name]; (res.Usage == nil && wantTokens != 0) || (res.Usage != nil && res.Usage.TotalTokens != wantTokens) {
+				t.Fatalf("usage %+v, want %d tokens", res.Usage, wantTokens)
+			}
 			if job := got.AIPassJob(); job == nil || job.State != tcsv1.JobFailed || job.Error != res.Error.Message {
 				t.Fatalf("job %+v", job)
 			}

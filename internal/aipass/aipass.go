@@ -9,6 +9,7 @@ package aipass
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -99,6 +100,33 @@ type Provider interface {
 	// Review judges every change of req. An error means the review as a whole failed; its
 	// message is shown to the client.
 	Review(ctx context.Context, req Request) (*Review, error)
+}
+
+// FailedReview is the error of a review that failed after the provider had used tokens.
+type FailedReview struct {
+	Err   error
+	Usage Usage
+}
+
+func (e *FailedReview) Error() string { return e.Err.Error() }
+
+func (e *FailedReview) Unwrap() error { return e.Err }
+
+// spent returns err with usage attached when any tokens were used.
+func spent(err error, usage Usage) error {
+	if usage == (Usage{}) {
+		return err
+	}
+	return &FailedReview{Err: err, Usage: usage}
+}
+
+// UsageOf returns the tokens a failed review used, if its error says.
+func UsageOf(err error) Usage {
+	var fr *FailedReview
+	if errors.As(err, &fr) {
+		return fr.Usage
+	}
+	return Usage{}
 }
 
 // Repeatable reports whether p gives the same review of the same request every time, so that

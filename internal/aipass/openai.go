@@ -228,22 +228,24 @@ func (p *OpenAI) Review(ctx context.Context, req Request) (*Review, error) {
 		})
 	}
 	err := g.Wait()
+	var usage Usage
+	for _, r := range results {
+		usage.Add(r.usage)
+	}
 	if ctx.Err() != nil {
-		return nil, stopped(ctx)
+		return nil, spent(stopped(ctx), usage)
 	}
 	if err != nil {
-		return nil, err
+		return nil, spent(err, usage)
 	}
 
 	verdicts := make(map[string]Judgement, len(req.Changes))
 	var proposals []Proposal
-	var usage Usage
 	for _, r := range results {
 		for id, j := range r.verdicts {
 			verdicts[id] = j
 		}
 		proposals = append(proposals, r.proposals...)
-		usage.Add(r.usage)
 	}
 	rev := Finish(req, verdicts, proposals, noVerdict)
 	rev.Usage = usage

@@ -675,16 +675,21 @@ func TestOpenAIMalformedAnswer(t *testing.T) {
 				again[3].Role != "user" || !strings.Contains(again[3].Content, "not valid") {
 				t.Errorf("second request's messages %+v, want the first answer and why it is not valid", again)
 			}
+			// Both calls are counted, whether the review succeeds or not.
+			want := Usage{PromptTokens: 200, CompletionTokens: 40, TotalTokens: 240, Requests: 2}
 			if tc.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("error %v, want one containing %q", err, tc.want)
+				}
+				if got := UsageOf(err); got != want {
+					t.Fatalf("usage of the failed review %+v, want %+v", got, want)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatalf("Review: %v", err)
 			}
-			if want := (Usage{PromptTokens: 200, CompletionTokens: 40, TotalTokens: 240, Requests: 2}); rev.Usage != want {
+			if rev.Usage != want {
 				t.Errorf("usage %+v, want %+v", rev.Usage, want)
 			}
 			for _, j := range rev.Judgements {

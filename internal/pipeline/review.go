@@ -253,10 +253,15 @@ func (rev *Revision) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
 	if res := st.AIPass; res != nil {
 		res.Apply = rev.Applied
 		res.Confirmed, res.Rejected, res.Uncertain, res.Proposed = rev.Confirmed, rev.Rejected, rev.Uncertain, rev.Proposed
-		res.Usage = nil
-		if u := rev.Usage; u != (aipass.Usage{}) {
-			res.Usage = &tcsv1.TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens, Requests: u.Requests}
-		}
+		res.Usage = TokenUsage(rev.Usage)
 	}
 	t.CompleteAIPass(metav1.NewTime(now))
+}
+
+// TokenUsage returns u as a transcript records it: nil when no tokens were used.
+func TokenUsage(u aipass.Usage) *tcsv1.TokenUsage {
+	if u == (aipass.Usage{}) {
+		return nil
+	}
+	return &tcsv1.TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens, Requests: u.Requests}
 }
