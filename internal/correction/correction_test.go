@@ -135,6 +135,14 @@ func TestCorrectTable(t *testing.T) {
 		{"in genesis", "in genesis god", Options{}, "in genesis god", []string{"genesis>Genesis book.lowercase review"}},
 		{"spoken reference raises", "isaiah chapter fifty three", Options{}, "Isaiah chapter fifty three",
 			[]string{"isaiah>Isaiah book.lowercase auto"}},
+		// A book after another book's reference and "and".
+		{"list of references", "turn to first corinthians 13 4 and revelations 21", Options{}, "turn to 1 Corinthians 13 4 and Revelation 21",
+			[]string{"first corinthians>1 Corinthians book.spoken_ordinal auto", "revelations>Revelation book.misspelling auto"}},
+		{"list of spoken references", "romans chapter eight and john 3", Options{}, "Romans chapter eight and John 3",
+			[]string{"romans>Romans book.lowercase auto", "john>John book.lowercase auto"}},
+		{"list and a person", "read romans 8 and john said 3 things", Options{}, "read Romans 8 and john said 3 things",
+			[]string{"romans>Romans book.lowercase auto"}},
+		{"and without a book before", "visions and revelations 2 times", Options{}, "visions and revelations 2 times", []string{}},
 		// Trap words.
 		{"trap number", "number 12 on the list", Options{}, "number 12 on the list", []string{}},
 		{"trap job", "my job is hard", Options{}, "my job is hard", []string{}},

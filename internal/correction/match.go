@@ -110,6 +110,12 @@ func (r *recs) end(x rec) int {
 	return int(x.start) + int(x.n)
 }
 
+// last returns the latest record; r must not be empty.
+func (r *recs) last() rec {
+	b := r.blocks[len(r.blocks)-1]
+	return b[len(b)-1]
+}
+
 func (r *recs) add(start, end int, repl sref, rule ruleID, conf uint8) {
 	x := rec{repl: repl, start: int32(start), n: uint16(min(end-start, longN)), rule: rule, conf: conf}
 	if x.n == longN {
@@ -303,6 +309,36 @@ func (m *matcher) weakCue(i int) bool {
 	return m.sc.isAny(i-1, "in", "to", "from", "read", "reading", "see", "turn", "open", "at")
 }
 
+// listCue reports whether token i follows a book reference and "and", "or" or "then", as
+// "revelations" does in "first corinthians 13 4 and revelations 21".
+func (m *matcher) listCue(i int) bool {
+	sc := m.sc
+	if m.found.n == 0 || !sc.isAny(i-1, "and", "or", "then") {
+		return false
+	}
+	last := m.found.last()
+	if last.rule >= rulePlaceLowercase {
+		return false
+	}
+	end := m.found.end(last)
+	// Between the book and the conjunction: the numbers and words of its reference.
+	for k := i - 2; k >= 0 && k >= i-10; k-- {
+		t := sc.tok(k)
+		switch {
+		case t.e() == end:
+			return true
+		case t.e() < end:
+			return false
+		case t.digits(), sc.isAny(k, "chapter", "chapters", "verse", "verses", "v", "vs"):
+		default:
+			if _, ok := lookup(sc, m.d.numWords, k); !ok {
+				return false
+			}
+		}
+	}
+	return false
+}
+
 func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	sc := m.sc
 	b := f.pfam.books[p.num]
@@ -413,13 +449,13 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.9
 		case r.ok && strongCue:
 			conf = 0.88
-		case r.ok && misspelled && (upper || m.weakCue(i) || i == 0 || sc.sentenceStart(i)):
+		case r.ok && misspelled && (upper || m.weakCue(i) || m.listCue(i) || i == 0 || sc.sentenceStart(i)):
 			// "see Revelations 3", "turn to revelations 21": the English word takes no chapter,
 			// but "many revelations 2 of them" counts.
 			conf = 0.86
 		case !r.ok && midUpper && misspelled:
 			conf = 0.7 // "in Revelations we read", but "the Revelations of the prophets"
-		case r.ok && m.weakCue(i):
+		case r.ok && (m.weakCue(i) || m.listCue(i)):
 			conf = 0.7
 		case !r.ok && strongCue:
 			conf = 0.88
@@ -432,7 +468,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		switch {
 		case r.strong:
 			conf = 0.92
-		case r.ok && (m.weakCue(i) || strongCue):
+		case r.ok && (m.weakCue(i) || m.listCue(i) || strongCue):
 			conf = 0.86
 		case r.ok:
 			conf = 0.65
