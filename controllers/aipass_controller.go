@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,9 +42,15 @@ type AIPassReconciler struct {
 	Timeout time.Duration
 	// Workers is the number of passes run at once; zero means DefaultAIPassWorkers.
 	Workers int
+	// ProgressInterval is how often at most the job's progress is written while a provider
+	// works through a transcript in parts; zero means DefaultAIPassProgressInterval.
+	ProgressInterval time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }
+
+// DefaultAIPassProgressInterval is how often at most a running AI pass writes its progress.
+const DefaultAIPassProgressInterval = 2 * time.Second
 
 // Reconcile starts, runs or fails the AI pass of one Transcript.
 func (r *AIPassReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -85,13 +92,20 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 	passCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	started := r.now()
+	var percent atomic.Int32
+	stopProgress := r.reportProgress(ctx, t.DeepCopy(), jobID, &percent)
 	rev, err := r.Processor.Review(passCtx, pipeline.ReviewInput{
 		Keys:     keys,
 		Format:   formats.Format(t.Status.Format),
 		Options:  pipeline.CorrectionOptions(t.Spec.Options),
 		Language: t.Spec.Options.Language,
 		Apply:    t.Status.AIPass.Apply,
+		Progress: func(done, total int) {
+			// 100 is for the write that ends the job.
+			percent.Store(int32(min(99, done*100/max(total, 1))))
+		},
 	}, r.Provider)
+	stopProgress()
 	logger := log.FromContext(ctx).WithValues("transcript", t.Spec.ID, "job", jobID, "provider", r.Provider.Name())
 	if err != nil {
 		if ctx.Err() != nil {
@@ -116,6 +130,46 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 	return r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
 		rev.Complete(t, keys, r.now())
 	})
+}
+
+// reportProgress writes the job's progress from percent while the pass runs, at most every
+// ProgressInterval and only when it moved; the returned func stops it and waits for it.
+func (r *AIPassReconciler) reportProgress(ctx context.Context, t *tcsv1.Transcript, jobID string, percent *atomic.Int32) (stop func()) {
+	interval := r.ProgressInterval
+	if interval <= 0 {
+		interval = DefaultAIPassProgressInterval
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		var written int32
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			p := percent.Load()
+			if p == written {
+				continue
+			}
+			if _, err := r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
+				if job := t.AIPassJob(); job != nil {
+					job.Progress = int(p)
+				}
+			}); err != nil && ctx.Err() == nil {
+				log.FromContext(ctx).V(1).Info("writing the AI pass's progress failed", "error", err.Error())
+			}
+			written = p
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // failure tells how a failed pass is shown: its API error type and message, and whether the

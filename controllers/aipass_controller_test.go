@@ -377,3 +377,63 @@ func TestAIPassWithTheOpenAIProvider(t *testing.T) {
 		})
 	}
 }
+
+func TestAIPassWritesItsProgress(t *testing.T) {
+	c, store, ns := aiNamespace(t)
+	release := make(chan struct{})
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The first part is answered at once, the others once the test saw its progress.
+		if calls.Add(1) > 1 {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		body, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test-model",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": `{"verdicts":[],"proposals":[]}`}}},
+		})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	p, err := aipass.NewOpenAI(aipass.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "test-model",
+		Concurrency: 1, ChunkBytes: 300, ContextBytes: 40, Output: aipass.OutputJSONSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr := env.NewManager(t, ns)
+	engine, err := correction.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	processor := pipeline.New(engine, store)
+	if err := (&TranscriptReconciler{Client: mgr.GetClient(), Processor: processor, Store: store, PasteGrace: 50 * time.Millisecond}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ai := &AIPassReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Processor: processor, Provider: p, ProgressInterval: 20 * time.Millisecond}
+	if err := ai.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(testenv.Run(t, mgr))
+
+	// Four references far apart: four parts of the review.
+	filler := strings.Repeat("and the people listened to the word with joy and gladness. ", 8)
+	text := "turn to romans 8 28. " + filler + "read john 3 16. " + filler + "see acts 2 38. " + filler + "in hebrews 11 1 we read.\n"
+	tr := pasteWithAIPass(t, c, store, ns, text, false)
+	mid := eventually(t, c, tr, "progress while running", func(t *tcsv1.Transcript) bool {
+		job := t.AIPassJob()
+		return t.Status.AIPassStatus == tcsv1.AIPassRunning && job != nil && job.Progress > 0
+	})
+	if p := mid.AIPassJob().Progress; p >= 100 {
+		t.Fatalf("progress %d while running", p)
+	}
+	close(release)
+	got := eventually(t, c, tr, "AI pass ended", aiDone)
+	if job := got.AIPassJob(); got.Status.AIPassStatus != tcsv1.AIPassCompleted || job.Progress != 100 || calls.Load() < 3 {
+		t.Fatalf("status %s, job %+v, %d calls", got.Status.AIPassStatus, job, calls.Load())
+	}
+}

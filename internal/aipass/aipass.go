@@ -47,6 +47,9 @@ type Request struct {
 	Changes []correction.Change
 	// Language is the document's language as a BCP 47 tag; empty means English.
 	Language string
+	// Progress, when not nil, is told how many of a review's total parts are done, each
+	// time one is; it may be called from several goroutines at once.
+	Progress func(done, total int)
 }
 
 // Judgement is the verdict on one change of a Request.

@@ -217,6 +217,7 @@ func (p *OpenAI) Review(ctx context.Context, req Request) (*Review, error) {
 	results := make([]excerptResult, len(excerpts))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.cfg.Concurrency)
+	var done atomic.Int32
 	for i := range excerpts {
 		if gctx.Err() != nil {
 			break
@@ -224,6 +225,9 @@ func (p *OpenAI) Review(ctx context.Context, req Request) (*Review, error) {
 		g.Go(func() error {
 			var err error
 			results[i], err = p.reviewExcerpt(gctx, key, req, &excerpts[i], i, len(excerpts))
+			if err == nil && req.Progress != nil {
+				req.Progress(int(done.Add(1)), len(excerpts))
+			}
 			return err
 		})
 	}

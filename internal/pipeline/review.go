@@ -80,6 +80,8 @@ type ReviewInput struct {
 	Language string
 	// Apply writes the verdicts into a new content under Keys.AIContent.
 	Apply bool
+	// Progress, when not nil, follows the provider's progress (see aipass.Request).
+	Progress func(done, total int)
 }
 
 // Review runs provider over the stored input of a transcript and stores the reviewed change
@@ -135,7 +137,7 @@ func (p *Processor) review(ctx context.Context, input []byte, in ReviewInput, pr
 			return nil, nil, err
 		}
 	}
-	review, err := provider.Review(ctx, aipass.Request{Text: view.Text, Changes: found, Language: in.Language})
+	review, err := provider.Review(ctx, aipass.Request{Text: view.Text, Changes: found, Language: in.Language, Progress: in.Progress})
 	if err != nil {
 		return nil, nil, &ProviderError{Err: err}
 	}
