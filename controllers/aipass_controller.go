@@ -120,6 +120,7 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 		logger.Info("the AI pass failed", "error", err.Error())
 		usage := aipass.UsageOf(err)
 		return r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
+			r.ranWith(t)
 			// The tokens a failed pass used are billed all the same.
 			t.Status.AIPass.Usage = pipeline.TokenUsage(usage)
 			t.FailAIPass(typ, msg, metav1.NewTime(r.now()))
@@ -128,8 +129,15 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 	logger.Info("the AI pass completed", "confirmed", rev.Confirmed, "rejected", rev.Rejected,
 		"uncertain", rev.Uncertain, "proposed", rev.Proposed, "tokens", rev.Usage.TotalTokens, "took", r.now().Sub(started))
 	return r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
+		r.ranWith(t)
 		rev.Complete(t, keys, r.now())
 	})
+}
+
+// ranWith records on the running pass of t the provider that gave its outcome: a pass
+// started before a restart with another configuration ends with the new provider.
+func (r *AIPassReconciler) ranWith(t *tcsv1.Transcript) {
+	t.Status.AIPass.Provider, t.Status.AIPass.Model = r.Provider.Name(), r.Provider.Model()
 }
 
 // reportProgress writes the job's progress from percent while the pass runs, at most every

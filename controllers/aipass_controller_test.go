@@ -162,10 +162,17 @@ type verdicts struct {
 	propose string // a word of the text to propose a change of
 	calls   atomic.Int32
 	block   chan struct{} // when not nil, Review waits for it
+	model   string        // "scripted" when empty
 }
 
-func (v *verdicts) Name() string  { return "openai" }
-func (v *verdicts) Model() string { return "scripted" }
+func (v *verdicts) Name() string { return "openai" }
+
+func (v *verdicts) Model() string {
+	if v.model != "" {
+		return v.model
+	}
+	return "scripted"
+}
 
 func (v *verdicts) Review(ctx context.Context, req aipass.Request) (*aipass.Review, error) {
 	v.calls.Add(1)
@@ -254,11 +261,15 @@ func TestAIPassRestartedMidRunFinishesOnce(t *testing.T) {
 	}
 	stop() // the pass is cut off in the provider call
 	close(p.block)
+	p.model = "scripted-v2" // the restarted manager runs with another configuration
 	t.Cleanup(runAIPass(t, ns, store, p, 0))
 	got := eventually(t, c, tr, "AI pass ended", aiDone)
 	want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted, tcsv1.EventAIPassStarted, tcsv1.EventAIPassCompleted}
 	if ev := got.EmittedEventTypes(); got.Status.AIPassStatus != tcsv1.AIPassCompleted || !slices.Equal(ev, want) || p.calls.Load() != 2 {
 		t.Fatalf("status %s, events %v, provider calls %d", got.Status.AIPassStatus, ev, p.calls.Load())
+	}
+	if m := got.Status.AIPass.Model; m != "scripted-v2" {
+		t.Fatalf("model %q, want the one that gave the verdicts", m)
 	}
 }
 
