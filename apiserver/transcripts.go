@@ -249,9 +249,8 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A paste is corrected inline: with wait=true it waits only for the AI pass it asks for.
-	if req.SourceType == tcsv1.SourcePaste && (!wait || !req.Options.AIPass.Enabled) {
-		s.createPaste(w, r, req, 0)
-		return
+	if req.SourceType == tcsv1.SourcePaste && !req.Options.AIPass.Enabled {
+		wait = false
 	}
 	if wait {
 		org := principalFrom(r.Context()).OrganizationID
@@ -266,7 +265,11 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		defer release()
 	}
 	if req.SourceType == tcsv1.SourcePaste {
-		s.createPaste(w, r, req, time.Duration(timeout)*time.Second)
+		var hold time.Duration
+		if wait {
+			hold = time.Duration(timeout) * time.Second
+		}
+		s.createPaste(w, r, req, hold)
 		return
 	}
 	var t *tcsv1.Transcript

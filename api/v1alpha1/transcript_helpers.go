@@ -72,6 +72,11 @@ func (t *Transcript) AddJob(jobType string, now metav1.Time) *Job {
 			return &t.Status.Jobs[i]
 		}
 	}
+	return t.appendJob(jobType, now)
+}
+
+// appendJob appends a queued job of type jobType to t and returns it.
+func (t *Transcript) appendJob(jobType string, now metav1.Time) *Job {
 	t.Status.Jobs = append(t.Status.Jobs, Job{
 		ID:        JobID(t.Spec.ID, len(t.Status.Jobs)+1),
 		Type:      jobType,
@@ -126,13 +131,7 @@ func (t *Transcript) QueueAIPass(apply bool, now metav1.Time) *Job {
 	if t.AIPassBusy() {
 		return nil
 	}
-	t.Status.Jobs = append(t.Status.Jobs, Job{
-		ID:        JobID(t.Spec.ID, len(t.Status.Jobs)+1),
-		Type:      JobAIPass,
-		State:     JobQueued,
-		CreatedAt: now,
-	})
-	job := &t.Status.Jobs[len(t.Status.Jobs)-1]
+	job := t.appendJob(JobAIPass, now)
 	t.Status.AIPassStatus = AIPassQueued
 	t.Status.AIPass = &AIPassResult{JobID: job.ID, Apply: apply}
 	t.SetCondition(ConditionAIValidated, metav1.ConditionFalse, "Queued", "An AI validation pass is queued.")

@@ -204,19 +204,9 @@ func (t *Transcript) EmitKeyed(event, key string, now time.Time) bool {
 		}
 	}
 	st := &t.Status
-	state := &EventState{Phase: st.Phase, AIPassStatus: st.AIPassStatus, ContentRef: st.ContentRef, Jobs: len(st.Jobs)}
-	if st.ChangesSummary != nil {
-		state.ChangesSummary = st.ChangesSummary.DeepCopy()
-	}
-	if st.AIPass != nil {
-		state.AIPass = st.AIPass.DeepCopy()
-	}
-	if st.Error != nil {
-		state.Error = st.Error.DeepCopy()
-	}
-	if st.CompletedAt != nil {
-		state.CompletedAt = st.CompletedAt.DeepCopy()
-	}
+	// DeepCopy of a nil pointer is nil.
+	state := &EventState{Phase: st.Phase, AIPassStatus: st.AIPassStatus, ContentRef: st.ContentRef, Jobs: len(st.Jobs),
+		ChangesSummary: st.ChangesSummary.DeepCopy(), AIPass: st.AIPass.DeepCopy(), Error: st.Error.DeepCopy(), CompletedAt: st.CompletedAt.DeepCopy()}
 	t.Status.EmittedEvents = append(t.Status.EmittedEvents, EmittedEvent{Type: event, Key: key, Time: metav1.NewTime(now), State: state})
 	return true
 }

@@ -172,10 +172,6 @@ func (p *Processor) saveResults(ctx context.Context, keys Keys, res *Result) err
 // Complete records res on t: phase completed, the summary, the effective format and title,
 // the object-store references and the conditions.
 func (res *Result) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
-	by := make(map[string]int, len(res.Summary.ByCategory))
-	for k, n := range res.Summary.ByCategory {
-		by[k] = n
-	}
 	st := &t.Status
 	st.Phase = tcsv1.PhaseCompleted
 	if st.AIPassStatus == "" {
@@ -188,13 +184,7 @@ func (res *Result) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
 	if st.Title == "" {
 		st.Title = res.Title
 	}
-	st.ChangesSummary = &tcsv1.ChangesSummary{
-		Total:       res.Summary.Total,
-		AutoApplied: res.Summary.AutoApplied,
-		NeedsReview: res.Summary.NeedsReview,
-		AIFlagged:   res.Summary.AIFlagged,
-		ByCategory:  by,
-	}
+	st.ChangesSummary = changesSummary(res.Summary)
 	st.ContentRef = keys.Content
 	st.ChangesRef = keys.Changes
 	st.Error = nil
@@ -212,6 +202,15 @@ func (res *Result) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
 	t.Emit(tcsv1.EventTranscriptCreated, now)
 	t.Emit(tcsv1.EventTranscriptCompleted, now)
 	t.SyncConditions()
+}
+
+// changesSummary returns s as a transcript's status records it.
+func changesSummary(s correction.Summary) *tcsv1.ChangesSummary {
+	by := make(map[string]int, len(s.ByCategory))
+	for k, n := range s.ByCategory {
+		by[k] = n
+	}
+	return &tcsv1.ChangesSummary{Total: s.Total, AutoApplied: s.AutoApplied, NeedsReview: s.NeedsReview, AIFlagged: s.AIFlagged, ByCategory: by}
 }
 
 // Content reads the corrected content stored under key.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -180,9 +179,21 @@ func (p *Processor) checkStored(ctx context.Context, key string, found []correct
 func revise(view *formats.View, input []byte, found []correction.Change, review *aipass.Review, apply bool) (*Revision, []formats.Edit) {
 	rev := &Revision{Applied: apply, Usage: review.Usage, Changes: make([]Change, 0, len(found)+len(review.Proposals))}
 	var edits []formats.Edit
-	// text holds the view offsets of rev.Changes, for ordering.
-	text := make([]int, 0, cap(rev.Changes))
+	// Proposals go between the changes in text order (they overlap none), numbered after the
+	// deterministic pass's changes, whose ids stay as the client saw them.
+	next := 0
+	propose := func(before int) {
+		for ; next < len(review.Proposals) && review.Proposals[next].Start < before; next++ {
+			pr := review.Proposals[next]
+			c := correction.Change{ID: fmt.Sprintf("chg_%04d", len(found)+next+1), Category: aipass.CategoryAI, Original: pr.Original, Replacement: pr.Replacement,
+				Start: pr.Start, End: pr.End, Rule: RuleAIProposal, Confidence: 0.5, Status: correction.StatusNeedsReview}
+			applied := false
+			rev.Changes = append(rev.Changes, Change{Change: toSource(view, input, c), AIReason: pr.Reason, Applied: &applied})
+			rev.Proposed++
+		}
+	}
 	for i, c := range found {
+		propose(c.Start)
 		j := review.Judgements[i]
 		applied := c.Status == correction.StatusAutoApplied
 		if apply {
@@ -200,28 +211,8 @@ func revise(view *formats.View, input []byte, found []correction.Change, review 
 			rev.Uncertain++
 		}
 		rev.Changes = append(rev.Changes, Change{Change: toSource(view, input, c), AIVerdict: j.Verdict, AIReason: j.Reason, Applied: &applied})
-		text = append(text, c.Start)
 	}
-	// Proposals are numbered after the deterministic pass's changes, whose ids stay as the
-	// client saw them, and go between them in text order.
-	for k, pr := range review.Proposals {
-		c := correction.Change{ID: fmt.Sprintf("chg_%04d", len(found)+k+1), Category: aipass.CategoryAI, Original: pr.Original, Replacement: pr.Replacement,
-			Start: pr.Start, End: pr.End, Rule: RuleAIProposal, Confidence: 0.5, Status: correction.StatusNeedsReview}
-		applied := false
-		rev.Changes = append(rev.Changes, Change{Change: toSource(view, input, c), AIReason: pr.Reason, Applied: &applied})
-		text = append(text, pr.Start)
-		rev.Proposed++
-	}
-	order := make([]int, len(rev.Changes))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return text[a] - text[b] })
-	sorted := make([]Change, len(order))
-	for k, i := range order {
-		sorted[k] = rev.Changes[i]
-	}
-	rev.Changes = sorted
+	propose(len(view.Text) + 1)
 	plain := make([]correction.Change, len(rev.Changes))
 	for i := range rev.Changes {
 		plain[i] = rev.Changes[i].Change
@@ -241,17 +232,7 @@ func (rev *Revision) Complete(t *tcsv1.Transcript, keys Keys, now time.Time) {
 	if rev.Applied {
 		st.ContentRef = keys.AIContent
 	}
-	by := make(map[string]int, len(rev.Summary.ByCategory))
-	for k, n := range rev.Summary.ByCategory {
-		by[k] = n
-	}
-	st.ChangesSummary = &tcsv1.ChangesSummary{
-		Total:       rev.Summary.Total,
-		AutoApplied: rev.Summary.AutoApplied,
-		NeedsReview: rev.Summary.NeedsReview,
-		AIFlagged:   rev.Summary.AIFlagged,
-		ByCategory:  by,
-	}
+	st.ChangesSummary = changesSummary(rev.Summary)
 	if res := st.AIPass; res != nil {
 		res.Apply = rev.Applied
 		res.Confirmed, res.Rejected, res.Uncertain, res.Proposed = rev.Confirmed, rev.Rejected, rev.Uncertain, rev.Proposed
