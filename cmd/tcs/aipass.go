@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -65,18 +63,11 @@ func (o *aiOptions) newProvider(reader client.Reader, namespace string, roots *x
 	default:
 		return nil, fmt.Errorf("--ai-provider: %q is neither rules nor openai", o.provider)
 	}
-	var httpClient *http.Client
-	if roots != nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-		t.MaxIdleConnsPerHost = max(o.concurrency, t.MaxIdleConnsPerHost)
-		httpClient = &http.Client{Transport: t}
-	}
 	p, err := aipass.NewOpenAI(aipass.OpenAIConfig{
 		BaseURL:        o.baseURL,
 		Model:          o.model,
 		APIKey:         o.apiKey(reader, namespace),
-		HTTPClient:     httpClient,
+		RootCAs:        roots,
 		Concurrency:    o.concurrency,
 		RequestTimeout: o.requestTimeout,
 		MaxRetries:     o.maxRetries,

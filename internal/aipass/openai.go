@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,8 +60,9 @@ type OpenAIConfig struct {
 	// APIKey returns the API key; it is called once per review. A nil func or an empty key
 	// sends no key. The OPENAI_* environment variables are never read.
 	APIKey func(ctx context.Context) (string, error)
-	// HTTPClient sends the requests; nil means a client of its own.
-	HTTPClient *http.Client
+	// RootCAs are the certificate authorities HTTPS to the endpoint trusts; nil means the
+	// system's.
+	RootCAs *x509.CertPool
 	// Concurrency is the most requests one review has in flight; default 4.
 	Concurrency int
 	// RequestTimeout bounds each attempt of a request, the whole streamed answer included;
@@ -155,9 +158,6 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	case cfg.MaxRetries < 0:
 		cfg.MaxRetries = 0
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = newHTTPClient(cfg.Concurrency)
-	}
 
 	p := &OpenAI{cfg: cfg, where: where}
 	p.format.Store(int32(f))
@@ -165,7 +165,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	// OPENAI_BASE_URL and other variables from the environment.
 	p.chat = openai.NewChatCompletionService(
 		option.WithBaseURL(cfg.BaseURL),
-		option.WithHTTPClient(cfg.HTTPClient),
+		option.WithHTTPClient(newHTTPClient(cfg.Concurrency, cfg.RootCAs)),
 		option.WithMaxRetries(cfg.MaxRetries),
 		option.WithRequestTimeout(cfg.RequestTimeout),
 		// The wait before a retry counts against the attempt's timeout: a server that asks
@@ -175,14 +175,18 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	return p, nil
 }
 
-// newHTTPClient returns a client for concurrency parallel requests to one host.
-func newHTTPClient(concurrency int) *http.Client {
+// newHTTPClient returns a client for concurrency parallel requests to one host, trusting
+// roots (the system's when nil).
+func newHTTPClient(concurrency int, roots *x509.CertPool) *http.Client {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
 		return &http.Client{}
 	}
 	t = t.Clone()
 	t.MaxIdleConnsPerHost = max(concurrency, t.MaxIdleConnsPerHost)
+	if roots != nil {
+		t.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	}
 	return &http.Client{Transport: t}
 }
 
