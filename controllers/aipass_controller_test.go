@@ -24,9 +24,9 @@ import (
 	"tcs.dev/tcs/internal/testenv"
 )
 
-// runAIPass runs the transcript and the AI pass reconcilers with provider on namespace ns;
-// stop ends them and waits, as a killed pod would.
-func runAIPass(t *testing.T, ns string, store *blob.Store, provider aipass.Provider, timeout time.Duration) (stop func()) {
+// runAIPass runs the transcript reconciler and ai, an AIPassReconciler to which it adds the
+// clients and the processor, on namespace ns; stop ends them and waits, as a killed pod would.
+func runAIPass(t *testing.T, ns string, store *blob.Store, ai AIPassReconciler) (stop func()) {
 	t.Helper()
 	mgr := env.NewManager(t, ns)
 	engine, err := correction.NewEngine()
@@ -38,7 +38,7 @@ func runAIPass(t *testing.T, ns string, store *blob.Store, provider aipass.Provi
 	if err := tr.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	ai := &AIPassReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Processor: processor, Provider: provider, Timeout: timeout}
+	ai.Client, ai.APIReader, ai.Processor = mgr.GetClient(), mgr.GetAPIReader(), processor
 	if err := ai.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func storedChanges(t *testing.T, store *blob.Store, tr *tcsv1.Transcript) []pipe
 
 func TestAIPassWithTheRulesProviderJudgesEveryChangeOnce(t *testing.T) {
 	c, store, ns := aiNamespace(t)
-	t.Cleanup(runAIPass(t, ns, store, aipass.NewRules(), 0))
+	t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: aipass.NewRules()}))
 	tr := pasteWithAIPass(t, c, store, ns, aiSermon, false)
 	got := eventually(t, c, tr, "AI pass ended", aiDone)
 
@@ -200,7 +200,7 @@ func TestAIPassApplyRevertsRejectedAndAppliesConfirmedChanges(t *testing.T) {
 	c, store, ns := aiNamespace(t)
 	// chg_0001 is the auto-applied "first corinthians", chg_0002 the needs-review "capernum".
 	p := &verdicts{by: map[string]aipass.Verdict{"chg_0001": aipass.Rejected, "chg_0002": aipass.Confirmed}, propose: "sailed"}
-	t.Cleanup(runAIPass(t, ns, store, p, 0))
+	t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: p}))
 	tr := pasteWithAIPass(t, c, store, ns, aiSermon, true)
 	got := eventually(t, c, tr, "AI pass ended", aiDone)
 	if got.Status.AIPassStatus != tcsv1.AIPassCompleted {
@@ -252,7 +252,7 @@ func TestAIPassApplyRevertsRejectedAndAppliesConfirmedChanges(t *testing.T) {
 func TestAIPassRestartedMidRunFinishesOnce(t *testing.T) {
 	c, store, ns := aiNamespace(t)
 	p := &verdicts{block: make(chan struct{})}
-	stop := runAIPass(t, ns, store, p, 0)
+	stop := runAIPass(t, ns, store, AIPassReconciler{Provider: p})
 	tr := pasteWithAIPass(t, c, store, ns, aiSermon, false)
 	eventually(t, c, tr, "running", func(t *tcsv1.Transcript) bool { return t.Status.AIPassStatus == tcsv1.AIPassRunning })
 	deadline := time.Now().Add(10 * time.Second)
@@ -262,7 +262,7 @@ func TestAIPassRestartedMidRunFinishesOnce(t *testing.T) {
 	stop() // the pass is cut off in the provider call
 	close(p.block)
 	p.model = "scripted-v2" // the restarted manager runs with another configuration
-	t.Cleanup(runAIPass(t, ns, store, p, 0))
+	t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: p}))
 	got := eventually(t, c, tr, "AI pass ended", aiDone)
 	want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted, tcsv1.EventAIPassStarted, tcsv1.EventAIPassCompleted}
 	if ev := got.EmittedEventTypes(); got.Status.AIPassStatus != tcsv1.AIPassCompleted || !slices.Equal(ev, want) || p.calls.Load() != 2 {
@@ -275,7 +275,7 @@ func TestAIPassRestartedMidRunFinishesOnce(t *testing.T) {
 
 func TestAIPassOfATranscriptThatFailsFailsToo(t *testing.T) {
 	c, store, ns := aiNamespace(t)
-	t.Cleanup(runAIPass(t, ns, store, aipass.NewRules(), 0))
+	t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: aipass.NewRules()}))
 	tr := newTranscript(ns, "org_a", tcsv1.SourcePaste) // no input stored: the transcript fails
 	tr.Spec.Options.AIPass.Enabled = true
 	if err := c.Create(t.Context(), tr); err != nil {
@@ -349,7 +349,7 @@ func TestAIPassWithTheOpenAIProvider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(runAIPass(t, ns, store, p, tc.timeout))
+			t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: p, Timeout: tc.timeout}))
 			tr := pasteWithAIPass(t, c, store, ns, aiSermon, true)
 			got := eventually(t, c, tr, "AI pass ended", aiDone)
 			keys := pipeline.KeysFor("org_a", tr.Spec.ID)
@@ -416,20 +416,7 @@ func TestAIPassWritesItsProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := env.NewManager(t, ns)
-	engine, err := correction.NewEngine()
-	if err != nil {
-		t.Fatal(err)
-	}
-	processor := pipeline.New(engine, store)
-	if err := (&TranscriptReconciler{Client: mgr.GetClient(), Processor: processor, Store: store, PasteGrace: 50 * time.Millisecond}).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	ai := &AIPassReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Processor: processor, Provider: p, ProgressInterval: 20 * time.Millisecond}
-	if err := ai.SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(testenv.Run(t, mgr))
+	t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: p, ProgressInterval: 20 * time.Millisecond}))
 
 	// References far apart: the review goes in several parts.
 	filler := strings.Repeat("and the people listened to the word with joy and gladness. ", 8)

@@ -2,16 +2,13 @@ package e2e
 
 import (
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,22 +16,6 @@ import (
 	"tcs.dev/tcs/internal/controlplane"
 	"tcs.dev/tcs/internal/testenv"
 )
-
-// pollAI polls a transcript until its AI pass has ended.
-func pollAI(t *testing.T, url, key string) answer {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		a := call(t, http.MethodGet, url, key, "")
-		if s := a.body["ai_pass_status"]; a.status != 200 || s == "completed" || s == "failed" {
-			return a
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: AI pass still %v after 60 s", url, a.body["ai_pass_status"])
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // lastJob returns the last entry of a transcript's jobs.
 func lastJob(t *testing.T, a answer) map[string]any {
@@ -50,13 +31,7 @@ func lastJob(t *testing.T, a answer) map[string]any {
 // rules provider: queued at create and later, 409 while queued, verdicts in the change list,
 // apply, and the ai_pass.* events delivered to a signed-webhook receiver.
 func TestDevAIPass(t *testing.T) {
-	rc := &receiver{attempts: map[string]int{}}
-	hooks := httptest.NewTLSServer(rc)
-	t.Cleanup(hooks.Close)
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	rc, hooks, caFile := startReceiver(t)
 	release := make(chan struct{})
 	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -70,14 +45,7 @@ func TestDevAIPass(t *testing.T) {
 	t.Cleanup(files.Close)
 	dev := startDev(t, filepath.Join(t.TempDir(), "state"), "--outbound-ca-file", caFile, "--webhook-retry-delays", "100ms,100ms,100ms")
 	base, key := dev.env["TCS_URL"], dev.env["TCS_API_KEY"]
-	out, err := exec.Command(tcsBin, "admin", "webhook", "create", "--org", dev.env["TCS_ORG"], "--url", hooks.URL+"/hooks",
-		"--events", "all", "--kubeconfig", dev.env["KUBECONFIG"]).CombinedOutput()
-	if err != nil {
-		t.Fatalf("tcs admin webhook create: %v\n%s", err, out)
-	}
-	rc.mu.Lock()
-	rc.secret = strings.Fields(string(out))[1]
-	rc.mu.Unlock()
+	rc.subscribe(t, dev, hooks.URL+"/hooks")
 
 	// A url transcript asking for the AI pass: queued from the start, while the fetch waits.
 	a := call(t, http.MethodPost, base+"/api/v1/transcripts", key,
@@ -94,7 +62,7 @@ func TestDevAIPass(t *testing.T) {
 	}
 	close(release)
 
-	done := pollAI(t, url, key)
+	done := poll(t, url, key)
 	pass, _ := done.body["ai_pass"].(map[string]any)
 	summary, _ := done.body["changes_summary"].(map[string]any)
 	if done.body["status"] != "completed" || done.body["ai_pass_status"] != "completed" || pass["provider"] != "rules" ||
@@ -133,7 +101,7 @@ func TestDevAIPass(t *testing.T) {
 	if again.status != 202 || again.body["ai_pass_status"] != "queued" || lastJob(t, again)["id"] == firstJob {
 		t.Fatalf("trigger: %d %s", again.status, again.raw)
 	}
-	done = pollAI(t, url, key)
+	done = poll(t, url, key)
 	pass, _ = done.body["ai_pass"].(map[string]any)
 	if done.body["ai_pass_status"] != "completed" || pass["apply"] != true {
 		t.Fatalf("after the second pass: %s", done.raw)

@@ -51,14 +51,20 @@ func fakeYouTube(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// poll GETs path until its status is terminal, backing off from 100 ms.
+// poll GETs url until its status (and a transcript's ai_pass_status) is terminal, backing off
+// from 100 ms.
 func poll(t *testing.T, url, key string) answer {
 	t.Helper()
 	delay := 100 * time.Millisecond
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		a := call(t, http.MethodGet, url, key, "")
-		if s := a.body["status"]; a.status != 200 || (s != "pending" && s != "queued" && s != "running") {
+		busy := func(field string) bool {
+			s := a.body[field]
+			return s == "pending" || s == "queued" || s == "running"
+		}
+		// A transcript is done once its AI pass, if any, is done too.
+		if a.status != 200 || !busy("status") && !busy("ai_pass_status") {
 			return a
 		}
 		if time.Now().After(deadline) {

@@ -57,17 +57,25 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.accepted = append(rc.accepted, payload)
 }
 
-func TestDevWebhooks(t *testing.T) {
-	rc := &receiver{attempts: map[string]int{}}
-	srv := httptest.NewTLSServer(rc)
+// startReceiver starts a receiver as an HTTPS server on loopback; caFile is a PEM file of its
+// certificate, for tcs dev's --outbound-ca-file.
+func startReceiver(t *testing.T) (rc *receiver, srv *httptest.Server, caFile string) {
+	t.Helper()
+	rc = &receiver{attempts: map[string]int{}}
+	srv = httptest.NewTLSServer(rc)
 	t.Cleanup(srv.Close)
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	caFile = filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dev := startDev(t, filepath.Join(t.TempDir(), "state"), "--outbound-ca-file", caFile, "--webhook-retry-delays", "200ms,200ms,200ms")
+	return rc, srv, caFile
+}
 
-	out, err := exec.Command(tcsBin, "admin", "webhook", "create", "--org", dev.env["TCS_ORG"], "--url", srv.URL+"/hooks",
+// subscribe creates, with tcs admin, an endpoint of dev's first organization to url for every
+// event, and gives rc its signing secret.
+func (rc *receiver) subscribe(t *testing.T, dev *devProcess, url string) {
+	t.Helper()
+	out, err := exec.Command(tcsBin, "admin", "webhook", "create", "--org", dev.env["TCS_ORG"], "--url", url,
 		"--events", "all", "--kubeconfig", dev.env["KUBECONFIG"]).CombinedOutput()
 	if err != nil {
 		t.Fatalf("tcs admin webhook create: %v\n%s", err, out)
@@ -79,6 +87,12 @@ func TestDevWebhooks(t *testing.T) {
 	rc.mu.Lock()
 	rc.secret = fields[1]
 	rc.mu.Unlock()
+}
+
+func TestDevWebhooks(t *testing.T) {
+	rc, srv, caFile := startReceiver(t)
+	dev := startDev(t, filepath.Join(t.TempDir(), "state"), "--outbound-ca-file", caFile, "--webhook-retry-delays", "200ms,200ms,200ms")
+	rc.subscribe(t, dev, srv.URL+"/hooks")
 
 	created := call(t, http.MethodPost, dev.env["TCS_URL"]+"/api/v1/transcripts", dev.env["TCS_API_KEY"], `{"source_type":"paste","content":"read revelations 21:4"}`)
 	if created.status != 201 {
