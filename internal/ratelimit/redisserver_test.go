@@ -1,36 +1,18 @@
 package ratelimit
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"tcs.dev/tcs/internal/testenv"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the writes of exec and a concurrent read.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // redisServerBinary returns the redis-server of TCS_REDIS_SERVER or PATH; it fails t, never
 // skips, when there is none.
@@ -65,7 +47,7 @@ func startRedis(t *testing.T) *redis.Client {
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
 
-		var out lockedBuffer
+		var out testenv.SyncBuffer
 		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = &out, &out

@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -137,3 +138,26 @@ func Run(t testing.TB, mgr ctrl.Manager) (stop func()) {
 		})
 	}
 }
+
+// SyncBuffer is a bytes.Buffer safe for a writer (such as a child process's output) and a
+// concurrent reader.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// Bytes returns a copy of what was written so far.
+func (b *SyncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+// String returns what was written so far.
+func (b *SyncBuffer) String() string { return string(b.Bytes()) }

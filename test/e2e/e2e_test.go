@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -49,7 +48,7 @@ func TestMain(m *testing.M) {
 type devProcess struct {
 	cmd    *exec.Cmd
 	env    map[string]string
-	stderr *syncBuffer
+	stderr *testenv.SyncBuffer
 	done   chan error
 }
 
@@ -62,7 +61,7 @@ func startDev(t *testing.T, stateDir string, extra ...string) *devProcess {
 	if _, err := os.Stat(envFile); err == nil {
 		t.Fatalf("%s is left from an earlier run: tcs dev must remove it when it stops", envFile)
 	}
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -116,26 +115,6 @@ func (p *devProcess) stop(t *testing.T) {
 		t.Errorf("tcs dev did not stop within 60 s of SIGINT\n%s", p.stderr)
 	}
 }
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
-}
-
-func (b *syncBuffer) String() string { return string(b.Bytes()) }
 
 func parseEnv(data []byte) map[string]string {
 	env := map[string]string{}
