@@ -3,9 +3,6 @@
 package webhook
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"strconv"
 	"time"
@@ -27,17 +24,6 @@ func NewSecret() string {
 	return SecretPrefix + ids.Random(SecretLength)
 }
 
-// Sign returns the plain signature of body: the lowercase hex HMAC-SHA256 keyed with secret.
-func Sign(secret string, body []byte) string {
-	return hmacHex(secret, nil, body)
-}
-
-// SignTimestamped returns one v1 value: the lowercase hex HMAC-SHA256, keyed with secret, of
-// the decimal unix seconds, a dot and body.
-func SignTimestamped(secret string, unix int64, body []byte) string {
-	return hmacHex(secret, []byte(strconv.FormatInt(unix, 10)+"."), body)
-}
-
 // Headers returns every header of a delivery of body: Content-Type, X-Svc-Event,
 // X-Svc-Delivery, X-Svc-Signature (with current), X-Svc-Timestamp (now in unix seconds) and
 // X-Svc-Signature-V1 ("t=<unix>,v1=<current>", then ",v1=<previous>" when previous is neither
@@ -46,23 +32,16 @@ func SignTimestamped(secret string, unix int64, body []byte) string {
 func Headers(event, deliveryID, current, previous string, body []byte, now time.Time) http.Header {
 	unix := now.Unix()
 	t := strconv.FormatInt(unix, 10)
-	v1 := "t=" + t + ",v1=" + SignTimestamped(current, unix, body)
+	v1 := "t=" + t + ",v1=" + pub.SignTimestamped(current, unix, body)
 	if previous != "" && previous != current {
-		v1 += ",v1=" + SignTimestamped(previous, unix, body)
+		v1 += ",v1=" + pub.SignTimestamped(previous, unix, body)
 	}
 	h := make(http.Header, 6)
 	h.Set("Content-Type", "application/json")
 	h.Set(pub.HeaderEvent, event)
 	h.Set(pub.HeaderDelivery, deliveryID)
-	h.Set(pub.HeaderSignature, Sign(current, body))
+	h.Set(pub.HeaderSignature, pub.Sign(current, body))
 	h.Set(pub.HeaderTimestamp, t)
 	h.Set(pub.HeaderSignatureV1, v1)
 	return h
-}
-
-func hmacHex(secret string, prefix, body []byte) string {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write(prefix)
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
 }

@@ -177,6 +177,18 @@ func VerifyRequest(r *http.Request, secret string, tolerance time.Duration) ([]b
 	return body, nil
 }
 
+// Sign returns the X-Svc-Signature tcs sends with body: the lowercase hex HMAC-SHA256 of
+// body keyed with secret. Receivers can use it to sign the bodies of their own tests.
+func Sign(secret string, body []byte) string {
+	return sign(secret, nil, body)
+}
+
+// SignTimestamped returns one v1 value of X-Svc-Signature-V1: the lowercase hex HMAC-SHA256,
+// keyed with secret, of the decimal unix seconds, a dot and body.
+func SignTimestamped(secret string, unix int64, body []byte) string {
+	return sign(secret, []byte(strconv.FormatInt(unix, 10)+"."), body)
+}
+
 // sign returns the lowercase hex HMAC-SHA256 of prefix followed by body, keyed with secret.
 func sign(secret string, prefix, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))

@@ -47,8 +47,11 @@ func TestKnownAnswer(t *testing.T) {
 	if got := mac(katPrevious, "1767225600."+katBody); got != katV1Previous {
 		t.Fatalf("crypto/hmac previous v1 = %s, the stated answer is %s", got, katV1Previous)
 	}
-	if got := sign(katSecret, nil, []byte(katBody)); got != katPlain {
-		t.Fatalf("sign = %s, want %s", got, katPlain)
+	if got := Sign(katSecret, []byte(katBody)); got != katPlain {
+		t.Fatalf("Sign = %s, want %s", got, katPlain)
+	}
+	if got := SignTimestamped(katSecret, katUnix, []byte(katBody)); got != katV1 {
+		t.Fatalf("SignTimestamped = %s, want %s", got, katV1)
 	}
 	if err := Verify(katSecret, katPlain, []byte(katBody)); err != nil {
 		t.Fatalf("Verify(known answer) = %v", err)
