@@ -97,8 +97,26 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		return 0
 	})
-	// contents caches the content of each state shown, by its object-store key.
+	// An event's body is rendered only for a delivery that still needs its payload, once per
+	// event, and each content read once.
 	contents := map[string]*string{}
+	bodies := map[int]apiview.Transcript{}
+	body := func(seq int) (apiview.Transcript, error) {
+		if v, ok := bodies[seq]; ok {
+			return v, nil
+		}
+		shown := t.AsOf(t.Status.EmittedEvents[seq].State)
+		content, ok := contents[shown.Status.ContentRef]
+		if !ok {
+			var err error
+			if content, err = r.content(ctx, shown); err != nil {
+				return apiview.Transcript{}, err
+			}
+			contents[shown.Status.ContentRef] = content
+		}
+		bodies[seq] = apiview.NewTranscript(shown, content)
+		return bodies[seq], nil
+	}
 	for seq, emitted := range t.Status.EmittedEvents {
 		// An event older than the history's retention was delivered and collected already:
 		// it is never sent again.
@@ -111,16 +129,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, event) {
 				continue
 			}
-			shown := t.AsOf(emitted.State)
-			content, ok := contents[shown.Status.ContentRef]
-			if !ok {
-				var err error
-				if content, err = r.content(ctx, shown); err != nil {
-					return ctrl.Result{}, err
-				}
-				contents[shown.Status.ContentRef] = content
-			}
-			if err := r.deliver(ctx, shown, seq, emitted, ep, content); err != nil {
+			if err := r.deliver(ctx, t, seq, emitted, ep, func() (apiview.Transcript, error) { return body(seq) }); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -144,9 +153,9 @@ func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transc
 	return &s, nil
 }
 
-// deliver creates the delivery of the event number seq of t, shown as of that event, to ep
-// unless it exists.
-func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, content *string) error {
+// deliver creates the delivery of the event number seq of t to ep unless it exists; body
+// renders the transcript the payload shows.
+func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, body func() (apiview.Transcript, error)) error {
 	event := emitted.Type
 	hash := DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)
 	name := "evt-" + hash
@@ -161,18 +170,22 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	}
 
 	key := WebhookPayloadKey(t.Spec.Organization, id)
-	// A payload written by an earlier, interrupted attempt is kept: it is the state of the
-	// transcript closest to the event's time.
+	// A payload written by an earlier, interrupted attempt is kept: it shows the same state (or,
+	// for an event recorded without one, a state closer to the event's time).
 	exists, err := r.Store.Exists(ctx, key)
 	if err != nil {
 		return fmt.Errorf("checking the payload of %s: %w", id, err)
 	}
 	if !exists {
-		body, err := json.Marshal(webhookBody{Transcript: apiview.NewTranscript(t, content), Event: event, DeliveryID: id})
+		shown, err := body()
+		if err != nil {
+			return err
+		}
+		payload, err := json.Marshal(webhookBody{Transcript: shown, Event: event, DeliveryID: id})
 		if err != nil {
 			return fmt.Errorf("encoding the payload of %s: %w", id, err)
 		}
-		if err := r.Store.Put(ctx, key, body, "application/json"); err != nil {
+		if err := r.Store.Put(ctx, key, payload, "application/json"); err != nil {
 			return fmt.Errorf("writing the payload of %s: %w", id, err)
 		}
 	}
