@@ -71,7 +71,7 @@ func (r *AIPassReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			})
 		case tcsv1.PhaseFailed:
 			return r.write(ctx, t, jobID, tcsv1.AIPassQueued, func(t *tcsv1.Transcript) {
-				t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", metav1.NewTime(r.now()))
+				t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", "", metav1.NewTime(r.now()))
 			})
 		}
 		// The pass starts when the deterministic pass completes, which updates the transcript.
@@ -112,7 +112,7 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 			// The manager is stopping: the pass runs again after the restart.
 			return ctrl.Result{}, ctx.Err()
 		}
-		typ, msg, final := failure(err, passCtx, timeout)
+		typ, msg, detail, final := failure(err, passCtx, timeout)
 		if !final {
 			logger.Error(err, "the AI pass could not run; retrying")
 			return ctrl.Result{}, fmt.Errorf("running the AI pass of %s: %w", t.Spec.ID, err)
@@ -123,7 +123,7 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 			r.ranWith(t)
 			// The tokens a failed pass used are billed all the same.
 			t.Status.AIPass.Usage = pipeline.TokenUsage(usage)
-			t.FailAIPass(typ, msg, metav1.NewTime(r.now()))
+			t.FailAIPass(typ, msg, detail, metav1.NewTime(r.now()))
 		})
 	}
 	logger.Info("the AI pass completed", "confirmed", rev.Confirmed, "rejected", rev.Rejected,
@@ -180,22 +180,24 @@ func (r *AIPassReconciler) reportProgress(ctx context.Context, t *tcsv1.Transcri
 	}
 }
 
-// failure tells how a failed pass is shown: its API error type and message, and whether the
-// pass ends with it (false for a fault of tcs's own storage, which is retried).
-func failure(err error, passCtx context.Context, timeout time.Duration) (typ, msg string, final bool) {
+// failure tells how a failed pass is shown: its API error type and message, the message for
+// the cluster's operators, which may say where the provider is and what it answered, and
+// whether the pass ends with it (false for a fault of tcs's own storage, which is retried).
+func failure(err error, passCtx context.Context, timeout time.Duration) (typ, msg, detail string, final bool) {
 	var pe *pipeline.ProviderError
 	var ce *pipeline.ContentError
 	switch {
 	case errors.Is(passCtx.Err(), context.DeadlineExceeded):
-		return "timeout", fmt.Sprintf("The AI validation pass did not finish within %s.", timeout), true
+		return "timeout", fmt.Sprintf("The AI validation pass did not finish within %s.", timeout), "", true
 	case errors.As(err, &pe):
-		return "server_error", "The AI validation pass failed: " + pe.Err.Error(), true
+		return "server_error", "The AI validation pass failed: " + aipass.PublicMessage(pe.Err),
+			"The AI validation pass failed: " + pe.Err.Error(), true
 	case errors.As(err, &ce):
-		return "unprocessable", ce.Error(), true
+		return "unprocessable", ce.Error(), "", true
 	case errors.Is(err, pipeline.ErrStale):
-		return "conflict", "The AI validation pass cannot run: " + err.Error() + ".", true
+		return "conflict", "The AI validation pass cannot run: " + err.Error() + ".", "", true
 	}
-	return "", "", false
+	return "", "", "", false
 }
 
 // write applies mutate to the latest t and writes its status, unless the pass jobID is no

@@ -376,7 +376,16 @@ func TestAIPassWithTheOpenAIProvider(t *testing.T) {
 			if job := got.AIPassJob(); job == nil || job.State != tcsv1.JobFailed || job.Error != res.Error.Message {
 				t.Fatalf("job %+v", job)
 			}
-			wantCondition(t, got, tcsv1.ConditionAIValidated, metav1.ConditionFalse, "Failed")
+			cond := wantCondition(t, got, tcsv1.ConditionAIValidated, metav1.ConditionFalse, "Failed")
+			// API clients are not told where the provider is; the cluster's operators are.
+			host := strings.TrimPrefix(srv.URL, "http://")
+			if strings.Contains(res.Error.Message, host) {
+				t.Fatalf("the API's message %q names the provider's address", res.Error.Message)
+			}
+			if wantDetail := tc.wantType == "server_error" && tc.name != "malformed answer"; wantDetail != strings.Contains(cond.Message, host) ||
+				!strings.Contains(cond.Message, tc.wantFail) {
+				t.Fatalf("condition message %q (want the provider's address: %v)", cond.Message, wantDetail)
+			}
 			// The deterministic result is intact.
 			if got.Status.Phase != tcsv1.PhaseCompleted || got.Status.ContentRef != keys.Content || got.Status.ChangesRef != keys.Changes ||
 				got.Status.ChangesSummary.AIFlagged != 0 {

@@ -254,7 +254,7 @@ func (r *TranscriptReconciler) fail(t *tcsv1.Transcript, job *tcsv1.Job, typ, ms
 	t.Status.Error = &tcsv1.TranscriptError{Type: typ, Message: msg}
 	t.Emit(tcsv1.EventTranscriptCreated, now.Time)
 	t.Emit(tcsv1.EventTranscriptFailed, now.Time)
-	t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", now)
+	t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", "", now)
 	t.SyncConditions()
 }
 

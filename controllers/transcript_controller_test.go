@@ -97,7 +97,7 @@ func eventually(t *testing.T, c client.Client, tr *tcsv1.Transcript, what string
 	}
 }
 
-func wantCondition(t *testing.T, tr *tcsv1.Transcript, condType string, status metav1.ConditionStatus, reason string) {
+func wantCondition(t *testing.T, tr *tcsv1.Transcript, condType string, status metav1.ConditionStatus, reason string) *metav1.Condition {
 	t.Helper()
 	c := meta.FindStatusCondition(tr.Status.Conditions, condType)
 	if c == nil || c.Status != status || c.Reason != reason || c.ObservedGeneration != tr.Generation {
@@ -106,6 +106,7 @@ func wantCondition(t *testing.T, tr *tcsv1.Transcript, condType string, status m
 	if tr.Status.ObservedGeneration != tr.Generation {
 		t.Fatalf("observedGeneration %d, generation %d", tr.Status.ObservedGeneration, tr.Generation)
 	}
+	return c
 }
 
 func TestReconcilerFinishesAPasteTheAPIServerLeftHalfDone(t *testing.T) {

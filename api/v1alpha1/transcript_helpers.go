@@ -170,9 +170,11 @@ func (t *Transcript) StartAIPass(provider, model string, now metav1.Time) {
 	t.EmitKeyed(EventAIPassStarted, res.JobID, now.Time)
 }
 
-// FailAIPass ends the queued or running AI pass of t with an error of API type typ, and emits
-// ai_pass.failed in the same status write. The deterministic pass's results stay as they are.
-func (t *Transcript) FailAIPass(typ, msg string, now metav1.Time) {
+// FailAIPass ends the queued or running AI pass of t with an error of API type typ and message
+// msg, which API clients see, and emits ai_pass.failed in the same status write. detail, for
+// the cluster's operators, is the AIValidated condition's message; empty means msg. The
+// deterministic pass's results stay as they are.
+func (t *Transcript) FailAIPass(typ, msg, detail string, now metav1.Time) {
 	res := t.Status.AIPass
 	if res == nil || !t.AIPassBusy() {
 		return
@@ -182,7 +184,10 @@ func (t *Transcript) FailAIPass(typ, msg string, now metav1.Time) {
 		job.State, job.Error, job.FinishedAt = JobFailed, msg, &now
 	}
 	t.Status.AIPassStatus = AIPassFailed
-	t.SetCondition(ConditionAIValidated, metav1.ConditionFalse, "Failed", msg)
+	if detail == "" {
+		detail = msg
+	}
+	t.SetCondition(ConditionAIValidated, metav1.ConditionFalse, "Failed", detail)
 	t.EmitKeyed(EventAIPassFailed, res.JobID, now.Time)
 }
 

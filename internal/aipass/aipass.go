@@ -123,6 +123,17 @@ func spent(err error, usage Usage) error {
 	return &FailedReview{Err: err, Usage: usage}
 }
 
+// PublicMessage returns what err says in words for API clients: the public message of the
+// first error in its chain that has one (a provider's failure, which names no part of the
+// operator's setup), or else err's own message.
+func PublicMessage(err error) string {
+	var pm interface{ PublicMessage() string }
+	if errors.As(err, &pm) {
+		return pm.PublicMessage()
+	}
+	return err.Error()
+}
+
 // UsageOf returns the tokens a failed review used, if its error says.
 func UsageOf(err error) Usage {
 	var fr *FailedReview

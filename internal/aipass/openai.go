@@ -213,7 +213,8 @@ func (p *OpenAI) Review(ctx context.Context, req Request) (*Review, error) {
 	if p.cfg.APIKey != nil {
 		k, err := p.cfg.APIKey(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the API key for the AI provider at %s: %w", p.where, err)
+			return nil, &providerError{public: "the AI provider's API key cannot be read",
+				detail: fmt.Sprintf("cannot read the API key for the AI provider at %s: %v", p.where, err), err: err}
 		}
 		key = strings.TrimSpace(k)
 	}
@@ -326,8 +327,8 @@ func (p *OpenAI) complete(ctx context.Context, key string, msgs []openai.ChatCom
 	f := format(p.format.Load())
 	for {
 		a, err := p.call(ctx, key, msgs, f)
-		var ce *callError
-		if err != nil && p.cfg.Output == OutputAuto && f < formatText && errors.As(err, &ce) && ce.formatRejected() {
+		var pe *providerError
+		if err != nil && p.cfg.Output == OutputAuto && f < formatText && errors.As(err, &pe) && pe.formatRejected() {
 			f++
 			continue
 		}
@@ -369,7 +370,7 @@ func (p *OpenAI) call(ctx context.Context, key string, msgs []openai.ChatComplet
 		return answer{}, p.callErr(ctx, err, tr, key)
 	}
 	if len(resp.Choices) == 0 {
-		return answer{}, fmt.Errorf("the AI provider at %s answered without a choice", p.where)
+		return answer{}, p.fail("the AI provider answered without a choice", "")
 	}
 	c := resp.Choices[0]
 	return answer{
@@ -413,20 +414,19 @@ func (p *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewPara
 		case tr.status != http.StatusOK || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
 			return answer{}, p.callErr(ctx, err, tr, key)
 		case errors.As(err, &se):
-			return answer{}, fmt.Errorf("the AI provider at %s reported an error in its answer: %s",
-				p.where, ShortReason(redact(streamErrorMessage(se), key)))
+			return answer{}, p.fail("the AI provider reported an error in its answer", ShortReason(redact(streamErrorMessage(se), key)))
 		default:
-			return answer{}, fmt.Errorf("the answer of the AI provider at %s broke off: %w", p.where, err)
+			return answer{}, p.fail("the AI provider's answer broke off", redact(err.Error(), key))
 		}
 	}
 	switch {
 	case events == 0 && !isMediaType(tr.contentType, "text/event-stream"):
-		return answer{}, fmt.Errorf("the AI provider at %s answered with %s instead of a stream (turn streaming off for this server)",
-			p.where, cmp.Or(tr.contentType, "no content type"))
+		return answer{}, p.fail("the AI provider answered without a stream",
+			"it answered with "+cmp.Or(tr.contentType, "no content type")+" (turn streaming off for this server)")
 	case events == 0:
-		return answer{}, fmt.Errorf("the AI provider at %s answered with an empty stream", p.where)
+		return answer{}, p.fail("the AI provider answered with an empty stream", "")
 	case choices == 0:
-		return answer{}, fmt.Errorf("the AI provider at %s answered without a choice", p.where)
+		return answer{}, p.fail("the AI provider answered without a choice", "")
 	}
 	a.content, a.refusal = content.String(), refusal.String()
 	if a.usage.Requests == 0 {
@@ -504,62 +504,77 @@ func errorMessage(body []byte) string {
 	return string(body)
 }
 
-// callError is a failed request, with a message for a person.
-type callError struct {
-	msg    string
+// providerError is a failure of the provider. Its Error says where the provider is and what
+// went wrong there, for the operator's log and the transcript's condition; PublicMessage says
+// what went wrong without naming any part of the operator's setup, for API clients.
+type providerError struct {
+	public string
+	detail string
 	status int   // the HTTP status of the answer; 0 when there was none
 	err    error // the cause, if it holds nothing secret
 }
 
-func (e *callError) Error() string { return e.msg }
-func (e *callError) Unwrap() error { return e.err }
+func (e *providerError) Error() string         { return e.detail }
+func (e *providerError) PublicMessage() string { return e.public }
+func (e *providerError) Unwrap() error         { return e.err }
 
 // formatRejected reports whether the server may have rejected the response format.
-func (e *callError) formatRejected() bool {
+func (e *providerError) formatRejected() bool {
 	return e.status == http.StatusBadRequest || e.status == http.StatusUnprocessableEntity
 }
 
-// callErr turns the SDK's error for a request into a callError.
+// fail returns the providerError whose public message is public; its detail adds what the
+// provider said, unless that is empty, and where the provider is.
+func (p *OpenAI) fail(public, said string) *providerError {
+	detail := public
+	if said != "" {
+		detail += ": " + said
+	}
+	return &providerError{public: public, detail: detail + " (provider " + p.where + ")"}
+}
+
+// callErr turns the SDK's error for a request into a providerError.
 func (p *OpenAI) callErr(ctx context.Context, err error, tr *trace, key string) error {
 	after := ""
 	if tr.attempts > 1 {
 		after = fmt.Sprintf(" after %d attempts", tr.attempts)
 	}
+	var e *providerError
 	switch {
 	case ctx.Err() != nil:
 		return stopped(ctx)
 	case errors.Is(err, context.DeadlineExceeded):
-		return &callError{msg: fmt.Sprintf("the AI provider at %s did not answer within %s", p.where, p.cfg.RequestTimeout), err: err}
+		e = p.fail(fmt.Sprintf("the AI provider did not answer within %s", p.cfg.RequestTimeout), "")
+		e.err = err
 	case tr.status >= 400:
 		// The SDK's error holds the request, and with it the API key: it is not wrapped.
-		detail := ""
-		if m := ShortReason(redact(tr.message, key)); m != "" {
-			detail = ": " + m
-		}
-		var msg string
+		said := ShortReason(redact(tr.message, key))
 		switch tr.status {
 		case http.StatusUnauthorized:
-			msg = fmt.Sprintf("the AI provider at %s rejected the API key (401)", p.where)
+			e = p.fail("the AI provider rejected the API key (401)", said)
 			if key == "" {
-				msg = fmt.Sprintf("the AI provider at %s wants an API key (401), and none is configured", p.where)
+				e = p.fail("the AI provider wants an API key (401), and none is configured", said)
 			}
 		case http.StatusForbidden:
-			msg = fmt.Sprintf("the AI provider at %s refused access (403)%s", p.where, detail)
+			e = p.fail("the AI provider refused access (403)", said)
 		case http.StatusNotFound:
-			msg = fmt.Sprintf("the AI provider at %s answered 404 Not Found%s (check the base URL, which usually ends in /v1, and the model %q)",
-				p.where, detail, p.cfg.Model)
+			e = p.fail("the AI provider answered 404 Not Found", said)
+			e.detail += fmt.Sprintf("; check the base URL, which usually ends in /v1, and the model %q", p.cfg.Model)
 		default:
-			msg = fmt.Sprintf("the AI provider at %s answered %d %s%s%s", p.where, tr.status, http.StatusText(tr.status), after, detail)
+			e = p.fail(fmt.Sprintf("the AI provider answered %d %s%s", tr.status, http.StatusText(tr.status), after), said)
 		}
-		return &callError{msg: msg, status: tr.status}
+		e.status = tr.status
 	case tr.status == 0:
-		return &callError{msg: fmt.Sprintf("the AI provider at %s cannot be reached%s: %s", p.where, after, redact(err.Error(), key)), err: err}
+		e = p.fail("the AI provider cannot be reached"+after, redact(err.Error(), key))
+		e.err = err
 	case !p.cfg.Stream && !isMediaType(tr.contentType, "application/json"):
-		return &callError{msg: fmt.Sprintf("the AI provider at %s answered with %s, not with a Chat Completions response (check the base URL)",
-			p.where, cmp.Or(tr.contentType, "no content type"))}
+		e = p.fail("the AI provider's answer is not a Chat Completions response",
+			"it answered with "+cmp.Or(tr.contentType, "no content type")+" (check the base URL)")
 	default:
-		return &callError{msg: fmt.Sprintf("the AI provider at %s sent an answer that is not a Chat Completions response: %s", p.where, redact(err.Error(), key)), err: err}
+		e = p.fail("the AI provider's answer is not a Chat Completions response", redact(err.Error(), key))
+		e.err = err
 	}
+	return e
 }
 
 // isMediaType reports whether the Content-Type header value contentType is of mediaType.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -474,28 +475,33 @@ func TestOpenAIHTTPErrors(t *testing.T) {
 		h         handler
 		cfg       OpenAIConfig
 		want      []string // in the error
+		public    string   // the error's public message
 		wantCalls int
 	}{{
 		name:      "500 every time",
 		h:         errorBody(500, "0", `{"error":{"message":"The GPU is on fire; key `+testKey+` is fine"}}`),
 		cfg:       OpenAIConfig{MaxRetries: 2},
 		want:      []string{"answered 500 Internal Server Error after 3 attempts", "The GPU is on fire", "[redacted]"},
+		public:    "the AI provider answered 500 Internal Server Error after 3 attempts",
 		wantCalls: 3,
 	}, {
 		name:      "503 with backoff",
 		h:         errorBody(503, "", `upstream unavailable`),
 		cfg:       OpenAIConfig{MaxRetries: 1},
 		want:      []string{"answered 503 Service Unavailable after 2 attempts: upstream unavailable"},
+		public:    "the AI provider answered 503 Service Unavailable after 2 attempts",
 		wantCalls: 2,
 	}, {
 		name:      "401",
 		h:         errorBody(401, "", `{"error":{"message":"Incorrect API key provided: `+testKey+`","code":"invalid_api_key"}}`),
 		want:      []string{"rejected the API key (401)"},
+		public:    "the AI provider rejected the API key (401)",
 		wantCalls: 1,
 	}, {
 		name:      "404",
 		h:         errorBody(404, "", `{"detail":"Not Found"}`),
 		want:      []string{"answered 404 Not Found: Not Found", "/v1", `"test-model"`},
+		public:    "the AI provider answered 404 Not Found",
 		wantCalls: 1,
 	}, {
 		name:      "400 with a forced format",
@@ -509,7 +515,8 @@ func TestOpenAIHTTPErrors(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, "<html>login</html>")
 		},
-		want:      []string{"answered with text/html, not with a Chat Completions response"},
+		want:      []string{"not a Chat Completions response: it answered with text/html (check the base URL)"},
+		public:    "the AI provider's answer is not a Chat Completions response",
 		wantCalls: 1,
 	}, {
 		name: "broken completion",
@@ -517,13 +524,15 @@ func TestOpenAIHTTPErrors(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"id":"x","choices":[{"message":`)
 		},
-		want:      []string{"sent an answer that is not a Chat Completions response"},
+		want:      []string{"the AI provider's answer is not a Chat Completions response: "},
+		public:    "the AI provider's answer is not a Chat Completions response",
 		wantCalls: 1,
 	}, {
 		name:      "no stream",
 		h:         confirmAll,
 		cfg:       OpenAIConfig{Stream: true},
-		want:      []string{"answered with application/json instead of a stream"},
+		want:      []string{"answered without a stream: it answered with application/json (turn streaming off"},
+		public:    "the AI provider answered without a stream",
 		wantCalls: 1,
 	}, {
 		name: "no choices",
@@ -548,6 +557,7 @@ func TestOpenAIHTTPErrors(t *testing.T) {
 		},
 		cfg:       OpenAIConfig{Stream: true},
 		want:      []string{"reported an error in its answer", "model crashed"},
+		public:    "the AI provider reported an error in its answer",
 		wantCalls: 1,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -563,10 +573,22 @@ func TestOpenAIHTTPErrors(t *testing.T) {
 				t.Fatal("Review succeeded")
 			}
 			t.Log(err)
-			for _, w := range tc.want {
+			want := tc.want
+			if tc.public != "" {
+				want = append(want, "(provider "+f.url()+")")
+			}
+			for _, w := range want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
+			}
+			// API clients see neither where the provider is nor what it said.
+			public := PublicMessage(err)
+			if tc.public != "" && public != tc.public {
+				t.Errorf("public message %q, want %q", public, tc.public)
+			}
+			if u, _ := url.Parse(f.url()); strings.Contains(public, u.Host) {
+				t.Errorf("public message %q names the provider's address", public)
 			}
 			if strings.Contains(err.Error(), testKey) {
 				t.Errorf("error %q shows the API key", err)
@@ -584,8 +606,11 @@ func TestOpenAIUnreachable(t *testing.T) {
 	srv.Close()
 	p := newProvider(t, OpenAIConfig{BaseURL: base, MaxRetries: -1})
 	_, err := p.Review(t.Context(), sermonRequest(t))
-	if err == nil || !strings.Contains(err.Error(), "the AI provider at "+base+" cannot be reached") {
+	if err == nil || !strings.Contains(err.Error(), "the AI provider cannot be reached: ") || !strings.Contains(err.Error(), "(provider "+base+")") {
 		t.Fatalf("error %v, want one saying %s cannot be reached", err, base)
+	}
+	if public := PublicMessage(err); public != "the AI provider cannot be reached" {
+		t.Errorf("public message %q", public)
 	}
 }
 
@@ -719,8 +744,11 @@ func TestOpenAITimeout(t *testing.T) {
 			p := newProvider(t, OpenAIConfig{BaseURL: f.url(), RequestTimeout: 200 * time.Millisecond, MaxRetries: 1, Stream: stream})
 			start := time.Now()
 			_, err := p.Review(t.Context(), sermonRequest(t))
-			if err == nil || !strings.Contains(err.Error(), "the AI provider at "+f.url()+" did not answer within 200ms") {
+			if err == nil || !strings.Contains(err.Error(), "the AI provider did not answer within 200ms (provider "+f.url()+")") {
 				t.Fatalf("error %v, want a timeout", err)
+			}
+			if public := PublicMessage(err); public != "the AI provider did not answer within 200ms" {
+				t.Errorf("public message %q", public)
 			}
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("error %v does not wrap context.DeadlineExceeded", err)
