@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
@@ -109,6 +110,31 @@ func TestAIPassRequests(t *testing.T) {
 	if other := h.do(t, http.MethodPost, path, h.keyA.Value, "", []byte(`{"apply":false}`)); other.status != 202 || other.body["ai_pass_status"] != "queued" {
 		t.Fatalf("a pass with other settings: %d %s", other.status, other.raw)
 	}
+
+	// Who may trigger, and a retried trigger: the Idempotency-Key replays the 202, where a
+	// second trigger without it is a conflict.
+	fresh := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": "read revelations 21:4"})
+	freshPath := "/api/v1/transcripts/" + fresh.body["id"].(string) + "/ai_pass"
+	for _, tc := range []struct {
+		name, path, auth string
+		status           int
+		typ, param       string
+	}{
+		{"no key", freshPath, "", 401, ErrUnauthorized, ""},
+		{"malformed key", freshPath, "Bearer nope", 401, ErrUnauthorized, ""},
+		{"another organization's transcript", freshPath, "Bearer " + h.keyB.Value, 403, ErrForbidden, "id"},
+		{"unknown transcript", "/api/v1/transcripts/tr_doesnotexist000000000/ai_pass", "Bearer " + h.keyA.Value, 404, ErrNotFound, "id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, h.request(t, http.MethodPost, tc.path, tc.auth, "", nil), tc.status, tc.typ, tc.param)
+		})
+	}
+	first := h.post(t, freshPath, h.keyA.Value, "trigger-1", "")
+	replay := h.post(t, freshPath, h.keyA.Value, "trigger-1", "")
+	if first.status != 202 || replay.status != 202 || !bytes.Equal(first.raw, replay.raw) || replay.header.Get(HeaderIdempotentReplayed) != "true" {
+		t.Fatalf("trigger %d %s, replay %d %s", first.status, first.raw, replay.status, replay.raw)
+	}
+	wantError(t, h.post(t, freshPath, h.keyA.Value, "trigger-2", ""), 409, ErrConflict, "")
 
 	// A failed transcript has nothing to validate.
 	failed := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": "read revelations 21:4"})
