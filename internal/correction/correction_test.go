@@ -143,6 +143,13 @@ func TestCorrectTable(t *testing.T) {
 		{"list and a person", "read romans 8 and john said 3 things", Options{}, "read Romans 8 and john said 3 things",
 			[]string{"romans>Romans book.lowercase auto"}},
 		{"and without a book before", "visions and revelations 2 times", Options{}, "visions and revelations 2 times", []string{}},
+		{"list with and then", "first corinthians chapter 13 and then revelations 21", Options{}, "1 Corinthians chapter 13 and then Revelation 21",
+			[]string{"first corinthians>1 Corinthians book.spoken_ordinal auto", "revelations>Revelation book.misspelling auto"}},
+		{"list with and also", "romans 8 and also revelations 21", Options{}, "Romans 8 and also Revelation 21",
+			[]string{"romans>Romans book.lowercase auto", "revelations>Revelation book.misspelling auto"}},
+		{"also alone is no list", "romans 8 also revelations 2 times", Options{}, "Romans 8 also revelations 2 times",
+			[]string{"romans>Romans book.lowercase auto"}},
+		{"and then without a book before", "visions and then revelations 2 times", Options{}, "visions and then revelations 2 times", []string{}},
 		// Trap words.
 		{"trap number", "number 12 on the list", Options{}, "number 12 on the list", []string{}},
 		{"trap job", "my job is hard", Options{}, "my job is hard", []string{}},

@@ -309,11 +309,17 @@ func (m *matcher) weakCue(i int) bool {
 	return m.sc.isAny(i-1, "in", "to", "from", "read", "reading", "see", "turn", "open", "at")
 }
 
-// listCue reports whether token i follows a book reference and "and", "or" or "then", as
-// "revelations" does in "first corinthians 13 4 and revelations 21".
+// listCue reports whether token i follows a book reference and "and", "or", "then", "and
+// then" or "and also", as "revelations" does in "first corinthians 13 4 and revelations 21".
 func (m *matcher) listCue(i int) bool {
 	sc := m.sc
-	if m.found.n == 0 || !sc.isAny(i-1, "and", "or", "then") {
+	if m.found.n == 0 || !sc.isAny(i-1, "and", "or", "then", "also") {
+		return false
+	}
+	conj := i - 1
+	if sc.isAny(conj, "then", "also") && sc.is(conj-1, "and") {
+		conj--
+	} else if sc.is(conj, "also") {
 		return false
 	}
 	last := m.found.last()
@@ -322,7 +328,7 @@ func (m *matcher) listCue(i int) bool {
 	}
 	end := m.found.end(last)
 	// Between the book and the conjunction: the numbers and words of its reference.
-	for k := i - 2; k >= 0 && k >= i-10; k-- {
+	for k := conj - 1; k >= 0 && k >= conj-9; k-- {
 		t := sc.tok(k)
 		switch {
 		case t.e() == end:
