@@ -309,6 +309,15 @@ func (m *matcher) weakCue(i int) bool {
 	return m.sc.isAny(i-1, "in", "to", "from", "read", "reading", "see", "turn", "open", "at")
 }
 
+// countAfter reports whether the word after reference r makes its number a count or an
+// age: "3 times", "5 years old", "2 of them".
+func (m *matcher) countAfter(r ref) bool {
+	return m.sc.isAny(r.endTok+1, "times", "time", "years", "year", "yrs", "months", "month", "weeks",
+		"week", "days", "day", "hours", "hour", "minutes", "minute", "seconds", "dollars", "bucks",
+		"cents", "percent", "people", "kids", "children", "men", "women", "miles", "feet", "pounds",
+		"more", "less", "of", "old", "or", "out", "points", "grand", "thousand", "hundred", "million")
+}
+
 // listCue reports whether token i follows a book reference and "and", "or", "then", "and
 // then" or "and also", as "revelations" does in "first corinthians 13 4 and revelations 21".
 func (m *matcher) listCue(i int) bool {
@@ -475,6 +484,10 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		case r.strong:
 			conf = 0.92
 		case r.ok && (m.weakCue(i) || m.listCue(i) || strongCue):
+			conf = 0.86
+		case r.ok && strings.EqualFold(orig, name) && !m.countAfter(r):
+			// "isaiah 53": capitalised, the name is right for the person too, unless the
+			// number counts something ("james 3 times").
 			conf = 0.86
 		case r.ok:
 			conf = 0.65
