@@ -1,0 +1,476 @@
+// Package helm tests the Helm chart in charts/tcs with the real Helm CLI ($TCS_HELM, built by
+// hack/helm.sh): lint, the rendered objects against the generated CRDs and RBAC, and an install
+// into a real kube-apiserver that the real tcs binary then runs against as the chart's
+// ServiceAccount.
+package helm
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"tcs.dev/tcs/config/crd"
+	"tcs.dev/tcs/internal/testenv"
+)
+
+// valueSet is one set of chart values and what the rendered Deployment must then carry.
+type valueSet struct {
+	name string
+	// release and namespace are the release's name and namespace.
+	release, namespace string
+	values             map[string]any
+	// serviceNamespace is where the service keeps its data (--namespace).
+	serviceNamespace string
+	// wantArgs must all be among the container's args.
+	wantArgs []string
+	// wantEnv maps the container's environment variables to the "secret/key" they come from.
+	wantEnv map[string]string
+	// secrets are the Secrets an operator creates before installing the set.
+	secrets []secret
+	// install runs the set in TestInstall; the others only have their flags parsed there.
+	install bool
+}
+
+// secret is a Secret an operator creates before installing a value set.
+type secret struct {
+	namespace, name string
+	data            map[string]string
+}
+
+// valueSets are the chart's default values and sets that use every option.
+var valueSets = []valueSet{
+	{
+		name:             "defaults",
+		release:          "tcs",
+		namespace:        "tcs-install",
+		serviceNamespace: "tcs-install",
+		wantArgs:         []string{"run", "--namespace=tcs-install", "--store=/var/lib/tcs/objects", "--leader-elect"},
+		wantEnv:          map[string]string{},
+		install:          true,
+	},
+	{
+		// Every option, with the S3 store; no S3 server runs here, so it is not installed.
+		name:      "options-s3",
+		release:   "transcripts",
+		namespace: "tcs-apps",
+		values: map[string]any{
+			"namespace":           "tcs-data",
+			"store":               "s3://transcripts?endpoint=http://127.0.0.1:9000&region=us-east-1&use_path_style=true",
+			"s3CredentialsSecret": "tcs-s3",
+			"uploadSecretName":    "tcs-upload",
+			"publicURL":           "https://tcs.example.org",
+			"outboundAllowCIDRs":  []any{"10.20.0.0/16", "192.168.7.0/24"},
+			"ai": map[string]any{
+				"baseURL":      "http://127.0.0.1:11434/v1",
+				"model":        "llama3.1:8b",
+				"apiKeySecret": "tcs-ai/token",
+				"stream":       true,
+			},
+		},
+		serviceNamespace: "tcs-data",
+		wantArgs: []string{
+			"run", "--namespace=tcs-data", "--leader-elect",
+			"--store=s3://transcripts?endpoint=http://127.0.0.1:9000&region=us-east-1&use_path_style=true",
+			"--public-url=https://tcs.example.org",
+			"--outbound-allow-cidrs=10.20.0.0/16,192.168.7.0/24",
+			"--ai-base-url=http://127.0.0.1:11434/v1",
+			"--ai-model=llama3.1:8b",
+			"--ai-api-key-secret=tcs-ai/token",
+			"--ai-stream",
+		},
+		wantEnv: map[string]string{
+			"TCS_UPLOAD_SECRET":     "tcs-upload/secret",
+			"AWS_ACCESS_KEY_ID":     "tcs-s3/AWS_ACCESS_KEY_ID",
+			"AWS_SECRET_ACCESS_KEY": "tcs-s3/AWS_SECRET_ACCESS_KEY",
+		},
+	},
+	{
+		// Every option but S3, installed: the service keeps its data outside the release's
+		// namespace, reads its upload secret from a Secret and runs the openai provider (whose
+		// endpoint no test request reaches).
+		name:      "options",
+		release:   "sermons",
+		namespace: "tcs-web",
+		values: map[string]any{
+			"namespace":          "tcs-sermons",
+			"uploadSecretName":   "tcs-upload",
+			"publicURL":          "https://sermons.example.org",
+			"outboundAllowCIDRs": []any{"127.0.0.1/32"},
+			"ai": map[string]any{
+				"provider":     "openai",
+				"baseURL":      "http://127.0.0.1:9/v1",
+				"model":        "llama3.1:8b",
+				"apiKeySecret": "tcs-ai",
+				"stream":       true,
+			},
+		},
+		serviceNamespace: "tcs-sermons",
+		wantArgs: []string{
+			"run", "--namespace=tcs-sermons", "--store=/var/lib/tcs/objects", "--leader-elect",
+			"--public-url=https://sermons.example.org",
+			"--outbound-allow-cidrs=127.0.0.1/32",
+			"--ai-provider=openai",
+			"--ai-base-url=http://127.0.0.1:9/v1",
+			"--ai-model=llama3.1:8b",
+			"--ai-api-key-secret=tcs-ai",
+			"--ai-stream",
+		},
+		wantEnv: map[string]string{"TCS_UPLOAD_SECRET": "tcs-upload/secret"},
+		secrets: []secret{
+			{namespace: "tcs-web", name: "tcs-upload", data: map[string]string{"secret": "an upload-signing secret of the chart test"}},
+			{namespace: "tcs-sermons", name: "tcs-ai", data: map[string]string{"api-key": "sk-chart-test"}},
+		},
+		install: true,
+	},
+}
+
+// chartDir returns the chart's directory.
+func chartDir() string { return filepath.Join(testenv.Root(), "charts", "tcs") }
+
+// helmPath returns $TCS_HELM; it skips t when TCS_HELM is unset.
+func helmPath(t *testing.T) string {
+	t.Helper()
+	h := os.Getenv("TCS_HELM")
+	if h == "" {
+		t.Skip("TCS_HELM is unset: the chart tests need the Helm CLI; run `make test`, or set TCS_HELM=\"$(hack/helm.sh)\"")
+	}
+	if st, err := os.Stat(h); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		t.Fatalf("TCS_HELM=%s is not an executable", h)
+	}
+	return h
+}
+
+// runHelm runs the Helm CLI with args, its home (and so kubectl's discovery cache),
+// configuration, cache and data in a temporary directory, and returns its standard output.
+func runHelm(t *testing.T, args ...string) ([]byte, error) {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(helmPath(t), args...)
+	cmd.Env = append(withoutEnv(os.Environ(), "HOME", "KUBECONFIG", "HELM_"),
+		"HOME="+home,
+		"HELM_CACHE_HOME="+filepath.Join(home, "cache"),
+		"HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+		"HELM_DATA_HOME="+filepath.Join(home, "data"),
+	)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), fmt.Errorf("helm %s: %w\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.Bytes(), nil
+}
+
+// withoutEnv returns env without the variables whose names start with one of prefixes.
+func withoutEnv(env []string, prefixes ...string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name, p) })
+	})
+}
+
+// valuesFile writes the values of vs to a file for helm's -f and returns its path.
+func valuesFile(t *testing.T, vs valueSet) string {
+	t.Helper()
+	values := vs.values
+	if values == nil {
+		values = map[string]any{}
+	}
+	data, err := json.Marshal(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// rendered holds the objects `helm template` renders, by kind.
+type rendered struct {
+	all                 []client.Object
+	crds                []*apiextensionsv1.CustomResourceDefinition
+	serviceAccounts     []*corev1.ServiceAccount
+	clusterRoles        []*rbacv1.ClusterRole
+	clusterRoleBindings []*rbacv1.ClusterRoleBinding
+	deployments         []*appsv1.Deployment
+	services            []*corev1.Service
+}
+
+// decoder decodes manifests strictly: an unknown or duplicate field is an error.
+var decoder = func() runtime.Decoder {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	return serializer.NewCodecFactory(s, serializer.EnableStrict).UniversalDeserializer()
+}()
+
+// decodeManifests decodes every YAML document of a multi-document manifest.
+func decodeManifests(data []byte) (*rendered, error) {
+	r := &rendered{}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return r, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("splitting the manifest: %w", err)
+		}
+		var probe map[string]any
+		if err := yaml.Unmarshal(doc, &probe); err != nil {
+			return nil, fmt.Errorf("parsing a document: %w\n%s", err, doc)
+		}
+		if len(probe) == 0 {
+			continue // only comments
+		}
+		obj, _, err := decoder.Decode(doc, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("decoding a document: %w\n%s", err, doc)
+		}
+		co, ok := obj.(client.Object)
+		if !ok {
+			return nil, fmt.Errorf("%T is not a Kubernetes object", obj)
+		}
+		r.all = append(r.all, co)
+		switch o := obj.(type) {
+		case *apiextensionsv1.CustomResourceDefinition:
+			r.crds = append(r.crds, o)
+		case *corev1.ServiceAccount:
+			r.serviceAccounts = append(r.serviceAccounts, o)
+		case *rbacv1.ClusterRole:
+			r.clusterRoles = append(r.clusterRoles, o)
+		case *rbacv1.ClusterRoleBinding:
+			r.clusterRoleBindings = append(r.clusterRoleBindings, o)
+		case *appsv1.Deployment:
+			r.deployments = append(r.deployments, o)
+		case *corev1.Service:
+			r.services = append(r.services, o)
+		default:
+			return nil, fmt.Errorf("the chart renders a %T the tests do not know", obj)
+		}
+	}
+}
+
+// render runs `helm template` of vs with the chart's CRDs and decodes the result.
+func render(t *testing.T, vs valueSet) *rendered {
+	t.Helper()
+	out, err := runHelm(t, "template", vs.release, chartDir(), "--namespace", vs.namespace, "--include-crds", "-f", valuesFile(t, vs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := decodeManifests(out)
+	if err != nil {
+		t.Fatalf("helm template: %v", err)
+	}
+	if n := []int{len(r.serviceAccounts), len(r.clusterRoles), len(r.clusterRoleBindings), len(r.deployments), len(r.services)}; !slices.Equal(n, []int{1, 1, 1, 1, 1}) {
+		t.Fatalf("the chart renders %d ServiceAccounts, %d ClusterRoles, %d ClusterRoleBindings, %d Deployments and %d Services, want one of each", n[0], n[1], n[2], n[3], n[4])
+	}
+	return r
+}
+
+// container returns the Deployment's only container.
+func container(t *testing.T, d *appsv1.Deployment) *corev1.Container {
+	t.Helper()
+	if n := len(d.Spec.Template.Spec.Containers); n != 1 {
+		t.Fatalf("the Deployment has %d containers, want 1", n)
+	}
+	return &d.Spec.Template.Spec.Containers[0]
+}
+
+// containerPort returns the number of c's port that p names (by name or number), or 0.
+func containerPort(c *corev1.Container, p intstr.IntOrString) int32 {
+	for _, cp := range c.Ports {
+		if (p.Type == intstr.String && cp.Name == p.StrVal) || (p.Type == intstr.Int && cp.ContainerPort == p.IntVal) {
+			return cp.ContainerPort
+		}
+	}
+	return 0
+}
+
+// firstDifference describes where the YAML forms of got and want first differ.
+func firstDifference(got, want any) string {
+	g, err1 := yaml.Marshal(got)
+	w, err2 := yaml.Marshal(want)
+	if err := errors.Join(err1, err2); err != nil {
+		return err.Error()
+	}
+	gl, wl := strings.Split(string(g), "\n"), strings.Split(string(w), "\n")
+	for i := 0; i < max(len(gl), len(wl)); i++ {
+		var a, b string
+		if i < len(gl) {
+			a = gl[i]
+		}
+		if i < len(wl) {
+			b = wl[i]
+		}
+		if a != b {
+			from := max(0, i-3)
+			return fmt.Sprintf("line %d: chart %q, generated %q; the chart's lines before it:\n%s", i+1, a, b, strings.Join(gl[from:i], "\n"))
+		}
+	}
+	return "no line differs"
+}
+
+// TestLint runs `helm lint --strict` on the chart with each value set.
+func TestLint(t *testing.T) {
+	helmPath(t)
+	for _, vs := range valueSets {
+		t.Run(vs.name, func(t *testing.T) {
+			out, err := runHelm(t, "lint", "--strict", chartDir(), "--namespace", vs.namespace, "-f", valuesFile(t, vs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), "1 chart(s) linted, 0 chart(s) failed") {
+				t.Fatalf("helm lint did not report the chart as passing:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestTemplate renders the chart with each value set and checks the objects against the
+// generated CRDs and RBAC, against each other, and against the values.
+func TestTemplate(t *testing.T) {
+	helmPath(t)
+	generated, err := crd.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roleData, err := os.ReadFile(filepath.Join(testenv.Root(), "config", "rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generatedRole rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(roleData, &generatedRole); err != nil {
+		t.Fatalf("config/rbac/role.yaml: %v", err)
+	}
+	if len(generatedRole.Rules) == 0 {
+		t.Fatal("config/rbac/role.yaml has no rules")
+	}
+
+	for _, vs := range valueSets {
+		t.Run(vs.name, func(t *testing.T) {
+			r := render(t, vs)
+
+			// The chart ships exactly the CRDs `make manifests` generates.
+			chartCRDs := map[string]*apiextensionsv1.CustomResourceDefinition{}
+			for _, c := range r.crds {
+				chartCRDs[c.Name] = c
+			}
+			if len(chartCRDs) != len(generated) {
+				t.Errorf("the chart ships %d CRDs, config/crd/bases holds %d", len(chartCRDs), len(generated))
+			}
+			for _, want := range generated {
+				got, ok := chartCRDs[want.Name]
+				switch {
+				case !ok:
+					t.Errorf("the chart does not ship CRD %s", want.Name)
+				case !equality.Semantic.DeepEqual(got, want):
+					t.Errorf("CRD %s differs from config/crd/bases (run `make manifests`): %s", want.Name, firstDifference(got, want))
+				}
+			}
+
+			// Its ClusterRole grants exactly the generated RBAC rules.
+			role := r.clusterRoles[0]
+			if !reflect.DeepEqual(role.Rules, generatedRole.Rules) {
+				t.Errorf("ClusterRole %s's rules differ from config/rbac/role.yaml (run `make manifests`): %s", role.Name, firstDifference(role.Rules, generatedRole.Rules))
+			}
+
+			// The binding gives that role to the ServiceAccount the pods run as, in the release's namespace.
+			d, sa, b := r.deployments[0], r.serviceAccounts[0], r.clusterRoleBindings[0]
+			if d.Spec.Template.Spec.ServiceAccountName != sa.Name {
+				t.Errorf("the pods run as ServiceAccount %q, the chart creates %q", d.Spec.Template.Spec.ServiceAccountName, sa.Name)
+			}
+			if b.RoleRef != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name}) {
+				t.Errorf("ClusterRoleBinding %s refers to %+v, want ClusterRole %s", b.Name, b.RoleRef, role.Name)
+			}
+			wantSubject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: vs.namespace}
+			if !slices.Equal(b.Subjects, []rbacv1.Subject{wantSubject}) {
+				t.Errorf("ClusterRoleBinding %s binds %+v, want %+v", b.Name, b.Subjects, wantSubject)
+			}
+
+			// Namespaced objects name the release's namespace, so that `helm template | kubectl
+			// apply` puts them where the binding's subject points; cluster-scoped ones name none.
+			for _, o := range r.all {
+				kind := reflect.TypeOf(o).Elem().Name()
+				clusterScoped := kind == "CustomResourceDefinition" || kind == "ClusterRole" || kind == "ClusterRoleBinding"
+				if want := map[bool]string{true: "", false: vs.namespace}[clusterScoped]; o.GetNamespace() != want {
+					t.Errorf("%s %s has namespace %q, want %q", kind, o.GetName(), o.GetNamespace(), want)
+				}
+				if kind != "CustomResourceDefinition" && !strings.HasPrefix(o.GetName(), vs.release) {
+					t.Errorf("%s %s is not named after the release %s: two releases would collide", kind, o.GetName(), vs.release)
+				}
+			}
+
+			// The Deployment carries the values as flags and Secret references.
+			c := container(t, d)
+			for _, a := range vs.wantArgs {
+				if !slices.Contains(c.Args, a) {
+					t.Errorf("the container's args %q lack %q", c.Args, a)
+				}
+			}
+			gotEnv := map[string]string{}
+			for _, e := range c.Env {
+				if e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {
+					t.Errorf("env %s is not taken from a Secret", e.Name)
+					continue
+				}
+				gotEnv[e.Name] = e.ValueFrom.SecretKeyRef.Name + "/" + e.ValueFrom.SecretKeyRef.Key
+			}
+			if !reflect.DeepEqual(gotEnv, vs.wantEnv) {
+				t.Errorf("the container's env is %v, want %v", gotEnv, vs.wantEnv)
+			}
+
+			// Selectors match the pods, and the Service and the probes reach declared ports.
+			labels := d.Spec.Template.Labels
+			for k, v := range d.Spec.Selector.MatchLabels {
+				if labels[k] != v {
+					t.Errorf("the Deployment's selector %s=%s does not match its pods' labels %v", k, v, labels)
+				}
+			}
+			svc := r.services[0]
+			for k, v := range svc.Spec.Selector {
+				if labels[k] != v {
+					t.Errorf("the Service's selector %s=%s does not match the pods' labels %v", k, v, labels)
+				}
+			}
+			for _, p := range svc.Spec.Ports {
+				if containerPort(c, p.TargetPort) == 0 {
+					t.Errorf("the Service's port %s targets %s, which the container does not declare", p.Name, p.TargetPort.String())
+				}
+			}
+			for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
+				switch {
+				case p == nil || p.HTTPGet == nil:
+					t.Errorf("the container has no HTTP %s probe", name)
+				case containerPort(c, p.HTTPGet.Port) == 0:
+					t.Errorf("the %s probe's port %s is not one the container declares", name, p.HTTPGet.Port.String())
+				}
+			}
+		})
+	}
+}
