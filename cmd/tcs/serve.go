@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
@@ -143,6 +147,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 	if metricsAddr == "" {
 		metricsAddr = "0"
 	}
+	serving := &readiness{}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme.New(),
 		Cache: cache.Options{
@@ -155,6 +160,9 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "tcs-manager.tcs.dev",
 		LeaderElectionNamespace: o.namespace,
+		// A stopping replica hands the lease over at once rather than after it expires; the
+		// process exits as soon as the manager stopped.
+		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
@@ -163,9 +171,21 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 			return fmt.Errorf("adding the health check: %w", err)
 		}
-		if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		if err := mgr.AddReadyzCheck("readyz", serving.check); err != nil {
 			return fmt.Errorf("adding the ready check: %w", err)
 		}
+	}
+	// The manager starts its other runnables, the controllers among them, once its caches have
+	// synced; this one marks that moment. Without the API, the service is then ready.
+	running := make(chan struct{})
+	if err := mgr.Add(apiRunnable(func(ctx context.Context) error {
+		close(running)
+		if !o.api {
+			serving.during(ctx)
+		}
+		return nil
+	})); err != nil {
+		return fmt.Errorf("adding the start marker: %w", err)
 	}
 
 	allow, err := parseCIDRs(o.outboundAllow)
@@ -286,13 +306,60 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			if ready != nil {
 				ready(ln.Addr().String())
 			}
+			serving.during(ctx)
 			return srv.Serve(ctx, ln)
 		})); err != nil {
 			return fmt.Errorf("adding the API server: %w", err)
 		}
 	}
-	if err := mgr.Start(ctx); err != nil {
+	return runManager(ctx, mgr, running, log)
+}
+
+// runManager runs mgr until ctx ends and it stopped. running is closed once mgr's caches
+// have synced: a manager stopped before that (its caches never sync when, say, its
+// ServiceAccount may not list its resources) never returns, but has started no controller,
+// so it is left behind.
+func runManager(ctx context.Context, mgr ctrl.Manager, running <-chan struct{}, log logr.Logger) error {
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	select {
+	case err := <-done:
+		return managerErr(err)
+	case <-ctx.Done():
+	}
+	select {
+	case <-running:
+		// The manager stops its runnables within its graceful-shutdown timeout.
+		return managerErr(<-done)
+	case err := <-done:
+		return managerErr(err)
+	case <-time.After(time.Second):
+		log.Info("stopped before the caches synced")
+		return nil
+	}
+}
+
+func managerErr(err error) error {
+	if err != nil {
 		return fmt.Errorf("running the manager: %w", err)
+	}
+	return nil
+}
+
+// readiness is the service's ready check: it passes from when the service serves until it
+// begins to stop, so that no traffic is routed to a replica whose caches are still empty or
+// that is shutting down.
+type readiness struct{ ok atomic.Bool }
+
+// during marks the service ready until ctx ends.
+func (r *readiness) during(ctx context.Context) {
+	r.ok.Store(true)
+	context.AfterFunc(ctx, func() { r.ok.Store(false) })
+}
+
+func (r *readiness) check(*http.Request) error {
+	if !r.ok.Load() {
+		return errors.New("not serving yet, or stopping")
 	}
 	return nil
 }

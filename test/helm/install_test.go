@@ -20,6 +20,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,6 +187,42 @@ func TestInstall(t *testing.T) {
 		}
 		t.Run(vs.name, func(t *testing.T) { installAndRun(t, c, bin, vs) })
 	}
+	// After the installs, the CRDs are there: a replica whose ServiceAccount may not read
+	// them lives, but is never ready.
+	t.Run("not ready without access", func(t *testing.T) { notReadyWithoutAccess(t, c, bin) })
+}
+
+// notReadyWithoutAccess runs tcs as a ServiceAccount without any RBAC: its caches cannot
+// sync, so its readiness probe must fail while its liveness probe passes.
+func notReadyWithoutAccess(t *testing.T, c *cluster, bin string) {
+	const ns, sa = "no-access", "tcs"
+	for _, obj := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}},
+	} {
+		if err := c.admin.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := "system:serviceaccount:" + ns + ":" + sa
+	kubeconfig, _ := c.impersonatingKubeconfig(t, user)
+	ports := freePorts(t, 3)
+	args := []string{"run", "--namespace=" + ns, "--store=" + t.TempDir(),
+		fmt.Sprintf("--listen=127.0.0.1:%d", ports[0]),
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", ports[1]),
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", ports[2])}
+	proc := startProcess(t, bin, args, cleanEnv(t.TempDir(), "KUBECONFIG="+kubeconfig))
+	probe := func(path string) string { return fmt.Sprintf("http://127.0.0.1:%d%s", ports[2], path) }
+	proc.waitFor(t, probe("/healthz"), 30*time.Second)
+	// Three seconds are many times what a cache with access needs to sync here.
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		if code, body, err := get(probe("/readyz")); err != nil || code == http.StatusOK {
+			t.Fatalf("readiness of a replica that cannot read its resources: %d %s %v, want a failure", code, body, err)
+		}
+		if code, body, err := get(probe("/healthz")); err != nil || code != http.StatusOK {
+			t.Fatalf("liveness: %d %s %v, want 200", code, body, err)
+		}
+	}
 }
 
 // checkFlagsParse checks that tcs accepts the args the chart renders for vs: cobra parses
@@ -208,6 +245,7 @@ func installAndRun(t *testing.T, c *cluster, bin string, vs valueSet) {
 	// the log is read once tcs stopped, on success and on failure.
 	defer func() {
 		proc.stop(t)
+		leaseReleased(t, c, vs.serviceNamespace)
 		var refused []string
 		for line := range strings.SplitSeq(proc.log.String(), "\n") {
 			if strings.Contains(strings.ToLower(line), "forbidden") {
@@ -522,6 +560,20 @@ func useService(t *testing.T, c *cluster, bin string, vs valueSet, d *appsv1.Dep
 		pending := unsyncedControllers(proc.log.String())
 		return len(pending) == 0, fmt.Sprintf("the caches of controllers %v have not synced", pending)
 	})
+}
+
+// leaseReleased checks that the leader-election lease in ns has no holder: a stopped replica
+// hands it over, so that the next one need not wait for it to expire.
+func leaseReleased(t *testing.T, c *cluster, ns string) {
+	t.Helper()
+	lease := &coordinationv1.Lease{}
+	if err := c.admin.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "tcs-manager.tcs.dev"}, lease); err != nil {
+		t.Errorf("the leader-election lease: %v", err)
+		return
+	}
+	if h := lease.Spec.HolderIdentity; h != nil && *h != "" {
+		t.Errorf("the stopped replica still holds the leader-election lease (holder %q)", *h)
+	}
 }
 
 // eventually calls cond until it reports true; it fails t with cond's last description when
