@@ -179,6 +179,11 @@ func (r *Rules) Review(ctx context.Context, req Request) (*Review, error) {
 			switch c.Category {
 			case correction.CategoryBible:
 				v, reason = r.judgeBook(&w, c)
+				if v == Uncertain && i > 0 && verdicts[req.Changes[i-1].ID].Verdict == Confirmed {
+					if listed := r.listedAfter(req.Text, &req.Changes[i-1], c); listed != "" {
+						v, reason = Confirmed, listed
+					}
+				}
 			case correction.CategoryPlace:
 				v, reason = r.judgePlace(&w, c, req.Changes, i)
 			}
@@ -189,6 +194,70 @@ func (r *Rules) Review(ctx context.Context, req Request) (*Review, error) {
 		verdicts[c.ID] = Judgement{ChangeID: c.ID, Verdict: v, Reason: reason}
 	}
 	return Finish(req, verdicts, nil, "no rule applies"), nil
+}
+
+// listMaxGap is the most bytes between two books of one list of references.
+const listMaxGap = 80
+
+// listedAfter returns why book change c continues a list of references that the confirmed
+// change prev began ("first corinthians 13 4 and revelations 21"), or "" if it does not: only
+// prev's reference and "and", "or", "then", "and then" or "and also" stand between them.
+func (r *Rules) listedAfter(text string, prev, c *correction.Change) string {
+	if prev.Category != correction.CategoryBible || prev.End > c.Start || c.Start-prev.End > listMaxGap {
+		return ""
+	}
+	var words []string
+	p := prev.End
+	for {
+		s, e, ok := nextWordSpan(text, p, c.Start)
+		if !ok {
+			break
+		}
+		// Only a reference's punctuation may stand between its words: "13:4", "13-14", "13, 4".
+		if strings.Trim(text[p:s], " \t:-–,.") != "" {
+			return ""
+		}
+		words = append(words, strings.ToLower(text[s:e]))
+		p = e
+	}
+	if strings.TrimSpace(text[p:c.Start]) != "" {
+		return ""
+	}
+	n := len(words)
+	switch {
+	case n >= 2 && words[n-2] == "and" && (words[n-1] == "then" || words[n-1] == "also"):
+		words = words[:n-2]
+	case n >= 1 && (words[n-1] == "and" || words[n-1] == "or" || words[n-1] == "then"):
+		words = words[:n-1]
+	default:
+		return ""
+	}
+	_, prevRef := splitBookRef(prev.Replacement)
+	numbers := 0
+	for _, x := range words {
+		switch _, spoken := r.numbers[x]; {
+		case spoken || isDigits(x):
+			numbers++
+		case r.chapterWords[x], r.verseWords[x], r.rangeWords[x]:
+		default:
+			return ""
+		}
+	}
+	if numbers == 0 && prevRef == "" {
+		return ""
+	}
+	name, _ := splitBookRef(prev.Replacement)
+	return "listed after a reference to " + clip(name)
+}
+
+// isDigits reports whether x is a non-empty run of ASCII digits.
+func isDigits(x string) bool {
+	for i := 0; i < len(x); i++ {
+		if x[i] < '0' || x[i] > '9' {
+			return false
+		}
+	}
+	return x != ""
 }
 
 // isEnglishTag reports whether the BCP 47 tag lang is English or empty.

@@ -110,6 +110,12 @@ func TestRulesEngineChanges(t *testing.T) {
 		{"psalm number", "psalms 23 tells us the lord is my shepherd", false, "psalms", "psalm.singular", aipass.Confirmed, "psalm number 23"},
 		{"bare chapter after a cue", "paul said in john 3 that we must be born again", false, "john", "book.lowercase", aipass.Confirmed, "chapter 3, after 'said in'"},
 		{"bare chapter after read", "he has been reading luke 15 all week", false, "luke", "book.lowercase", aipass.Confirmed, "after 'reading'"},
+		// Books listed after another book's reference.
+		{"listed after a reference", "turn to first corinthians 13 4 and revelations 21", false, "revelations", "book.misspelling", aipass.Confirmed, "listed after a reference to 1 Corinthians"},
+		{"listed with and then", "first corinthians chapter 13 and then revelations 21", false, "revelations", "book.misspelling", aipass.Confirmed, "listed after a reference to 1 Corinthians"},
+		{"listed after a colon reference", "romans 8:28 or luke 15", false, "luke", "book.lowercase", aipass.Confirmed, "listed after a reference to Romans"},
+		{"listed after a normalized reference", "romans 8 28 and luke 15", true, "luke 15", "book.lowercase", aipass.Confirmed, "listed after a reference to Romans"},
+		{"not listed across other words", "luke 15 is about the lost son and john 3", false, "john", "book.lowercase", aipass.Uncertain, "only the bare number 3"},
 		// Books confirmed by a cue.
 		{"book of", "we will spend time in the book of revelations today", false, "revelations", "book.misspelling", aipass.Confirmed, "after 'the book of'"},
 		{"gospel of", "the gospel of mark is the shortest", false, "mark", "book.lowercase", aipass.Confirmed, "after 'the gospel of'"},
