@@ -150,6 +150,18 @@ func TestCorrectTable(t *testing.T) {
 		{"also alone is no list", "romans 8 also revelations 2 times", Options{}, "Romans 8 also revelations 2 times",
 			[]string{"romans>Romans book.lowercase auto"}},
 		{"and then without a book before", "visions and then revelations 2 times", Options{}, "visions and then revelations 2 times", []string{}},
+		// An English-word book with a bare chapter number after a cue.
+		{"english book after in", "in acts 17 paul is in athens", Options{}, "in Acts 17 paul is in Athens",
+			[]string{"acts>Acts book.lowercase auto", "athens>Athens place.lowercase auto"}},
+		{"english book after turn to", "turn to judges 6 tonight", Options{}, "turn to Judges 6 tonight",
+			[]string{"judges>Judges book.lowercase auto"}},
+		{"english book with a count after in", "in numbers 20 years ago", Options{}, "in numbers 20 years ago",
+			[]string{"numbers>Numbers book.lowercase review"}},
+		// A rarer place after a locative.
+		{"rare place after to", "he went to cana where he turned water into wine", Options{}, "he went to Cana where he turned water into wine",
+			[]string{"cana>Cana place.lowercase auto"}},
+		{"rare place without a locative", "cana is where he turned water into wine", Options{}, "cana is where he turned water into wine",
+			[]string{"cana>Cana place.lowercase review"}},
 		// A common name with a bare chapter number.
 		{"name with a chapter", "isaiah 53 he was wounded", Options{}, "Isaiah 53 he was wounded",
 			[]string{"isaiah>Isaiah book.lowercase auto"}},
@@ -183,7 +195,7 @@ func TestCorrectTable(t *testing.T) {
 			[]string{"sea of galilee>Sea of Galilee place.lowercase auto"}},
 		{"place bethesda", "pool of bethesda", Options{}, "pool of Bethesda",
 			[]string{"bethesda>Bethesda place.lowercase auto"}},
-		{"place variant lowercase kept spelling", "to accho", Options{}, "to accho", []string{"accho>Accho place.variant review"}},
+		{"place variant lowercase kept spelling", "to accho", Options{}, "to Accho", []string{"accho>Accho place.variant auto"}},
 		{"place fuzzy strong", "jesus went to capernum", Options{}, "jesus went to Capernaum",
 			[]string{"capernum>Capernaum place.fuzzy auto"}},
 		{"place fuzzy review", "the capernum story", Options{}, "the capernum story",

@@ -470,6 +470,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86
 		case !r.ok && midUpper && misspelled:
 			conf = 0.7 // "in Revelations we read", but "the Revelations of the prophets"
+		case r.ok && (m.weakCue(i) || m.listCue(i)) && !m.countAfter(r):
+			conf = 0.86 // "in acts 17", but "in numbers 20 years ago"
 		case r.ok && (m.weakCue(i) || m.listCue(i)):
 			conf = 0.7
 		case !r.ok && strongCue:
@@ -628,6 +630,10 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		conf = 0.9
 	case i != j:
 		conf = 0.88
+	case len(p.name) >= 4 && sc.isAny(i-1, "to", "from", "in", "at", "near", "into", "unto", "toward", "towards", "through"):
+		// "went to cana": after a locative the rarer names are places (or, capitalised
+		// all the same, people).
+		conf = 0.86
 	default:
 		conf = 0.6
 	}
