@@ -352,6 +352,38 @@ func TestLint(t *testing.T) {
 	}
 }
 
+// TestValuesSchema checks that the chart refuses values its schema does not allow, naming
+// the offending value, rather than ignoring a misspelt one.
+func TestValuesSchema(t *testing.T) {
+	helmPath(t)
+	for _, tc := range []struct {
+		name   string
+		values map[string]any
+		want   string // in helm's error
+	}{
+		{"misspelt AI value", map[string]any{"ai": map[string]any{"modle": "llama3.1"}}, "modle"},
+		{"unknown top-level value", map[string]any{"replica": 2}, "replica"},
+		{"replicas not a number", map[string]any{"replicas": "two"}, "replicas"},
+		{"unknown AI provider", map[string]any{"ai": map[string]any{"provider": "gpt"}}, "provider"},
+		{"base URL without a scheme", map[string]any{"ai": map[string]any{"baseURL": "ollama:11434/v1"}}, "baseURL"},
+		{"public URL without a scheme", map[string]any{"publicURL": "tcs.example.org"}, "publicURL"},
+		{"bad pull policy", map[string]any{"image": map[string]any{"repository": "tcs", "tag": "v1", "pullPolicy": "Sometimes"}}, "pullPolicy"},
+		{"CIDRs not a list", map[string]any{"outboundAllowCIDRs": "10.0.0.0/8"}, "outboundAllowCIDRs"},
+		{"service port out of range", map[string]any{"service": map[string]any{"port": 70000}}, "port"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := valueSet{name: tc.name, release: "tcs", namespace: "tcs", values: tc.values}
+			out, err := runHelm(t, "template", vs.release, chartDir(), "--namespace", vs.namespace, "-f", valuesFile(t, vs))
+			if err == nil {
+				t.Fatalf("helm template accepted %v:\n%.300s", tc.values, out)
+			}
+			if !strings.Contains(err.Error(), "values don't meet the specifications of the schema") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("helm template refused %v without naming %q: %v", tc.values, tc.want, err)
+			}
+		})
+	}
+}
+
 // TestTemplate renders the chart with each value set and checks the objects against the
 // generated CRDs and RBAC, against each other, and against the values.
 func TestTemplate(t *testing.T) {
