@@ -162,6 +162,17 @@ func TestCorrectTable(t *testing.T) {
 			[]string{"cana>Cana place.lowercase auto"}},
 		{"rare place without a locative", "cana is where he turned water into wine", Options{}, "cana is where he turned water into wine",
 			[]string{"cana>Cana place.lowercase review"}},
+		// An English-word book with a bare chapter number and no cue.
+		{"english book opening a sentence", "Amen. genesis 1 is about creation", Options{}, "Amen. Genesis 1 is about creation",
+			[]string{"genesis>Genesis book.lowercase auto"}},
+		{"english book opening the text", "exodus 20 gives the commandments", Options{}, "Exodus 20 gives the commandments",
+			[]string{"exodus>Exodus book.lowercase auto"}},
+		{"english book opening a caption line", "he said\nmark 16 ends abruptly", Options{}, "he said\nmark 16 ends abruptly",
+			[]string{"mark>Mark book.lowercase review"}},
+		{"english book mid-sentence", "so acts 2 tells us about pentecost", Options{}, "so acts 2 tells us about pentecost",
+			[]string{"acts>Acts book.lowercase review"}},
+		{"english book with a count opening the text", "mark 3 things down", Options{}, "mark 3 things down", []string{}},
+		{"english book after a determiner", "and his job 2 was harder", Options{}, "and his job 2 was harder", []string{}},
 		// A common name with a bare chapter number.
 		{"name with a chapter", "isaiah 53 he was wounded", Options{}, "Isaiah 53 he was wounded",
 			[]string{"isaiah>Isaiah book.lowercase auto"}},

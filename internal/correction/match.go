@@ -315,7 +315,16 @@ func (m *matcher) countAfter(r ref) bool {
 	return m.sc.isAny(r.endTok+1, "times", "time", "years", "year", "yrs", "months", "month", "weeks",
 		"week", "days", "day", "hours", "hour", "minutes", "minute", "seconds", "dollars", "bucks",
 		"cents", "percent", "people", "kids", "children", "men", "women", "miles", "feet", "pounds",
-		"more", "less", "of", "old", "or", "out", "points", "grand", "thousand", "hundred", "million")
+		"more", "less", "of", "old", "or", "out", "points", "grand", "thousand", "hundred", "million",
+		"things", "ways", "reasons", "steps", "keys", "lessons", "words", "questions", "marks", "goals")
+}
+
+// determinerBefore reports whether a determiner or possessive precedes token i, making it
+// an English noun: "the numbers", "his job", "a mark".
+func (m *matcher) determinerBefore(i int) bool {
+	return m.sc.isAny(i-1, "the", "a", "an", "my", "your", "his", "her", "its", "our", "their",
+		"this", "that", "these", "those", "some", "any", "all", "both", "no", "every", "each",
+		"many", "few", "what", "which", "whose")
 }
 
 // listCue reports whether token i follows a book reference and "and", "or", "then", "and
@@ -474,6 +483,10 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "in acts 17", but "in numbers 20 years ago"
 		case r.ok && (m.weakCue(i) || m.listCue(i)):
 			conf = 0.7
+		case r.ok && !m.countAfter(r) && sc.afterSentenceEnd(i):
+			conf = 0.86 // "Genesis 1 is about creation."
+		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
+			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
 		case !r.ok && strongCue:
 			conf = 0.88
 		case !r.ok && !dangerous && sc.is(i-1, "in"):

@@ -474,6 +474,23 @@ func (sc *scanner) sentenceStart(i int) bool {
 	return true
 }
 
+// afterSentenceEnd reports whether token i opens the text or follows a sentence's final
+// punctuation (".", "!", "?"); unlike sentenceStart, a line break is not enough, as caption
+// lines break anywhere.
+func (sc *scanner) afterSentenceEnd(i int) bool {
+	for j := sc.tok(i).s() - 1; j >= 0; j-- {
+		switch sc.text[j] {
+		case ' ', '\t', '\n', '\r', '"', '\'', '(', '[':
+			continue
+		case '.', '!', '?':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // appendLower appends the lowercase form of s to b.
 func appendLower(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
