@@ -16,7 +16,12 @@
 // context: book names that are also English words or common first names
 // ("job", "mark", "acts", "john", "peter") change only when a chapter or
 // verse reference follows them, such as "13:4", "13 4", "chapter thirteen
-// verse four" or "verses 4 through 7". Short abbreviations that are
+// verse four" or "verses 4 through 7". Before a bare chapter number an
+// English-word book changes after a cue ("in acts 17", "turn to judges 6",
+// a list of references) or at a sentence's start, and is suggested
+// elsewhere; a first name is capitalised, as it would be for a person. A
+// number that counts ("james 3 times", "mark 3 things") or a determiner
+// ("his job 2") keeps the English reading. Short abbreviations that are
 // English function words ("is", "am", "so") never change.
 //
 // Canonical choices:
