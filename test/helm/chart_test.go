@@ -82,6 +82,7 @@ var valueSets = []valueSet{
 			"store":               "s3://transcripts?endpoint=http://127.0.0.1:9000&region=us-east-1&use_path_style=true",
 			"s3CredentialsSecret": "tcs-s3",
 			"uploadSecretName":    "tcs-upload",
+			"redisURLSecret":      "tcs-redis",
 			"publicURL":           "https://tcs.example.org",
 			"outboundAllowCIDRs":  []any{"10.20.0.0/16", "192.168.7.0/24"},
 			"ai": map[string]any{
@@ -104,6 +105,7 @@ var valueSets = []valueSet{
 		},
 		wantEnv: map[string]string{
 			"TCS_UPLOAD_SECRET":     "tcs-upload/secret",
+			"TCS_REDIS_URL":         "tcs-redis/url",
 			"AWS_ACCESS_KEY_ID":     "tcs-s3/AWS_ACCESS_KEY_ID",
 			"AWS_SECRET_ACCESS_KEY": "tcs-s3/AWS_SECRET_ACCESS_KEY",
 		},
