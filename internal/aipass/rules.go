@@ -206,7 +206,7 @@ func (r *Rules) listedAfter(text string, prev, c *correction.Change) string {
 	if prev.Category != correction.CategoryBible || prev.End > c.Start || c.Start-prev.End > listMaxGap {
 		return ""
 	}
-	var words []string
+	var words []ctxWord
 	p := prev.End
 	for {
 		s, e, ok := nextWordSpan(text, p, c.Start)
@@ -217,28 +217,29 @@ func (r *Rules) listedAfter(text string, prev, c *correction.Change) string {
 		if strings.Trim(text[p:s], " \t:-–,.") != "" {
 			return ""
 		}
-		words = append(words, strings.ToLower(text[s:e]))
+		words = append(words, makeCtxWord(text, s, e, text[p:s]))
 		p = e
 	}
 	if strings.TrimSpace(text[p:c.Start]) != "" {
 		return ""
 	}
 	n := len(words)
+	last := func(k int) string { return words[n-k].lower } // the kth word from the end
 	switch {
-	case n >= 2 && words[n-2] == "and" && (words[n-1] == "then" || words[n-1] == "also"):
+	case n >= 2 && last(2) == "and" && (last(1) == "then" || last(1) == "also"):
 		words = words[:n-2]
-	case n >= 1 && (words[n-1] == "and" || words[n-1] == "or" || words[n-1] == "then"):
+	case n >= 1 && (last(1) == "and" || last(1) == "or" || last(1) == "then"):
 		words = words[:n-1]
 	default:
 		return ""
 	}
-	_, prevRef := splitBookRef(prev.Replacement)
+	name, prevRef := splitBookRef(prev.Replacement)
 	numbers := 0
 	for _, x := range words {
-		switch _, spoken := r.numbers[x]; {
-		case spoken || isDigits(x):
+		switch _, spoken := r.numbers[x.lower]; {
+		case spoken || x.digits:
 			numbers++
-		case r.chapterWords[x], r.verseWords[x], r.rangeWords[x]:
+		case r.chapterWords[x.lower], r.verseWords[x.lower], r.rangeWords[x.lower]:
 		default:
 			return ""
 		}
@@ -246,18 +247,7 @@ func (r *Rules) listedAfter(text string, prev, c *correction.Change) string {
 	if numbers == 0 && prevRef == "" {
 		return ""
 	}
-	name, _ := splitBookRef(prev.Replacement)
 	return "listed after a reference to " + clip(name)
-}
-
-// isDigits reports whether x is a non-empty run of ASCII digits.
-func isDigits(x string) bool {
-	for i := 0; i < len(x); i++ {
-		if x[i] < '0' || x[i] > '9' {
-			return false
-		}
-	}
-	return x != ""
 }
 
 // isEnglishTag reports whether the BCP 47 tag lang is English or empty.
