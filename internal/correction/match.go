@@ -309,6 +309,12 @@ func (m *matcher) weakCue(i int) bool {
 	return m.sc.isAny(i-1, "in", "to", "from", "read", "reading", "see", "turn", "open", "at")
 }
 
+// locativeBefore reports whether a word that places what follows precedes token i: "to",
+// "in", "near", …
+func (m *matcher) locativeBefore(i int) bool {
+	return m.sc.isAny(i-1, "to", "from", "in", "at", "near", "into", "toward", "towards", "through")
+}
+
 // countAfter reports whether the word after reference r makes its number a count or an
 // age: "3 times", "5 years old", "2 of them".
 func (m *matcher) countAfter(r ref) bool {
@@ -643,7 +649,7 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		conf = 0.9
 	case i != j:
 		conf = 0.88
-	case len(p.name) >= 4 && sc.isAny(i-1, "to", "from", "in", "at", "near", "into", "unto", "toward", "towards", "through"):
+	case len(p.name) >= 4 && (m.locativeBefore(i) || sc.is(i-1, "unto")):
 		// "went to cana": after a locative the rarer names are places (or, capitalised
 		// all the same, people).
 		conf = 0.86
@@ -735,7 +741,7 @@ func (m *matcher) fuzzyPlace(i int) {
 	conf := 0.6
 	if bestD == 1 {
 		conf = 0.75
-		if n >= 7 && best.mentions >= 20 && sc.isAny(i-1, "in", "to", "from", "at", "near", "into", "toward", "towards", "through", "of") {
+		if n >= 7 && best.mentions >= 20 && (m.locativeBefore(i) || sc.is(i-1, "of")) {
 			conf = 0.86
 		}
 	}
