@@ -136,19 +136,20 @@ func TestDevWebhooks(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	if len(rc.bad) > 0 {
-		t.Fatalf("bad deliveries: %v", rc.bad)
-	}
-	var first []string
-	for _, p := range rc.first {
-		first = append(first, p["event"].(string))
+	first, accepted, bad := rc.events(id)
+	if len(bad) > 0 {
+		t.Fatalf("bad deliveries: %v", bad)
 	}
 	if strings.Join(first, ",") != "transcript.created,transcript.completed" {
 		t.Fatalf("first attempts in order %v", first)
 	}
-	var events []string
+	// Retries are not serialized: either may be accepted first.
+	slices.Sort(accepted)
+	if strings.Join(accepted, ",") != "transcript.completed,transcript.created" {
+		t.Fatalf("events accepted %v", accepted)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
 	for _, p := range rc.accepted {
 		if p["id"] != id || p["object"] != "transcript" || p["status"] != "completed" || p["content"] != "read Revelation 21:4" {
 			t.Fatalf("payload %v", p)
@@ -156,12 +157,6 @@ func TestDevWebhooks(t *testing.T) {
 		if !strings.HasPrefix(p["delivery_id"].(string), "evt_") {
 			t.Fatalf("delivery_id %v", p["delivery_id"])
 		}
-		events = append(events, p["event"].(string))
-	}
-	// Retries are not serialized: either may be accepted first.
-	slices.Sort(events)
-	if strings.Join(events, ",") != "transcript.completed,transcript.created" {
-		t.Fatalf("events accepted %v", events)
 	}
 	for d, n := range rc.attempts {
 		if n != 2 {
