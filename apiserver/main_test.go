@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 
@@ -22,7 +23,13 @@ import (
 // env is the real control plane shared by the tests of this package.
 var env *testenv.Env
 
-func TestMain(m *testing.M) { testenv.Main(m, &env) }
+func TestMain(m *testing.M) {
+	if os.Getenv(crashChildEnv) != "" {
+		// This process is the API server of TestIdempotencySurvivesKill, not a test run.
+		os.Exit(runCrashChild())
+	}
+	testenv.Main(m, &env)
+}
 
 // harness is an API server on loopback in front of the real control plane, with two
 // organizations and a key each.
@@ -31,6 +38,7 @@ type harness struct {
 	namespace string
 	client    client.Client
 	store     *blob.Store
+	storeDir  string
 	keyA      *orgs.Key
 	keyB      *orgs.Key
 }
@@ -72,7 +80,8 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	}
 	hs := httptest.NewUnstartedServer(nil)
 	baseURL := "http://" + hs.Listener.Addr().String()
-	store, err := blob.Open(ctx, t.TempDir(), blob.Options{SigningSecret: []byte("test-secret-test-secret"), UploadBaseURL: baseURL + "/uploads/"})
+	storeDir := t.TempDir()
+	store, err := blob.Open(ctx, storeDir, blob.Options{SigningSecret: []byte("test-secret-test-secret"), UploadBaseURL: baseURL + "/uploads/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +102,8 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
 	})
+	// Short heartbeats, so that a retry resumes a killed request within a second or two.
+	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
 	t.Cleanup(testenv.Run(t, mgr))
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("cache did not sync")
@@ -103,7 +114,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		}
 	}()
 	waitHealthy(t, baseURL)
-	return &harness{url: baseURL, namespace: ns, client: c, store: store, keyA: keyA, keyB: keyB}
+	return &harness{url: baseURL, namespace: ns, client: c, store: store, storeDir: storeDir, keyA: keyA, keyB: keyB}
 }
 
 // waitHealthy waits until the API answers its liveness check.

@@ -74,6 +74,12 @@ type Server struct {
 	waiters       *waiters
 	log           logr.Logger
 	now           func() time.Time
+
+	// The heartbeat of requests with an Idempotency-Key; tests shorten them.
+	heartbeatEvery, staleAfter, idempotencyWait time.Duration
+	// afterEffect, when set (by tests only), is called once a request made its effect (created
+	// or queued transcript id) and before it answers and records its response.
+	afterEffect func(ctx context.Context, id string)
 }
 
 // New returns a Server.
@@ -109,6 +115,10 @@ func New(opts Options) *Server {
 		waiters:       newWaiters(),
 		log:           opts.Log,
 		now:           now,
+
+		heartbeatEvery:  heartbeatEvery,
+		staleAfter:      staleAfter,
+		idempotencyWait: idempotencyWait,
 	}
 	// The filesystem store's upload URLs point at this server, which checks and stores them;
 	// an S3 store takes its uploads itself.

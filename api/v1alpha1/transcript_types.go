@@ -51,8 +51,9 @@ const (
 	ConditionAIValidated = "AIValidated"
 )
 
-// TranscriptSpec is what the client asked for; it does not change after creation.
-// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable"
+// TranscriptSpec is what the client asked for; it does not change after creation, except the
+// options of an upload grant, which its confirmation may complete.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf || (oldSelf.source.type == 'upload' && self.id == oldSelf.id && self.organization == oldSelf.organization && self.source == oldSelf.source)",message="spec is immutable (only the options of an upload may change, at its confirmation)"
 type TranscriptSpec struct {
 	// ID is the transcript's API id.
 	// +kubebuilder:validation:Pattern=`^tr_[a-z0-9]+$`
@@ -162,6 +163,10 @@ type Job struct {
 	// FinishedAt is when the job ended.
 	// +optional
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+	// IdempotencyRecord names the IdempotencyRecord of the request that queued the job, so that
+	// a retry of that request after a crash knows the job is its own.
+	// +optional
+	IdempotencyRecord string `json:"idempotencyRecord,omitempty"`
 }
 
 // JobState is the state of a background job.
