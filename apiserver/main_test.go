@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -46,6 +47,7 @@ type harness struct {
 // harnessOptions tune a harness.
 type harnessOptions struct {
 	uploadExpiry time.Duration
+	resolver     *net.Resolver
 }
 
 func newHarness(t *testing.T) *harness {
@@ -98,6 +100,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		Store:          store,
 		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		UploadExpiry:   opts.uploadExpiry,
+		Resolver:       opts.resolver,
 		SyncConcurrent: 3,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),

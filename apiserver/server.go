@@ -41,6 +41,9 @@ type Options struct {
 	Store *blob.Store
 	// OutboundAllow lists the CIDRs outbound traffic may reach despite being private (tests, tcs dev).
 	OutboundAllow []netip.Prefix
+	// Resolver, when set, looks up the host of a url source at create time, so that a host
+	// that does not exist is refused at once (422) rather than by its fetch job.
+	Resolver *net.Resolver
 	// UploadExpiry is how long an upload grant lasts; zero means 15 minutes.
 	UploadExpiry time.Duration
 	// SyncConcurrent bounds the synchronous creates of one organization; zero means the spec's 10.
@@ -67,6 +70,7 @@ type Server struct {
 	store         *blob.Store
 	uploads       http.Handler
 	outboundAllow []netip.Prefix
+	resolver      *net.Resolver
 	uploadExpiry  time.Duration
 	syncSlots     *syncSlots
 	limiter       ratelimit.Limiter
@@ -108,6 +112,7 @@ func New(opts Options) *Server {
 		processor:     opts.Processor,
 		store:         opts.Store,
 		outboundAllow: opts.OutboundAllow,
+		resolver:      opts.Resolver,
 		uploadExpiry:  expiry,
 		syncSlots:     newSyncSlots(sync),
 		limiter:       limiter,

@@ -308,6 +308,12 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, aerr)
 		return
 	}
+	if req.SourceType == tcsv1.SourceURL && s.resolver != nil {
+		if err := sources.CheckHost(r.Context(), s.resolver, req.URL); err != nil {
+			writeError(w, r, userError("url", err))
+			return
+		}
+	}
 	// A paste is corrected inline: with wait=true it waits only for the AI pass it asks for.
 	if req.SourceType == tcsv1.SourcePaste && !req.Options.AIPass.Enabled {
 		wait = false

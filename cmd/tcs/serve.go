@@ -296,6 +296,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Processor:     processor,
 			Store:         store,
 			OutboundAllow: allow,
+			Resolver:      net.DefaultResolver,
 			AIProvider:    provider,
 			Log:           log.WithName("api"),
 		})
