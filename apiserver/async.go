@@ -346,6 +346,19 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, apiview.NewJob(t, j))
 }
 
+// acquireSync takes one of the limit slots of synchronous requests of org: from the shared
+// semaphore when there is one, or from this replica's count when there is none or it fails.
+func (s *Server) acquireSync(ctx context.Context, org string, limit int) (release func(), ok bool) {
+	if s.syncSem != nil {
+		release, ok, err := s.syncSem.Acquire(ctx, org+":sync", limit)
+		if err == nil {
+			return release, ok
+		}
+		s.log.Error(err, "the shared count of synchronous requests is unavailable; counting this replica's only", "organization", org)
+	}
+	return s.syncSlots.acquire(org, limit)
+}
+
 // syncSlots bounds the synchronous requests waiting at once, per organization.
 type syncSlots struct {
 	limit int

@@ -17,6 +17,7 @@ import (
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
 )
@@ -46,8 +47,9 @@ type harness struct {
 
 // harnessOptions tune a harness.
 type harnessOptions struct {
-	uploadExpiry time.Duration
-	resolver     *net.Resolver
+	uploadExpiry  time.Duration
+	resolver      *net.Resolver
+	syncSemaphore ratelimit.Semaphore
 }
 
 func newHarness(t *testing.T) *harness {
@@ -76,14 +78,25 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := env.NewManager(t, ns)
+	storeDir := t.TempDir()
+	h := &harness{namespace: ns, client: c, storeDir: storeDir, keyA: keyA, keyB: keyB}
+	h.url, h.store = h.startReplica(t, opts)
+	return h
+}
+
+// startReplica starts another API server for h's namespace and object store, as a replica
+// of the service, and returns its address and store.
+func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob.Store) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	mgr := env.NewManager(t, h.namespace)
 	if err := SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewUnstartedServer(nil)
 	baseURL := "http://" + hs.Listener.Addr().String()
-	storeDir := t.TempDir()
-	store, err := blob.Open(ctx, storeDir, blob.Options{SigningSecret: []byte("test-secret-test-secret"), UploadBaseURL: baseURL + "/uploads/"})
+	store, err := blob.Open(ctx, h.storeDir, blob.Options{SigningSecret: []byte("test-secret-test-secret"), UploadBaseURL: baseURL + "/uploads/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +105,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		t.Fatal(err)
 	}
 	srv := New(Options{
-		Namespace:      ns,
+		Namespace:      h.namespace,
 		Cache:          mgr.GetCache(),
 		APIReader:      mgr.GetAPIReader(),
 		Client:         mgr.GetClient(),
@@ -102,6 +115,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		UploadExpiry:   opts.uploadExpiry,
 		Resolver:       opts.resolver,
 		SyncConcurrent: 3,
+		SyncSemaphore:  opts.syncSemaphore,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
 	})
@@ -117,7 +131,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		}
 	}()
 	waitHealthy(t, baseURL)
-	return &harness{url: baseURL, namespace: ns, client: c, store: store, storeDir: storeDir, keyA: keyA, keyB: keyB}
+	return baseURL, store
 }
 
 // waitHealthy waits until the API answers its liveness check.

@@ -51,6 +51,10 @@ type Options struct {
 	// Limiter counts requests per organization and class; nil means one in memory (exact for
 	// one replica).
 	Limiter ratelimit.Limiter
+	// SyncSemaphore counts the synchronous requests of each organization; a Redis one makes
+	// the limit hold across replicas. Nil means a count in memory (exact for one replica).
+	// When it fails (Redis unreachable), each replica counts its own requests.
+	SyncSemaphore ratelimit.Semaphore
 	// AIProvider is the provider the AI passes run with; a repeatable one is not asked again
 	// for a pass it already completed with the same settings. Nil means unknown.
 	AIProvider aipass.Provider
@@ -73,6 +77,7 @@ type Server struct {
 	resolver      *net.Resolver
 	uploadExpiry  time.Duration
 	syncSlots     *syncSlots
+	syncSem       ratelimit.Semaphore
 	limiter       ratelimit.Limiter
 	aiProvider    aipass.Provider
 	waiters       *waiters
@@ -115,6 +120,7 @@ func New(opts Options) *Server {
 		resolver:      opts.Resolver,
 		uploadExpiry:  expiry,
 		syncSlots:     newSyncSlots(sync),
+		syncSem:       opts.SyncSemaphore,
 		limiter:       limiter,
 		aiProvider:    opts.AIProvider,
 		waiters:       newWaiters(),

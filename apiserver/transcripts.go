@@ -321,7 +321,7 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 	if wait {
 		org := principalFrom(r.Context()).OrganizationID
 		limit := s.limitsOf(r.Context(), org).sync
-		release, ok := s.syncSlots.acquire(org, limit)
+		release, ok := s.acquireSync(r.Context(), org, limit)
 		if !ok {
 			w.Header().Set("Retry-After", "1")
 			writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
