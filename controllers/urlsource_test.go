@@ -40,7 +40,7 @@ func TestReconcilerURLHostErrors(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, url, typ, want string
-		attempts           int
+		attempts             int
 	}{
 		{"host does not exist", "http://no-such-host.example/sermon.txt", "unprocessable", "no-such-host.example does not exist", 0},
 		{"host refuses", fmt.Sprintf("http://closed.example:%d/sermon.txt", closedPort), "server_error", "the host closed.example refused the connection", 2},
