@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -136,7 +137,7 @@ func (s *Store) ListDeliveries(ctx context.Context, opts DeliveryListOptions) (*
 		order = "created_us ASC, id ASC"
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries`+q.whereClause()+
-		` ORDER BY `+order+` LIMIT `+q.arg(opts.Limit+1), q.args...)
+		` ORDER BY `+order+` LIMIT `+strconv.Itoa(opts.Limit+1), q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing delivery records: %w", err)
 	}

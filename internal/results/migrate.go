@@ -8,7 +8,9 @@ import (
 )
 
 // migration is one step of the schema, written for each engine. Times are Unix microseconds in
-// BIGINT columns on both engines, so that one set of queries serves both and sorts exactly.
+// BIGINT columns on both engines, so that one set of queries serves both and sorts exactly; ids
+// compare bytewise on both (COLLATE "C" on PostgreSQL, whatever the database's locale), as the
+// API's cursors do.
 type migration struct {
 	version  int
 	name     string
@@ -42,7 +44,7 @@ CREATE INDEX transcripts_deleted ON transcripts (deleted_us) WHERE deleted_us IS
 `,
 		postgres: `
 CREATE TABLE transcripts (
-	id             TEXT PRIMARY KEY,
+	id             TEXT COLLATE "C" PRIMARY KEY,
 	organization   TEXT NOT NULL,
 	source_type    TEXT NOT NULL,
 	status         TEXT NOT NULL,
@@ -80,7 +82,7 @@ CREATE INDEX webhook_deliveries_transcript_created ON webhook_deliveries (transc
 `,
 		postgres: `
 CREATE TABLE webhook_deliveries (
-	id            TEXT PRIMARY KEY,
+	id            TEXT COLLATE "C" PRIMARY KEY,
 	organization  TEXT NOT NULL,
 	endpoint      TEXT NOT NULL,
 	transcript_id TEXT NOT NULL,

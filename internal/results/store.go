@@ -37,6 +37,9 @@ const (
 	Postgres Driver = "postgres"
 )
 
+// maxPostgresConns bounds the connections of one Store to PostgreSQL.
+const maxPostgresConns = 10
+
 // Store is an open results store. It is safe for concurrent use.
 type Store struct {
 	db     *sql.DB
@@ -59,6 +62,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	switch driver {
 	case Postgres:
 		s.db, err = sql.Open("pgx", source)
+		if err == nil {
+			// A bounded pool per replica, so that PostgreSQL's max_connections can be sized:
+			// replicas × maxPostgresConns plus what other clients need.
+			s.db.SetMaxOpenConns(maxPostgresConns)
+			s.db.SetMaxIdleConns(maxPostgresConns / 2)
+		}
 	case SQLite:
 		if err := os.MkdirAll(filepath.Dir(source), 0o700); err != nil {
 			return nil, fmt.Errorf("creating the directory of the results database: %w", err)
@@ -157,4 +166,15 @@ func timePtr(v sql.NullInt64) *time.Time {
 	}
 	t := fromMicros(v.Int64)
 	return &t
+}
+
+// Analyze refreshes the query planner's statistics of the store's tables. PostgreSQL plans the
+// list queries well only with statistics: its autovacuum gathers them within about a minute of
+// large changes, and the archiver calls Analyze after a bulk archive (such as the first one of
+// a cluster that kept everything) so that lists do not wait for it.
+func (s *Store) Analyze(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `ANALYZE`); err != nil {
+		return fmt.Errorf("analyzing the results store: %w", err)
+	}
+	return nil
 }

@@ -752,3 +752,33 @@ func TestIdempotencyRecords(t *testing.T) {
 		}
 	})
 }
+
+func TestAnalyzeGathersStatistics(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, s *Store, _ string) {
+		ctx := context.Background()
+		fixture(t, s)
+		stats := func() int {
+			if s.driver == Postgres {
+				return countRows(t, s, "pg_stat_user_tables", "relname = 'transcripts' AND last_analyze IS NOT NULL")
+			}
+			if countRows(t, s, "sqlite_master", "name = 'sqlite_stat1'") == 0 {
+				return 0
+			}
+			return countRows(t, s, "sqlite_stat1", "tbl = 'transcripts'")
+		}
+		if n := stats(); n != 0 {
+			t.Fatalf("statistics before Analyze: %d", n)
+		}
+		if err := s.Analyze(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// PostgreSQL's statistics collector reports with a short delay.
+		deadline := time.Now().Add(10 * time.Second)
+		for stats() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("Analyze gathered no statistics of transcripts")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}

@@ -204,7 +204,7 @@ func (s *Store) List(ctx context.Context, org string, opts ListOptions) (*Page, 
 		order = "created_us ASC, id ASC"
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+transcriptColumns+` FROM transcripts`+q.whereClause()+
-		` ORDER BY `+order+` LIMIT `+q.arg(opts.Limit+1), q.args...)
+		` ORDER BY `+order+` LIMIT `+strconv.Itoa(opts.Limit+1), q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing the transcript records of %s: %w", org, err)
 	}
