@@ -149,6 +149,14 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("migrating the results store to version %d (%s): %w", m.version, m.name, err)
 		}
 	}
+	// A newer tcs may have migrated further; this one would misread what it does not know.
+	v, err := s.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if latest := migrations[len(migrations)-1].version; v > latest {
+		return fmt.Errorf("the results store's schema is at version %d, newer than this tcs knows (%d): run a tcs at least as new as the one that migrated it", v, latest)
+	}
 	return nil
 }
 

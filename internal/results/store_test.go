@@ -116,6 +116,17 @@ func TestMigrationsAppliedOnceAndOnReopen(t *testing.T) {
 		if _, err := s2.Get(ctx, "tr_00000001", GetOptions{}); err != nil {
 			t.Fatalf("after reopening: %v", err)
 		}
+
+		// A schema migrated by a newer tcs is refused, not misread.
+		if _, err := s2.db.Exec(`INSERT INTO schema_migrations (version, name, applied_us) VALUES ($1, 'from the future', 0)`, len(migrations)+1); err != nil {
+			t.Fatal(err)
+		}
+		if s3, err := Open(ctx, dsn); err == nil || !strings.Contains(err.Error(), "newer than this tcs knows") {
+			if s3 != nil {
+				s3.Close()
+			}
+			t.Fatalf("Open of a newer schema = %v, want an error saying it is newer", err)
+		}
 	})
 }
 
