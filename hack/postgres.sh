@@ -13,7 +13,7 @@ log() { echo "hack/postgres: $*" >&2; }
 # bindir prints the newest /usr/lib/postgresql/<major>/bin that has initdb and postgres.
 bindir() {
   local d
-  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4,4 -n -r); do
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5 -n -r); do
     if [[ -x "$d/initdb" && -x "$d/postgres" ]]; then
       echo "$d"
       return 0
