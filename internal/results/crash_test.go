@@ -147,3 +147,32 @@ func TestOpenSurvivesKillDuringMigration(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentOpensAcrossProcesses starts several processes that open one fresh store at
+// once, as replicas starting together do: each opens, and each migration is recorded once.
+func TestConcurrentOpensAcrossProcesses(t *testing.T) {
+	for _, d := range drivers {
+		t.Run(string(d.name), func(t *testing.T) {
+			dsn := d.newDB(t)
+			type proc struct {
+				cmd   *exec.Cmd
+				lines *bufio.Scanner
+			}
+			var procs []proc
+			for range 4 {
+				cmd, lines := startHelper(t, dsn, "open")
+				procs = append(procs, proc{cmd, lines})
+			}
+			for i, p := range procs {
+				opened := p.lines.Scan() && p.lines.Text() == "opened"
+				if err := p.cmd.Wait(); err != nil || !opened {
+					t.Fatalf("process %d: opened %t, exit %v", i, opened, err)
+				}
+			}
+			s := openStore(t, dsn)
+			if n := countRows(t, s, "schema_migrations", ""); n != len(migrations) {
+				t.Fatalf("schema_migrations has %d rows after 4 processes opened at once, want %d", n, len(migrations))
+			}
+		})
+	}
+}
