@@ -383,6 +383,23 @@ func TestListMatchesTheAPISemantics(t *testing.T) {
 				}
 			}
 		}
+		// Every record as a cursor, both ways, with and without a filter.
+		for _, c := range all {
+			cur := &Cursor{ID: c.Spec.ID, CreatedAt: c.CreationTimestamp.Time}
+			for _, o := range []ListOptions{
+				{Limit: 4, StartingAfter: cur}, {Limit: 4, EndingBefore: cur},
+				{Limit: 3, StartingAfter: cur, Status: tcsv1.PhaseCompleted}, {Limit: 3, EndingBefore: cur, SourceType: tcsv1.SourcePaste},
+			} {
+				p, err := s.List(ctx, c.Spec.Organization, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantIDs, wantMore := reference(all, c.Spec.Organization, o)
+				if got := pageIDs(p); !slices.Equal(got, wantIDs) || p.HasMore != wantMore {
+					t.Fatalf("cursor %s, %+v: List = %v has_more %t\nwant %v has_more %t", c.Spec.ID, o, got, p.HasMore, wantIDs, wantMore)
+				}
+			}
+		}
 		if p, err := s.List(ctx, "org_a", ListOptions{Limit: 100}); err != nil || len(p.Records) < 30 {
 			t.Fatalf("the fixture is too small to test anything: %d records, %v", len(p.Records), err)
 		}
