@@ -350,7 +350,10 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 // semaphore when there is one, or from this replica's count when there is none or it fails.
 func (s *Server) acquireSync(ctx context.Context, org string, limit int) (release func(), ok bool) {
 	if s.syncSem != nil {
-		release, ok, err := s.syncSem.Acquire(ctx, org+":sync", limit)
+		// A Redis that does not answer must not hold the request for its client's retries.
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		release, ok, err := s.syncSem.Acquire(actx, org+":sync", limit)
 		if err == nil {
 			return release, ok
 		}
