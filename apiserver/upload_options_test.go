@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -45,6 +46,15 @@ func TestUploadConfirmationOptions(t *testing.T) {
 		want := tcsv1.TranscriptOptions{AIPass: tcsv1.AIPassOptions{Enabled: true, Apply: true}, NormalizeReferences: true}
 		if got := specOf(id); got != want {
 			t.Fatalf("options %+v, want %+v", got, want)
+		}
+		// Once confirmed, the options are as immutable as the rest of the spec.
+		tr := &tcsv1.Transcript{}
+		if err := h.client.Get(t.Context(), types.NamespacedName{Namespace: h.namespace, Name: tcsv1.TranscriptName(id)}, tr); err != nil {
+			t.Fatal(err)
+		}
+		tr.Spec.Options.NormalizeReferences = false
+		if err := h.client.Update(t.Context(), tr); err == nil || !strings.Contains(err.Error(), "spec is immutable") {
+			t.Fatalf("changing the options of a confirmed upload: %v, want spec is immutable", err)
 		}
 	})
 

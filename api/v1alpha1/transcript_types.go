@@ -52,8 +52,7 @@ const (
 )
 
 // TranscriptSpec is what the client asked for; it does not change after creation, except the
-// options of an upload grant, which its confirmation may complete.
-// +kubebuilder:validation:XValidation:rule="self == oldSelf || (oldSelf.source.type == 'upload' && self.id == oldSelf.id && self.organization == oldSelf.organization && self.source == oldSelf.source)",message="spec is immutable (only the options of an upload may change, at its confirmation)"
+// options of an upload grant, which its confirmation may complete (see Transcript).
 type TranscriptSpec struct {
 	// ID is the transcript's API id.
 	// +kubebuilder:validation:Pattern=`^tr_[a-z0-9]+$`
@@ -350,8 +349,10 @@ type TokenUsage struct {
 	Requests int `json:"requests"`
 }
 
-// Transcript is a submitted transcript and the state of its correction.
+// Transcript is a submitted transcript and the state of its correction. Its spec does not
+// change, except the options of an upload that is not confirmed yet (no phase).
 // +kubebuilder:object:root=true
+// +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec || (oldSelf.spec.source.type == 'upload' && (!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == '') && self.spec.id == oldSelf.spec.id && self.spec.organization == oldSelf.spec.organization && self.spec.source == oldSelf.spec.source)",message="spec is immutable (only the options of an upload may change, until it is confirmed)"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=tr,categories=tcs
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
