@@ -352,7 +352,7 @@ type TokenUsage struct {
 // Transcript is a submitted transcript and the state of its correction. Its spec does not
 // change, except the options of an upload that is not confirmed yet (no phase).
 // +kubebuilder:object:root=true
-// +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec || (oldSelf.spec.source.type == 'upload' && (!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == '') && self.spec.id == oldSelf.spec.id && self.spec.organization == oldSelf.spec.organization && self.spec.source == oldSelf.spec.source)",message="spec is immutable (only the options of an upload may change, until it is confirmed)"
+// +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec || (oldSelf.spec.source.type == 'upload' && (!has(oldSelf.status) || !has(oldSelf.status.phase) || size(oldSelf.status.phase) == 0) && self.spec.id == oldSelf.spec.id && self.spec.organization == oldSelf.spec.organization && self.spec.source == oldSelf.spec.source)",message="spec is immutable (only the options of an upload may change, until it is confirmed)"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=tr,categories=tcs
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`
