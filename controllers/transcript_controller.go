@@ -91,6 +91,10 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if !t.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
+	if t.Status.Phase == "" && t.Annotations[tcsv1.AnnotationUnarchived] != "" {
+		// Recreated from its archived record: the archiver restores its status first.
+		return ctrl.Result{}, nil
+	}
 	if t.Status.DeletedAt != nil {
 		return r.purge(ctx, t)
 	}

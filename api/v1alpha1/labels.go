@@ -14,6 +14,14 @@ const (
 	AnnotationAPIKeyLabel = "tcs.dev/label"
 	// AnnotationAPIKeyExpiresAt holds an API key's expiry time (RFC 3339); absent means it never expires.
 	AnnotationAPIKeyExpiresAt = "tcs.dev/expires-at"
+	// AnnotationArchivedAt marks a Transcript whose record is in the results store (RFC 3339
+	// time of the archiving): its deletion moves it out of the cluster and must keep its
+	// stored content.
+	AnnotationArchivedAt = "tcs.dev/archived-at"
+	// AnnotationUnarchived marks a Transcript recreated from its archived record (RFC 3339
+	// time); while its status is empty, the archiver restores it from the record and the
+	// other reconcilers leave it alone.
+	AnnotationUnarchived = "tcs.dev/unarchived"
 	// SecretTypeAPIKey is the type of Secrets that hold API keys.
 	SecretTypeAPIKey = "tcs.dev/api-key"
 	// SecretKeyAPIKey is the data key of the API key value in its Secret.

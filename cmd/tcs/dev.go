@@ -37,10 +37,13 @@ run keeps it and reuses the demo keys.`,
 			if o.storeURL == "" {
 				o.storeURL = filepath.Join(stateDir, "objects")
 			}
+			if o.resultsDSN == "" {
+				o.resultsDSN = filepath.Join(stateDir, "results.db")
+			}
 			return runDev(cmd.Context(), cmd, stateDir, root, attach, o)
 		},
 	}
-	o.addFlags(cmd, "127.0.0.1:8080", "")
+	o.addFlags(cmd, "127.0.0.1:8080", "", "")
 	f := cmd.Flags()
 	f.StringVar(&stateDir, "state-dir", envOr("TCS_STATE_DIR", ".tcs-dev"), "directory of all local state (env TCS_STATE_DIR)")
 	f.StringVar(&root, "root", ".", "project root, where bin/k8s/ holds the control plane")

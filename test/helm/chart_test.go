@@ -68,7 +68,7 @@ var valueSets = []valueSet{
 		release:          "tcs",
 		namespace:        "tcs-install",
 		serviceNamespace: "tcs-install",
-		wantArgs:         []string{"run", "--namespace=tcs-install", "--store=/var/lib/tcs/objects", "--leader-elect"},
+		wantArgs:         []string{"run", "--namespace=tcs-install", "--store=/var/lib/tcs/objects", "--leader-elect", "--archive-after=1h"},
 		wantEnv:          map[string]string{},
 		install:          true,
 	},
@@ -83,6 +83,8 @@ var valueSets = []valueSet{
 			"s3CredentialsSecret": "tcs-s3",
 			"uploadSecretName":    "tcs-upload",
 			"redisURLSecret":      "tcs-redis",
+			"resultsDSNSecret":    "tcs-results",
+			"archiveAfter":        "30m",
 			"publicURL":           "https://tcs.example.org",
 			"outboundAllowCIDRs":  []any{"10.20.0.0/16", "192.168.7.0/24"},
 			"ai": map[string]any{
@@ -94,7 +96,7 @@ var valueSets = []valueSet{
 		},
 		serviceNamespace: "tcs-data",
 		wantArgs: []string{
-			"run", "--namespace=tcs-data", "--leader-elect",
+			"run", "--namespace=tcs-data", "--leader-elect", "--archive-after=30m",
 			"--store=s3://transcripts?endpoint=http://127.0.0.1:9000&region=us-east-1&use_path_style=true",
 			"--public-url=https://tcs.example.org",
 			"--outbound-allow-cidrs=10.20.0.0/16,192.168.7.0/24",
@@ -106,6 +108,7 @@ var valueSets = []valueSet{
 		wantEnv: map[string]string{
 			"TCS_UPLOAD_SECRET":     "tcs-upload/secret",
 			"TCS_REDIS_URL":         "tcs-redis/url",
+			"TCS_RESULTS_DSN":       "tcs-results/dsn",
 			"AWS_ACCESS_KEY_ID":     "tcs-s3/AWS_ACCESS_KEY_ID",
 			"AWS_SECRET_ACCESS_KEY": "tcs-s3/AWS_SECRET_ACCESS_KEY",
 		},
