@@ -25,6 +25,8 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 	}
 	delete(annotations, tcsv1.AnnotationArchivedAt)
 	annotations[tcsv1.AnnotationUnarchived] = s.now().UTC().Format(time.RFC3339)
+	created := rec.Created()
+	annotations[tcsv1.AnnotationCreatedAt] = created.UTC().Format(time.RFC3339)
 	t := &tcsv1.Transcript{
 		ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(rec.Spec.ID), Namespace: s.namespace,
 			Labels: maps.Clone(rec.Labels), Annotations: annotations},
@@ -56,7 +58,7 @@ func (s *Server) archivedPage(ctx context.Context, org string, f listFilter, lim
 	}
 	opts := results.ListOptions{Status: f.status, SourceType: f.sourceType, CreatedGTE: f.createdFrom, CreatedLTE: f.createdTo}
 	if cursor != nil {
-		c := &results.Cursor{ID: cursor.Spec.ID, CreatedAt: cursor.CreationTimestamp.Truncate(time.Second)}
+		c := &results.Cursor{ID: cursor.Spec.ID, CreatedAt: cursor.Created().Truncate(time.Second)}
 		if before {
 			opts.EndingBefore = c
 		} else {

@@ -46,9 +46,9 @@ func (f listFilter) match(t *tcsv1.Transcript) bool {
 		return false
 	case f.sourceType != "" && t.Spec.Source.Type != f.sourceType:
 		return false
-	case !f.createdFrom.IsZero() && t.CreationTimestamp.Time.Before(f.createdFrom):
+	case !f.createdFrom.IsZero() && t.Created().Time.Before(f.createdFrom):
 		return false
-	case !f.createdTo.IsZero() && t.CreationTimestamp.Time.After(f.createdTo):
+	case !f.createdTo.IsZero() && t.Created().Time.After(f.createdTo):
 		return false
 	}
 	return true
@@ -72,8 +72,8 @@ func timeQuery(r *http.Request, name string) (time.Time, *apiError) {
 
 // newerFirst orders transcripts newest first; the name breaks ties so that pages are stable.
 func newerFirst(a, b *tcsv1.Transcript) bool {
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.After(b.CreationTimestamp.Time)
+	if ac, bc := a.Created(), b.Created(); !ac.Equal(&bc) {
+		return ac.After(bc.Time)
 	}
 	return a.Name > b.Name
 }

@@ -18,6 +18,7 @@ import (
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
 )
@@ -50,6 +51,8 @@ type harnessOptions struct {
 	uploadExpiry  time.Duration
 	resolver      *net.Resolver
 	syncSemaphore ratelimit.Semaphore
+	// results is the results store of archived transcripts; nil for none.
+	results *results.Store
 }
 
 func newHarness(t *testing.T) *harness {
@@ -116,6 +119,7 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 		Resolver:       opts.resolver,
 		SyncConcurrent: 3,
 		SyncSemaphore:  opts.syncSemaphore,
+		Results:        opts.results,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
 	})

@@ -198,7 +198,7 @@ func Settled(t *tcsv1.Transcript) bool {
 // lastChange returns the time of t's last change, its deliveries' included, and whether every
 // delivery its events call for exists and is in a final state.
 func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript) (time.Time, bool, error) {
-	last := t.CreationTimestamp.Time
+	last := t.Created().Time
 	later := func(ts time.Time) {
 		if ts.After(last) {
 			last = ts

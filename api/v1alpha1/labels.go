@@ -22,6 +22,9 @@ const (
 	// time); while its status is empty, the archiver restores it from the record and the
 	// other reconcilers leave it alone.
 	AnnotationUnarchived = "tcs.dev/unarchived"
+	// AnnotationCreatedAt holds the creation time (RFC 3339) of a Transcript recreated from its
+	// archived record, whose creationTimestamp is the time of its recreation.
+	AnnotationCreatedAt = "tcs.dev/created-at"
 	// SecretTypeAPIKey is the type of Secrets that hold API keys.
 	SecretTypeAPIKey = "tcs.dev/api-key"
 	// SecretKeyAPIKey is the data key of the API key value in its Secret.
