@@ -240,6 +240,52 @@ func TestCorrectTable(t *testing.T) {
 		{"unicode neighbours", "«romans» 8 28 — jerusalem’s walls", Options{}, "«Romans» 8 28 — Jerusalem’s walls",
 			[]string{"romans>Romans book.lowercase auto", "jerusalem>Jerusalem place.lowercase auto"}},
 		{"word boundary", "jerusalemite romansque", Options{}, "jerusalemite romansque", []string{}},
+		// Book adjectives and demonyms are English without a reference.
+		{"adjective before a noun", "the Galatian believers were confused", Options{}, "the Galatian believers were confused", []string{}},
+		{"demonym with an article", "an Ephesian household", Options{}, "an Ephesian household", []string{}},
+		{"adjective with a reference", "Galatian 5 22 says", Options{}, "Galatians 5 22 says",
+			[]string{"Galatian>Galatians book.misspelling auto"}},
+		{"people, not the letter", "First, the Corinthians were divided", Options{}, "First, the Corinthians were divided", []string{}},
+		// An indefinite article makes "book of" a common noun phrase.
+		{"a book of numbers", "it was a book of numbers and figures", Options{}, "it was a book of numbers and figures", []string{}},
+		{"a book of psalms", "he wrote a book of psalms for his church", Options{}, "he wrote a book of psalms for his church", []string{}},
+		{"the book of numbers", "the book of numbers tells of the census", Options{}, "the book of Numbers tells of the census",
+			[]string{"numbers>Numbers book.lowercase auto"}},
+		{"the book of, capitalised misspelling", "the book of Revelations says", Options{}, "the book of Revelation says",
+			[]string{"Revelations>Revelation book.misspelling auto"}},
+		// Ordinary phrases that are also place names.
+		{"most holy place", "the most important place, the most holy place, the most exalted place", Options{},
+			"the most important place, the most holy place, the most exalted place", []string{}},
+		{"city of David", "born this day in the city of David, a savior", Options{}, "born this day in the city of David, a savior", []string{}},
+		{"high places", "they worshipped on the high places of the hills", Options{}, "they worshipped on the high places of the hills", []string{}},
+		{"holy city", "the holy city of jerusalem", Options{}, "the holy city of Jerusalem",
+			[]string{"jerusalem>Jerusalem place.lowercase auto"}},
+		{"a proper place name", "through the sea of galilee", Options{}, "through the Sea of Galilee",
+			[]string{"sea of galilee>Sea of Galilee place.lowercase auto"}},
+		// Words that are not prose are never changed or suggested.
+		{"url", "see https://example.com/genesis/acts/revelations 3 for notes", Options{}, "see https://example.com/genesis/acts/revelations 3 for notes", []string{}},
+		{"bare domain", "visit capernum.org or jerusalem.church today", Options{}, "visit capernum.org or jerusalem.church today", []string{}},
+		{"markdown link", "[romans 8 28](https://bible.example/romans/8/28)", Options{}, "[Romans 8 28](https://bible.example/romans/8/28)",
+			[]string{"romans>Romans book.lowercase auto"}},
+		{"e-mail", "mail me at john.acts@psalms.org today", Options{}, "mail me at john.acts@psalms.org today", []string{}},
+		{"handle", "follow @capernum and @jerusalem", Options{}, "follow @capernum and @jerusalem", []string{}},
+		{"unix path", "the file /usr/share/bible/genesis/capernum.txt is there", Options{}, "the file /usr/share/bible/genesis/capernum.txt is there", []string{}},
+		{"windows path", `open C:\sermons\romans\notes now`, Options{}, `open C:\sermons\romans\notes now`, []string{}},
+		{"file name", "open revelations.txt and jerusalem.md", Options{}, "open revelations.txt and jerusalem.md", []string{}},
+		{"and/or is prose", "in jerusalem and/or bethany", Options{}, "in Jerusalem and/or Bethany",
+			[]string{"jerusalem>Jerusalem place.lowercase auto", "bethany>Bethany place.lowercase auto"}},
+		{"inline code", "use `jerusalem` and `romans 8 28` in the code", Options{}, "use `jerusalem` and `romans 8 28` in the code", []string{}},
+		{"after inline code", "use `x` in jerusalem", Options{}, "use `x` in Jerusalem", []string{"jerusalem>Jerusalem place.lowercase auto"}},
+		{"fenced block", "```\nimport capernum\nromans 8 28\n```\nromans 8 28", Options{}, "```\nimport capernum\nromans 8 28\n```\nRomans 8 28",
+			[]string{"romans>Romans book.lowercase auto"}},
+		{"html code", "<code>capernum</code> and <pre>jerusalem</pre> but jerusalem", Options{}, "<code>capernum</code> and <pre>jerusalem</pre> but Jerusalem",
+			[]string{"jerusalem>Jerusalem place.lowercase auto"}},
+		// No fuzzy place for another proper noun a letter or two away.
+		{"modern demonym", "the Canadians and the samarians", Options{}, "the Canadians and the samarians", []string{}},
+		{"capitalised name", "Marian said hello to Bethani", Options{}, "Marian said hello to Bethani", []string{}},
+		// A lowercase English-word book needs a reason.
+		{"in acts for in fact", "in acts we are told to wait", Options{}, "in acts we are told to wait", []string{}},
+		{"in genesis", "in genesis god creates", Options{}, "in genesis god creates", []string{"genesis>Genesis book.lowercase review"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

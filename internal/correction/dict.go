@@ -128,6 +128,14 @@ type dict struct {
 	fuzzy        map[string][]fuzzyTarget
 	fuzzyEnglish map[string]bool
 	placeKeys    map[string]bool // first words of place forms, for the fuzzy pass
+	// adjectives holds the book forms that are also an adjective or a
+	// demonym ("galatian", "roman"): never a book without a reference.
+	adjectives map[string]bool
+	// garbled holds the English-word books that a misheard phrase often
+	// produces ("in acts" for "in fact"): never suggested on a weak cue.
+	garbled map[string]bool
+	// commonPlaceWords holds the ordinary words of multi-word place names.
+	commonPlaceWords map[string]struct{}
 	// first holds, for each word length up to 31 and first and last
 	// letter, whether some root or prefix key has that shape: most words
 	// of a text skip the map lookups through it.
@@ -467,9 +475,18 @@ func buildDict() (*dict, error) {
 		fuzzy:        map[string][]fuzzyTarget{},
 		fuzzyEnglish: toSet(fuzzyEnglishWords()),
 		placeKeys:    map[string]bool{},
-		table:        make([]uint16, 1<<tableBits),
-		psalm:        "Psalm",
-		psalms:       "Psalms",
+		adjectives:   toSet(bookAdjectiveWords()),
+		garbled:      toSet(bookGarbledWords()),
+		commonPlaceWords: func() map[string]struct{} {
+			m := map[string]struct{}{}
+			for _, w := range commonPlaceWords() {
+				m[w] = struct{}{}
+			}
+			return m
+		}(),
+		table:  make([]uint16, 1<<tableBits),
+		psalm:  "Psalm",
+		psalms: "Psalms",
 	}
 	if err := d.buildBooks(); err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ type matcher struct {
 	misses       []fuzzyMiss // a cache of words without a fuzzy match; its length is a power of two
 	dyn          [][]string  // replacements built for this text, in blocks (see sref)
 	buf          []byte      // scratch for replacements
+	code         codeState   // the code blocks read so far
 }
 
 // ruleID names the rule of a change.
@@ -172,6 +173,10 @@ type cand struct {
 	j int
 }
 
+// lookBack is the number of tokens before the current one that the
+// matcher may read.
+const lookBack = 8
+
 func (m *matcher) run() {
 	sc := m.sc
 	for i := 0; sc.has(i); {
@@ -182,7 +187,7 @@ func (m *matcher) run() {
 			k++
 		}
 		i = base + k
-		sc.keep = i - 2
+		sc.keep = i - lookBack
 		if k == len(toks) {
 			continue
 		}
@@ -298,7 +303,9 @@ func (m *matcher) at(i int) int {
 func (m *matcher) strongCue(i int) bool {
 	sc := m.sc
 	if sc.isAny(i-1, "of", "to") && sc.isAny(i-2, "book", "gospel", "epistle", "epistles", "letter", "letters", "books") {
-		return true
+		// "a book of numbers", "another letter to the romans": an
+		// indefinite article makes the phrase a common noun, not a title.
+		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
 	}
 	return sc.is(i-1, "to") && sc.is(i-2, "according")
 }
@@ -471,6 +478,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	misspelled := f.kind == kMisspelling && !strings.EqualFold(orig, name)
 	dangerous := f.kind >= kAbbrev
 	strongCue := m.strongCue(i)
+	if !r.ok && !strongCue && m.d.adjectives[f.key] {
+		// "the Galatian believers", "an Ephesian household": an adjective or
+		// a demonym, a book only with a reference or after "the book of".
+		return 0, false
+	}
 	var conf float64
 	switch {
 	case rk == riskEnglish:
@@ -483,6 +495,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// "see Revelations 3", "turn to revelations 21": the English word takes no chapter,
 			// but "many revelations 2 of them" counts.
 			conf = 0.86
+		case !r.ok && strongCue:
+			conf = 0.88 // "the book of Revelations says"
 		case !r.ok && midUpper && misspelled:
 			conf = 0.7 // "in Revelations we read", but "the Revelations of the prophets"
 		case r.ok && (m.weakCue(i) || m.listCue(i)) && !m.countAfter(r):
@@ -493,10 +507,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
 			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
-		case !r.ok && strongCue:
-			conf = 0.88
-		case !r.ok && !dangerous && sc.is(i-1, "in"):
-			conf = 0.55 // "in genesis"
+		case !r.ok && !dangerous && sc.is(i-1, "in") && !m.d.garbled[f.key]:
+			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
 			return 0, false
 		}
@@ -609,6 +621,9 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 }
 
 func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
+	if m.code.inCode(m.sc.text, start) || notProse(m.sc.text, start, end) {
+		return
+	}
 	m.found.add(start, end, repl, rule, confPct(conf))
 }
 
@@ -638,7 +653,7 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		}
 	}
 	m.buf = b
-	if !need {
+	if !need || (i != j && m.commonPhrase(i, j, p)) {
 		return j + 1, true
 	}
 	var conf float64
@@ -664,6 +679,25 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	}
 	m.add(start, end, repl, p.rule, conf)
 	return j + 1, true
+}
+
+// commonPhrase reports whether the words of tokens i..j that the place
+// form p would capitalise are all ordinary words: "the holy city", "the
+// high places", "the most holy place", "the city of David" are English
+// phrases as well as names.
+func (m *matcher) commonPhrase(i, j int, p *placeForm) bool {
+	sc := m.sc
+	for k := i; k <= j; k++ {
+		w := p.words[k-i]
+		r, _ := utf8.DecodeRuneInString(w)
+		if sc.firstUpper(k) || !unicode.IsUpper(r) {
+			continue
+		}
+		if _, ok := lookup(sc, m.d.commonPlaceWords, k); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // fuzzyMiss remembers a word that has no fuzzy match: its hash and
@@ -731,6 +765,12 @@ func (m *matcher) fuzzyPlace(i int) {
 			return
 		}
 	}
+	// A capitalised word inside a sentence that is no known name is most
+	// often another proper noun ("Canadians", "Marian", a product): it is
+	// tried only after a locative. A demonym is never a misheard place.
+	if (sc.firstUpper(i) && !sc.sentenceStart(i) && !m.locativeBefore(i)) || demonymEnding(sc.str(i)) {
+		return
+	}
 	best, bestD := m.fuzzyBest(i, n)
 	if best == nil {
 		if slot != nil {
@@ -741,7 +781,7 @@ func (m *matcher) fuzzyPlace(i int) {
 	conf := 0.6
 	if bestD == 1 {
 		conf = 0.75
-		if n >= 7 && best.mentions >= 20 && (m.locativeBefore(i) || sc.is(i-1, "of")) {
+		if n >= 7 && best.mentions >= 20 && (m.locativeBefore(i) || sc.is(i-1, "of") || m.placeListBefore(i)) {
 			conf = 0.86
 		}
 	}
@@ -750,6 +790,39 @@ func (m *matcher) fuzzyPlace(i int) {
 		repl = m.str(strings.ToUpper(best.name))
 	}
 	m.add(t.s(), t.e(), repl, rulePlaceFuzzy, conf)
+}
+
+// placeListBefore reports whether token i continues a list of places: the
+// latest change is a place that ends one or two tokens before, joined by a
+// comma, "and" or "or" ("from jerusalem, bethany and capernum").
+func (m *matcher) placeListBefore(i int) bool {
+	sc := m.sc
+	if m.found.n == 0 || i < 1 {
+		return false
+	}
+	last := m.found.last()
+	if last.rule < rulePlaceLowercase {
+		return false
+	}
+	end := m.found.end(last)
+	prev := sc.tok(i - 1)
+	if prev.e() == end {
+		return strings.TrimSpace(sc.text[end:sc.tok(i).s()]) == ","
+	}
+	return sc.isAny(i-1, "and", "or") && i >= 2 && sc.tok(i-2).e() == end &&
+		strings.Trim(sc.text[end:prev.s()], " ,") == ""
+}
+
+// demonymEnding reports whether w ends like a demonym or an adjective of
+// a people: "Canadians", "Lebanese", "Israelite".
+func demonymEnding(w string) bool {
+	n := len(w)
+	for _, suf := range []string{"ian", "ians", "ese", "ite", "ites", "ish"} {
+		if n > len(suf)+2 && strings.EqualFold(w[n-len(suf):], suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // ref is a chapter and verse reference after a book name.

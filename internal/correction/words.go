@@ -155,3 +155,35 @@ func toSet(words []string) map[string]bool {
 	}
 	return m
 }
+
+// bookAdjectiveWords returns book forms that are an adjective or a
+// demonym in English: "the Galatian believers", "an Ephesian household",
+// "Roman roads". They name a book only before a reference.
+func bookAdjectiveWords() []string {
+	return []string{
+		"galatian", "ephesian", "corinthian", "philippian", "colossian",
+		"thessalonian", "roman", "hebrew", "philippines",
+	}
+}
+
+// bookGarbledWords returns English-word books that a misheard everyday
+// phrase produces ("in acts" for "in fact", "in numbers"): without a
+// reference they get no suggestion.
+func bookGarbledWords() []string {
+	return []string{"acts", "actss", "numbers", "mark", "palms", "philippines"}
+}
+
+// commonPlaceWords returns the ordinary words of multi-word place names:
+// a phrase whose only words to capitalise are these ("the holy city",
+// "the high places", "the most holy place", "the city of David") is left
+// as written.
+func commonPlaceWords() []string {
+	return []string{
+		"city", "holy", "place", "places", "most", "high", "great", "sea", "valley",
+		"mount", "mountain", "gate", "house", "field", "land", "upper", "lower", "inner",
+		"outer", "old", "new", "tower", "pool", "road", "way", "hill", "river", "brook",
+		"well", "garden", "spring", "stone", "rock", "wall", "walls", "court", "temple",
+		"of", "the", "lake", "plain", "desert", "wilderness", "north", "south", "east",
+		"west", "sanctuary", "king", "kings", "fountain", "waters", "water",
+	}
+}

@@ -1,0 +1,147 @@
+package correction
+
+import "strings"
+
+// The engine never changes or suggests a word that is not prose: a word
+// inside a URL, an e-mail address or social handle, a file path or file
+// name, or a code span (Markdown backticks, a fenced block, an HTML
+// <code> or <pre> element written in plain text).
+
+// codeState follows the fenced code blocks and the HTML code elements of
+// a text as the matcher moves forward through it. Changes are recorded in
+// text order, so each byte is read at most once.
+type codeState struct {
+	pos   int  // bytes before pos have been read
+	fence bool // inside a ``` block
+	tags  int  // open <code> and <pre> elements
+}
+
+// inCode reports whether byte offset p lies in a fenced block or an HTML
+// code element; p must not be smaller than in an earlier call.
+func (cs *codeState) inCode(text string, p int) bool {
+	for cs.pos < p {
+		rest := text[cs.pos:p]
+		k := strings.IndexByte(rest, '`')
+		if l := strings.IndexByte(rest, '<'); l >= 0 && (k < 0 || l < k) {
+			k = l
+		}
+		if k < 0 {
+			cs.pos = p
+			break
+		}
+		at := cs.pos + k
+		cs.pos = at + 1
+		if text[at] == '`' {
+			if strings.HasPrefix(text[at:], "```") {
+				cs.fence = !cs.fence
+				cs.pos = at + 3
+			}
+			continue
+		}
+		switch tail := text[at+1:]; {
+		case hasFoldPrefix(tail, "code") || hasFoldPrefix(tail, "pre"):
+			if n := len("code"); hasFoldPrefix(tail, "pre") {
+				n = len("pre")
+				cs.tags += tagOpens(tail[n:])
+			} else {
+				cs.tags += tagOpens(tail[n:])
+			}
+		case hasFoldPrefix(tail, "/code") || hasFoldPrefix(tail, "/pre"):
+			if cs.tags > 0 {
+				cs.tags--
+			}
+		}
+	}
+	return cs.fence || cs.tags > 0
+}
+
+// tagOpens returns 1 if s, which follows "<code" or "<pre", ends the tag
+// name there ("<code>", "<pre class=…>"), and 0 for a longer name.
+func tagOpens(s string) int {
+	if s == "" {
+		return 0
+	}
+	switch s[0] {
+	case '>', ' ', '\t', '\n', '\r', '/':
+		return 1
+	}
+	return 0
+}
+
+func hasFoldPrefix(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
+
+// notProse reports whether the bytes start..end of text belong to a URL,
+// an e-mail address, a handle, a path, a file name or an inline code span.
+func notProse(text string, start, end int) bool {
+	a, b := start, end
+	for a > 0 && start-a < 2048 && !isSpaceByte(text[a-1]) {
+		a--
+	}
+	for b < len(text) && b-end < 2048 && !isSpaceByte(text[b]) {
+		b++
+	}
+	chunk := text[a:b]
+	if strings.Contains(chunk, "://") || hasFoldPrefix(strings.TrimLeft(chunk, "(<[\"'"), "www.") {
+		return true
+	}
+	if at := strings.IndexByte(chunk, '@'); at >= 0 && at+1 < len(chunk) && letterIndex(chunk[at+1]) > 0 {
+		return true // john@acts.org, @capernaum
+	}
+	if slashes := strings.Count(chunk, "/") + strings.Count(chunk, "\\"); slashes > 0 {
+		// "and/or" is prose; "/usr/share/genesis", "notes/acts.txt", "~/acts" are paths.
+		if slashes >= 2 || strings.ContainsAny(chunk, ".~_") {
+			return true
+		}
+	}
+	if fileName(chunk) {
+		return true
+	}
+	return inBackticks(text, start, end)
+}
+
+// fileName reports whether chunk, less its closing punctuation, ends in a
+// file extension or a domain: "genesis.txt", "capernaum.org".
+func fileName(chunk string) bool {
+	chunk = strings.TrimRight(chunk, ".,;:!?)]}\"'")
+	dot := strings.LastIndexByte(chunk, '.')
+	if dot <= 0 || dot == len(chunk)-1 {
+		return false
+	}
+	if c := chunk[dot-1]; letterIndex(c) == 0 && (c < '0' || c > '9') {
+		return false
+	}
+	switch strings.ToLower(chunk[dot+1:]) {
+	case "txt", "md", "go", "py", "js", "ts", "json", "yaml", "yml", "toml", "html", "htm", "css",
+		"pdf", "doc", "docx", "mp3", "mp4", "wav", "m4a", "srt", "vtt", "csv", "xml", "zip", "exe",
+		"sh", "rs", "java", "rb", "php", "png", "jpg", "jpeg", "gif", "svg", "log", "cfg", "ini",
+		"com", "org", "net", "io", "dev", "app", "edu", "gov", "church", "tv", "fm", "co", "uk", "be", "ly":
+		return true
+	}
+	return false
+}
+
+// inBackticks reports whether start..end lies between two backticks of
+// one line, as an inline code span does.
+func inBackticks(text string, start, end int) bool {
+	before := 0
+	for p := start - 1; p >= 0 && start-p < 4096 && text[p] != '\n'; p-- {
+		if text[p] == '`' {
+			before++
+		}
+	}
+	if before%2 == 0 {
+		return false
+	}
+	for p := end; p < len(text) && p-end < 4096 && text[p] != '\n'; p++ {
+		if text[p] == '`' {
+			return true
+		}
+	}
+	return false
+}
