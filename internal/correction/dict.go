@@ -136,6 +136,15 @@ type dict struct {
 	garbled map[string]bool
 	// commonPlaceWords holds the ordinary words of multi-word place names.
 	commonPlaceWords map[string]struct{}
+	// placeTargets are the places a misheard word after a place cue is
+	// compared with: names of five letters or more mentioned five times.
+	placeTargets []fuzzyTarget
+	// bookTargets are the books misspelled names are compared with.
+	bookTargets []bookTarget
+	// cues are the words that open a context (see cueKind).
+	cues map[string]cueKind
+	// realWords are English words a recognizer writes for a place.
+	realWords map[string]realWord
 	// first holds, for each word length up to 31 and first and last
 	// letter, whether some root or prefix key has that shape: most words
 	// of a text skip the map lookups through it.
@@ -203,6 +212,7 @@ type keyEntry struct {
 	node  *node // nil if the word only is a prefix
 	pre   prefix
 	isPre bool
+	cue   cueKind // the context the word opens, if any
 }
 
 // tableBits is the log2 of the number of slots of dict.table, about
@@ -314,10 +324,21 @@ func (d *dict) nameReplacements() {
 		}
 	}
 	walk(d.root)
+	for k := range d.bookTargets {
+		t := &d.bookTargets[k]
+		t.id = intern(t.name)
+	}
+	for k, rw := range d.realWords {
+		rw.id = intern(rw.name)
+		d.realWords[k] = rw
+	}
 	for _, ts := range d.fuzzy {
 		for k := range ts {
 			ts[k].id = intern(ts[k].name)
 		}
+	}
+	for k := range d.placeTargets {
+		d.placeTargets[k].id = intern(d.placeTargets[k].name)
 	}
 }
 
@@ -366,6 +387,13 @@ func (d *dict) markShapes() {
 		if isASCII(k) {
 			d.entry(k).node = n
 		}
+	}
+	for k, cue := range d.cues {
+		if i := shape(k); i >= 0 {
+			d.first.add(i)
+		}
+		d.addKey(keyHash(k))
+		d.entry(k).cue = cue
 	}
 	for k := range d.prefixes {
 		if i := shape(k); i >= 0 {
@@ -476,6 +504,8 @@ func buildDict() (*dict, error) {
 		fuzzyEnglish: toSet(fuzzyEnglishWords()),
 		placeKeys:    map[string]bool{},
 		adjectives:   toSet(bookAdjectiveWords()),
+		cues:         cueWords(),
+		realWords:    realWordPlaces(),
 		garbled:      toSet(bookGarbledWords()),
 		commonPlaceWords: func() map[string]struct{} {
 			m := map[string]struct{}{}
@@ -626,6 +656,7 @@ func (d *dict) buildBooks() error {
 		}
 	}
 	walk(d.root)
+	d.buildBookTargets(books, fams)
 	return nil
 }
 
@@ -725,6 +756,9 @@ func (d *dict) buildPlaces() error {
 			if len(words) == 1 && !isOther && len(key) >= 6 && r.mentions >= 20 && !stop[key] && isASCIILetters(key) {
 				pk := phoneticKey(key)
 				d.fuzzy[pk] = append(d.fuzzy[pk], fuzzyTarget{lower: key, name: form, mentions: r.mentions})
+			}
+			if len(words) == 1 && i == 0 && len(key) >= 5 && r.mentions >= 5 && !stop[key] && isASCIILetters(key) {
+				d.placeTargets = append(d.placeTargets, fuzzyTarget{lower: key, name: form, mentions: r.mentions})
 			}
 		}
 	}

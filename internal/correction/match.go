@@ -22,6 +22,7 @@ type matcher struct {
 	dyn          [][]string  // replacements built for this text, in blocks (see sref)
 	buf          []byte      // scratch for replacements
 	code         codeState   // the code blocks read so far
+	bibleSeen    bool        // a book change has been applied
 }
 
 // ruleID names the rule of a change.
@@ -36,9 +37,11 @@ const (
 	ruleBookOrdinal
 	rulePsalmSingular
 	ruleReferenceNormalize
+	ruleBookFuzzy
 	rulePlaceLowercase // the place rules come last: see category
 	rulePlaceVariant
 	rulePlaceFuzzy
+	rulePlaceRealWord
 )
 
 func (r ruleID) String() string {
@@ -65,6 +68,10 @@ func (r ruleID) String() string {
 		return "place.variant"
 	case rulePlaceFuzzy:
 		return "place.fuzzy"
+	case ruleBookFuzzy:
+		return "book.fuzzy"
+	case rulePlaceRealWord:
+		return "place.real_word"
 	}
 	return "unknown"
 }
@@ -183,7 +190,7 @@ func (m *matcher) run() {
 		// Skip the words the matcher has nothing to try on.
 		toks, base := sc.toks, sc.base
 		k := i - base
-		for k < len(toks) && toks[k].flags&(tFull|tFuzzy) == 0 {
+		for k < len(toks) && toks[k].flags&(tFull|tFuzzy|tDigits) == 0 {
 			k++
 		}
 		i = base + k
@@ -191,7 +198,20 @@ func (m *matcher) run() {
 		if k == len(toks) {
 			continue
 		}
-		if toks[k].flags&tFull == 0 {
+		if toks[k].flags&tDigits != 0 {
+			// A number no book claimed: the word before may be a misspelled one.
+			if m.bible && i > 0 {
+				if next, ok := m.fuzzyBook(i-1, false); ok {
+					i = max(next, i+1)
+					continue
+				}
+			}
+			if sc.tok(i).flags&tFull == 0 {
+				i++
+				continue
+			}
+		}
+		if sc.tok(i).flags&tFull == 0 {
 			if m.place {
 				m.fuzzyPlace(i)
 			}
@@ -204,6 +224,21 @@ func (m *matcher) run() {
 		}
 		i = next
 	}
+}
+
+// entry returns what key returns and the cue kind of token i.
+func (m *matcher) entry(i int) (*node, prefix, bool, cueKind) {
+	sc := m.sc
+	t := sc.tok(i)
+	if t.flags&tMulti != 0 {
+		n, p, ok := m.key(i)
+		return n, p, ok, cueNone
+	}
+	e := m.d.find(sc.text[t.s():t.e()], t.h, t.upper())
+	if e == nil {
+		return nil, prefix{}, false, cueNone
+	}
+	return e.node, e.pre, e.isPre, e.cue
 }
 
 // key returns the root node of token i (nil if none) and its meaning as
@@ -264,7 +299,12 @@ func (m *matcher) at(i int) int {
 		}
 	}
 	var buf [8]cand
-	root, p, isPre := m.key(i)
+	root, p, isPre, cue := m.entry(i)
+	if cue != cueNone {
+		if next := m.cueAt(i, cue); next > i {
+			return next
+		}
+	}
 	if m.bible && isPre && sc.nameGap(i) {
 		next, _, _ := m.key(i + 1)
 		cands := m.walk(i+1, next, &buf)
@@ -306,6 +346,9 @@ func (m *matcher) strongCue(i int) bool {
 		// "a book of numbers", "another letter to the romans": an
 		// indefinite article makes the phrase a common noun, not a title.
 		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
+	}
+	if sc.is(i-1, "the") && sc.is(i-2, "to") && sc.isAny(i-3, "letter", "letters", "epistle", "epistles", "wrote", "writes", "writing", "written") {
+		return !sc.isAny(i-4, "a", "an", "another", "any", "some", "every", "each", "one", "no")
 	}
 	return sc.is(i-1, "to") && sc.is(i-2, "according")
 }
@@ -419,6 +462,10 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			conf = 0.88
 		case f.pkind >= kAbbrev:
 			return 0, false
+		case p.style == pOrdWord && (m.weakCue(i) || m.bibleSeen) && !m.personAfter(j+1):
+			// "turn to first john", or "first peter" in a sermon that cites
+			// books: nothing else reads "first" with a name this way.
+			conf = 0.86
 		default:
 			conf = 0.55
 		}
@@ -625,6 +672,15 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		return
 	}
 	m.found.add(start, end, repl, rule, confPct(conf))
+	if rule < rulePlaceLowercase && conf >= autoThreshold {
+		m.bibleSeen = true
+	}
+}
+
+// personAfter reports whether token k makes the name before it a
+// person's: "first john said", "second peter and".
+func (m *matcher) personAfter(k int) bool {
+	return m.sc.isAny(k, "said", "says", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had")
 }
 
 func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
@@ -753,13 +809,18 @@ func (m *matcher) fuzzyPlace(i int) {
 	sc := m.sc
 	t := sc.tok(i)
 	n := t.e() - t.s()
-	if n < 6 || n > 24 || t.digits() {
+	if n < 5 || n > 24 || t.digits() {
 		return
 	}
-	// Whether a word has a fuzzy match depends on the word only: an ASCII
-	// word remembered as a miss is not tried again.
+	// A strong place context: a locative, "the brook of", a list of places.
+	cue := m.locativeBefore(i) || sc.is(i-1, "unto") || m.placeOf(i) || m.placeListBefore(i)
+	if n < 6 && !cue {
+		return
+	}
+	// Without a cue, whether a word has a fuzzy match depends on the word
+	// only: an ASCII word remembered as a miss is not tried again.
 	var slot *fuzzyMiss
-	if t.flags&tMulti == 0 && len(m.misses) > 0 {
+	if !cue && t.flags&tMulti == 0 && len(m.misses) > 0 {
 		slot = &m.misses[t.h>>20&uint64(len(m.misses)-1)]
 		if slot.h == t.h && slot.e()-slot.s() == n && asciiEqualFold(sc.str(i), sc.text[slot.s():slot.e()]) {
 			return
@@ -767,11 +828,22 @@ func (m *matcher) fuzzyPlace(i int) {
 	}
 	// A capitalised word inside a sentence that is no known name is most
 	// often another proper noun ("Canadians", "Marian", a product): it is
-	// tried only after a locative. A demonym is never a misheard place.
-	if (sc.firstUpper(i) && !sc.sentenceStart(i) && !m.locativeBefore(i)) || demonymEnding(sc.str(i)) {
+	// tried only after a place cue. A demonym is never a misheard place.
+	if (sc.firstUpper(i) && !sc.sentenceStart(i) && !cue) || demonymEnding(sc.str(i)) {
 		return
 	}
 	best, bestD := m.fuzzyBest(i, n)
+	if best == nil && cue {
+		// After a cue, spellings that sound different are compared too
+		// ("the brook of Cherich"), and the rarer places.
+		best, bestD = m.d.nearestPlace(sc.lowerBytes(i))
+	}
+	if best != nil && m.bible {
+		// "corintheans 13 4": a book before a reference wins.
+		if _, ok := m.fuzzyBook(i, false); ok {
+			return
+		}
+	}
 	if best == nil {
 		if slot != nil {
 			*slot = fuzzyMiss{h: t.h, start: t.start, end: t.end}
@@ -781,7 +853,7 @@ func (m *matcher) fuzzyPlace(i int) {
 	conf := 0.6
 	if bestD == 1 {
 		conf = 0.75
-		if n >= 7 && best.mentions >= 20 && (m.locativeBefore(i) || sc.is(i-1, "of") || m.placeListBefore(i)) {
+		if n >= 7 && best.mentions >= 20 && (cue || sc.is(i-1, "of")) {
 			conf = 0.86
 		}
 	}
@@ -790,6 +862,14 @@ func (m *matcher) fuzzyPlace(i int) {
 		repl = m.str(strings.ToUpper(best.name))
 	}
 	m.add(t.s(), t.e(), repl, rulePlaceFuzzy, conf)
+}
+
+// placeOf reports whether token i follows a place noun and "of": "the
+// brook of", "the land of", "the city of".
+func (m *matcher) placeOf(i int) bool {
+	return m.sc.is(i-1, "of") && m.sc.isAny(i-2, "brook", "city", "land", "sea", "valley", "mount",
+		"mountain", "river", "plain", "plains", "wilderness", "desert", "region", "town", "village",
+		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities")
 }
 
 // placeListBefore reports whether token i continues a list of places: the

@@ -1,0 +1,307 @@
+package correction
+
+import "strings"
+
+// Misspelled book names that no variant list has ("levitikus 19 18", "the
+// book of deuteronomey", "rumors chapter five") are matched against the
+// books by spelling and sound, but only where the context makes a book
+// certain: before a chapter (and verse) number, after "the book of", or as
+// the addressees of a letter ("the letter to the colosians").
+
+// bookTarget is a book name that misheard words are compared with.
+type bookTarget struct {
+	lower string  // "leviticus", "corinthians"
+	key   string  // its phonetic key
+	name  string  // the replacement without a number
+	fam   *family // the numbered books of this name, if any
+	psalm bool
+	id    sref
+}
+
+// cueKind marks the words that open a context for a misheard book or
+// place; they are entries of the key table.
+type cueKind uint8
+
+const (
+	cueNone    cueKind = iota
+	cueChapter         // "chapter": the word before may be a book
+	cueTitle           // "book", "gospel", "letter": "the book of X"
+	cueWrote           // "wrote": "wrote to the X"
+	cueReal            // an English word the recognizer writes for a name ("cavalry")
+)
+
+// cueWords returns the words that open a context, by kind.
+func cueWords() map[string]cueKind {
+	return map[string]cueKind{
+		"chapter": cueChapter, "chapters": cueChapter,
+		"book": cueTitle, "books": cueTitle, "gospel": cueTitle, "letter": cueTitle,
+		"letters": cueTitle, "epistle": cueTitle, "epistles": cueTitle,
+		"wrote": cueWrote, "writes": cueWrote, "writing": cueWrote, "written": cueWrote,
+		"cavalry": cueReal, "calgary": cueReal,
+	}
+}
+
+// realWordPlaces returns English words that a recognizer writes for a
+// biblical place, with the place and the words of which one must be near
+// for a suggestion ("the blood he shed on cavalry").
+func realWordPlaces() map[string]realWord {
+	crucifixion := []string{"cross", "blood", "crucif", "died", " die ", "shed", "jesus", "christ", "nails", "tomb", "golgotha", "skull", "sacrifice", "savior", "saviour"}
+	return map[string]realWord{
+		"cavalry": {name: "Calvary", near: crucifixion},
+		"calgary": {name: "Calvary", near: crucifixion},
+	}
+}
+
+// realWord is an English word that may stand for a place name.
+type realWord struct {
+	name string
+	near []string
+	id   sref
+}
+
+// buildBookTargets lists the single-word books of five letters or more
+// and the bases of the numbered books.
+func (d *dict) buildBookTargets(books map[string]*book, fams map[string]*family) {
+	seen := map[string]bool{}
+	add := func(name string, fam *family) {
+		lower := strings.ToLower(name)
+		if seen[lower] || len(lower) < 5 || strings.Contains(lower, " ") {
+			return
+		}
+		seen[lower] = true
+		d.bookTargets = append(d.bookTargets, bookTarget{
+			lower: lower, key: phoneticKey(lower), name: name, fam: fam, psalm: lower == "psalms",
+		})
+	}
+	for _, name := range protestantBooks() {
+		if fam := fams[name]; fam != nil {
+			add(name, fam)
+			continue
+		}
+		if books[name] != nil {
+			add(name, nil)
+		}
+	}
+}
+
+// protestantBooks returns the names of the 66 books, numbered books by
+// their common base.
+func protestantBooks() []string {
+	return []string{
+		"Genesis", "Exodus", "Leviticus", "Numbers", "Deuteronomy", "Joshua", "Judges", "Ruth",
+		"Samuel", "Kings", "Chronicles", "Ezra", "Nehemiah", "Esther", "Job", "Psalms",
+		"Proverbs", "Ecclesiastes", "Isaiah", "Jeremiah", "Lamentations", "Ezekiel",
+		"Daniel", "Hosea", "Joel", "Amos", "Obadiah", "Jonah", "Micah", "Nahum", "Habakkuk",
+		"Zephaniah", "Haggai", "Zechariah", "Malachi", "Matthew", "Mark", "Luke", "John",
+		"Acts", "Romans", "Corinthians", "Galatians", "Ephesians", "Philippians",
+		"Colossians", "Thessalonians", "Timothy", "Titus", "Philemon", "Hebrews", "James",
+		"Peter", "Jude", "Revelation",
+	}
+}
+
+// epistle reports whether a book is a letter to a church or a person.
+func (t *bookTarget) epistle() bool {
+	switch t.lower {
+	case "romans", "corinthians", "galatians", "ephesians", "philippians", "colossians",
+		"thessalonians", "hebrews", "timothy", "titus", "philemon":
+		return true
+	}
+	return false
+}
+
+// nearestBook returns the book nearest to the lowercase word w, its
+// spelling distance and the distance of their phonetic keys (each up to
+// 3, or nil).
+func (d *dict) nearestBook(w []byte) (*bookTarget, int, int) {
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], w)
+	var best *bookTarget
+	bestD, bestK := 4, 4
+	for k := range d.bookTargets {
+		t := &d.bookTargets[k]
+		if len(key) == 0 || len(t.key) == 0 || key[0] != t.key[0] {
+			continue
+		}
+		if n := len(w) - len(t.lower); n > 3 || n < -3 {
+			continue
+		}
+		dd := editDistance(w, t.lower, 3)
+		if dd > 3 {
+			continue
+		}
+		kd := editDistance(key, t.key, 3)
+		if dd < bestD || (dd == bestD && kd < bestK) {
+			best, bestD, bestK = t, dd, kd
+		}
+	}
+	return best, bestD, bestK
+}
+
+// cueAt handles token i, a cue word of kind cue. It returns the token to
+// continue from, or i when nothing was found.
+func (m *matcher) cueAt(i int, cue cueKind) int {
+	sc := m.sc
+	switch cue {
+	case cueChapter:
+		if m.bible && i > 0 {
+			if next, ok := m.fuzzyBook(i-1, false); ok {
+				return next
+			}
+		}
+	case cueTitle, cueWrote:
+		c := i + 2 // "the book of X"
+		if !sc.isAny(i+1, "of", "to") {
+			return i
+		}
+		if sc.is(c, "the") && sc.is(i+1, "to") {
+			c++ // "the letter to the X"
+		} else if cue == cueWrote {
+			return i
+		}
+		if m.bible && sc.has(c) {
+			if next, ok := m.fuzzyBook(c, true); ok {
+				return next
+			}
+		}
+	case cueReal:
+		if m.place {
+			m.realWordPlace(i)
+		}
+	}
+	return i
+}
+
+// fuzzyBook tries token c as a misspelled book name before a reference
+// or after a cue (cued), and returns the token to continue from.
+func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
+	sc := m.sc
+	if c < 0 || !sc.has(c) {
+		return 0, false
+	}
+	t := sc.tok(c)
+	n := t.e() - t.s()
+	if n < 5 || n > 16 || t.flags&(tDigits|tMulti) != 0 {
+		return 0, false
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return 0, false // already part of a change
+	}
+	if root, _, isPre := m.key(c); root != nil || isPre {
+		return 0, false // a dictionary form: its own rules decided
+	}
+	lw := sc.lowerBytes(c)
+	for _, ch := range lw {
+		if ch < 'a' || ch > 'z' {
+			return 0, false
+		}
+	}
+	if m.d.fuzzyEnglish[string(lw)] {
+		return 0, false
+	}
+	best, dist, kdist := m.d.nearestBook(lw)
+	if best == nil {
+		return 0, false
+	}
+	r := m.parseRef(c + 1)
+	if !cued && !r.ok {
+		return 0, false
+	}
+	if cued && !m.strongCue(c) {
+		return 0, false // "a book of numbers"
+	}
+	if cued && sc.is(c-1, "the") && !best.epistle() {
+		return 0, false // "the letter to the X" names a church or a person
+	}
+	close := dist <= 1 || (dist <= 2 && (len(best.lower) >= 7 || kdist == 0))
+	far := !close && dist <= 3 && kdist <= 1 && n >= 6
+	if !close && !far {
+		return 0, false
+	}
+	start := c
+	id := best.id
+	if best.psalm {
+		id = m.d.psalmsID
+		if r.ok && !r.chapterRange {
+			id = m.d.psalmID
+		}
+	}
+	if c > 0 && best.fam != nil && sc.nameGap(c-1) {
+		if p, ok := lookup(sc, m.d.prefixes, c-1); ok {
+			if b := best.fam.books[p.num]; b != nil && (p.style != pRoman || sc.tok(c-1).upper()) &&
+				(p.style != pCardWord || r.strong) {
+				start, id = c-1, b.id
+			}
+		}
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > sc.tok(start).s() {
+		start, id = c, best.id
+	}
+	var conf float64
+	switch {
+	case close && r.strong:
+		conf = 0.9
+	case close && cued:
+		conf = 0.88
+	case close && r.ok && len(best.lower) >= 7 && (m.weakCue(start) || m.listCue(start)) && !m.countAfter(r):
+		conf = 0.86
+	case close && r.ok:
+		conf = 0.7
+	case far && (r.strong || cued):
+		conf = 0.7 // a real word the recognizer wrote: "the book of rumors"
+	default:
+		return 0, false
+	}
+	return m.emitBook(start, c, id, r, ruleBookFuzzy, conf), true
+}
+
+// realWordPlace suggests the place an English word stands for when words
+// of its story are near: "the blood he shed on cavalry".
+func (m *matcher) realWordPlace(i int) {
+	sc := m.sc
+	rw, ok := lookup(sc, m.d.realWords, i)
+	if !ok {
+		return
+	}
+	t := sc.tok(i)
+	lo, hi := max(0, t.s()-400), min(len(sc.text), t.e()+400)
+	around := strings.ToLower(sc.text[lo:hi])
+	for _, w := range rw.near {
+		if strings.Contains(around, w) {
+			repl := rw.id
+			if allUpper(sc.str(i)) {
+				repl = m.str(strings.ToUpper(rw.name))
+			}
+			m.add(t.s(), t.e(), repl, rulePlaceRealWord, 0.7)
+			return
+		}
+	}
+}
+
+// nearestPlace returns the place of placeTargets nearest to the lowercase
+// word w that starts with the same letter, within one edit (two from
+// eight letters), or nil. Of equally near places the most mentioned wins.
+func (d *dict) nearestPlace(w []byte) (*fuzzyTarget, int) {
+	maxD := 1
+	if len(w) >= 8 {
+		maxD = 2
+	}
+	var best *fuzzyTarget
+	bestD := maxD + 1
+	for k := range d.placeTargets {
+		t := &d.placeTargets[k]
+		if t.lower[0] != w[0] || len(t.lower)-len(w) > maxD || len(w)-len(t.lower) > maxD {
+			continue
+		}
+		if t.lower == string(w) {
+			return nil, 0
+		}
+		dd := editDistance(w, t.lower, maxD)
+		if dd < bestD || (dd == bestD && best != nil && t.mentions > best.mentions) {
+			best, bestD = t, dd
+		}
+	}
+	if best == nil || bestD > maxD {
+		return nil, 0
+	}
+	return best, bestD
+}
