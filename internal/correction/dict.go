@@ -139,8 +139,14 @@ type dict struct {
 	// placeTargets are the places a misheard word after a place cue is
 	// compared with: names of five letters or more mentioned five times.
 	placeTargets []fuzzyTarget
+	// placeByLetter indexes placeTargets by the letter index of their
+	// first letter.
+	placeByLetter [27][]int32
 	// bookTargets are the books misspelled names are compared with.
 	bookTargets []bookTarget
+	// chapterEnglish holds the English words often said before
+	// "chapter" or a number: never a misheard book there.
+	chapterEnglish map[string]bool
 	// cues are the words that open a context (see cueKind).
 	cues map[string]cueKind
 	// realWords are English words a recognizer writes for a place.
@@ -338,7 +344,10 @@ func (d *dict) nameReplacements() {
 		}
 	}
 	for k := range d.placeTargets {
-		d.placeTargets[k].id = intern(d.placeTargets[k].name)
+		t := &d.placeTargets[k]
+		t.id = intern(t.name)
+		l := letterIndex(t.lower[0])
+		d.placeByLetter[l] = append(d.placeByLetter[l], int32(k))
 	}
 }
 
@@ -408,9 +417,21 @@ func (d *dict) markShapes() {
 	for key, ts := range d.fuzzy {
 		d.addFuzzyKey(key)
 		for _, t := range ts {
+			// A recognizer often loses or changes the last sound
+			// ("nazaret", "emmauz"): the last two letters and their
+			// sound-alikes end a word that may be the name.
+			ends := []byte{t.lower[len(t.lower)-1], t.lower[len(t.lower)-2]}
+			switch t.lower[len(t.lower)-1] {
+			case 's':
+				ends = append(ends, 'z')
+			case 'z':
+				ends = append(ends, 's')
+			}
 			for n := len(t.lower) - 2; n <= len(t.lower)+2; n++ {
-				if n >= 0 && n < 32 {
-					d.fuzzyShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(t.lower[len(t.lower)-1]))
+				for _, last := range ends {
+					if n >= 0 && n < 32 {
+						d.fuzzyShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(last))
+					}
 				}
 			}
 		}
@@ -497,16 +518,17 @@ func readTSV(name string, fn func(f []string) error) error {
 // buildDict reads the embedded data into lookup tables.
 func buildDict() (*dict, error) {
 	d := &dict{
-		root:         map[string]*node{},
-		prefixes:     buildPrefixes(),
-		numWords:     buildNumWords(),
-		fuzzy:        map[string][]fuzzyTarget{},
-		fuzzyEnglish: toSet(fuzzyEnglishWords()),
-		placeKeys:    map[string]bool{},
-		adjectives:   toSet(bookAdjectiveWords()),
-		cues:         cueWords(),
-		realWords:    realWordPlaces(),
-		garbled:      toSet(bookGarbledWords()),
+		root:           map[string]*node{},
+		prefixes:       buildPrefixes(),
+		numWords:       buildNumWords(),
+		fuzzy:          map[string][]fuzzyTarget{},
+		fuzzyEnglish:   toSet(fuzzyEnglishWords()),
+		placeKeys:      map[string]bool{},
+		adjectives:     toSet(bookAdjectiveWords()),
+		cues:           cueWords(),
+		chapterEnglish: toSet(chapterEnglishWords()),
+		realWords:      realWordPlaces(),
+		garbled:        toSet(bookGarbledWords()),
 		commonPlaceWords: func() map[string]struct{} {
 			m := map[string]struct{}{}
 			for _, w := range commonPlaceWords() {

@@ -158,6 +158,9 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 		} else if cue == cueWrote {
 			return i
 		}
+		if _, ok := lookup(sc, m.d.prefixes, c); ok && sc.has(c+1) {
+			c++ // "the book of first corintheans": the prefix is read with the name
+		}
 		if m.bible && sc.has(c) {
 			if next, ok := m.fuzzyBook(c, true); ok {
 				return next
@@ -186,34 +189,41 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
 		return 0, false // already part of a change
 	}
-	if root, _, isPre := m.key(c); root != nil || isPre {
-		return 0, false // a dictionary form: its own rules decided
-	}
-	lw := sc.lowerBytes(c)
-	for _, ch := range lw {
-		if ch < 'a' || ch > 'z' {
-			return 0, false
-		}
-	}
-	if m.d.fuzzyEnglish[string(lw)] {
-		return 0, false
-	}
-	best, dist, kdist := m.d.nearestBook(lw)
+	best, dist, kdist := m.nearestBookAt(c)
 	if best == nil {
 		return 0, false
 	}
 	r := m.parseRef(c + 1)
+	if root, _, isPre := m.key(c); isPre || (root != nil && (root.place != nil || root.book == nil ||
+		root.book.kind != kNone || !(r.strong || cued))) {
+		// A dictionary form: its own rules decided. Only a word the
+		// dictionary never reads as a book ("ester", "number") is tried,
+		// and only before a strong reference or after a cue.
+		return 0, false
+	}
+	if !cued && m.d.chapterEnglish[string(sc.lowerBytes(c))] {
+		return 0, false // "another chapter", "the final chapter"
+	}
 	if !cued && !r.ok {
 		return 0, false
 	}
-	if cued && !m.strongCue(c) {
+	at := c // where the cue must be: before the prefix of "first samoel"
+	if c > 0 && sc.nameGap(c-1) {
+		if _, ok := lookup(sc, m.d.prefixes, c-1); ok {
+			at = c - 1
+		}
+	}
+	if cued && !m.strongCue(at) {
 		return 0, false // "a book of numbers"
 	}
-	if cued && sc.is(c-1, "the") && !best.epistle() {
+	if cued && sc.is(at-1, "the") && !best.epistle() {
 		return 0, false // "the letter to the X" names a church or a person
 	}
 	close := dist <= 1 || (dist <= 2 && (len(best.lower) >= 7 || kdist == 0))
-	far := !close && dist <= 3 && kdist <= 1 && n >= 6
+	// A real word three edits away ("rumors" for "Romans") only after
+	// "the book of" or before "chapter", never before bare numbers.
+	far := !close && dist <= 3 && kdist <= 1 && n >= 6 && (cued || (r.chapterWord && !m.determinerBefore(c))) &&
+		n-len(best.lower) <= 1 && len(best.lower)-n <= 1
 	if !close && !far {
 		return 0, false
 	}
@@ -285,11 +295,14 @@ func (d *dict) nearestPlace(w []byte) (*fuzzyTarget, int) {
 	if len(w) >= 8 {
 		maxD = 2
 	}
+	if letterIndex(w[0]) == 0 {
+		return nil, 0
+	}
 	var best *fuzzyTarget
 	bestD := maxD + 1
-	for k := range d.placeTargets {
+	for _, k := range d.placeByLetter[letterIndex(w[0])] {
 		t := &d.placeTargets[k]
-		if t.lower[0] != w[0] || len(t.lower)-len(w) > maxD || len(w)-len(t.lower) > maxD {
+		if len(t.lower)-len(w) > maxD || len(w)-len(t.lower) > maxD {
 			continue
 		}
 		if t.lower == string(w) {
@@ -303,5 +316,44 @@ func (d *dict) nearestPlace(w []byte) (*fuzzyTarget, int) {
 	if best == nil || bestD > maxD {
 		return nil, 0
 	}
+	if len(w) <= 6 && phoneticKey(string(w)) != phoneticKey(best.lower) {
+		return nil, 0 // a short word must sound the same: not "jesus" for "Jebus"
+	}
 	return best, bestD
+}
+
+// bookMiss remembers the book nearest to a word (see nearestBook).
+type bookMiss struct {
+	h           uint64
+	start, end  int32
+	best        *bookTarget
+	dist, kdist uint8
+}
+
+// nearestBookAt returns nearestBook for token c, a word of ASCII letters
+// of five to 16 bytes, through the matcher's cache; English words that
+// sound like a place or a book get nil.
+func (m *matcher) nearestBookAt(c int) (*bookTarget, int, int) {
+	sc := m.sc
+	t := sc.tok(c)
+	n := t.e() - t.s()
+	slot := &m.books[t.h>>40&uint64(len(m.books)-1)]
+	if slot.h == t.h && int(slot.end-slot.start) == n && asciiEqualFold(sc.str(c), sc.text[slot.start:slot.end]) {
+		return slot.best, int(slot.dist), int(slot.kdist)
+	}
+	var best *bookTarget
+	var dist, kdist int
+	lw := sc.lowerBytes(c)
+	letters := true
+	for _, ch := range lw {
+		if ch < 'a' || ch > 'z' {
+			letters = false
+			break
+		}
+	}
+	if letters && !m.d.fuzzyEnglish[string(lw)] {
+		best, dist, kdist = m.d.nearestBook(lw)
+	}
+	*slot = bookMiss{h: t.h, start: t.start, end: t.end, best: best, dist: uint8(dist), kdist: uint8(kdist)}
+	return best, dist, kdist
 }

@@ -22,6 +22,8 @@ type matcher struct {
 	dyn          [][]string  // replacements built for this text, in blocks (see sref)
 	buf          []byte      // scratch for replacements
 	code         codeState   // the code blocks read so far
+	hasCode      bool        // the text holds a backtick or a '<'
+	books        []bookMiss  // a cache of words compared with the books; its length is a power of two
 	bibleSeen    bool        // a book change has been applied
 }
 
@@ -668,7 +670,8 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 }
 
 func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
-	if m.code.inCode(m.sc.text, start) || notProse(m.sc.text, start, end) {
+	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
+		notProse(m.sc.text, start, end) {
 		return
 	}
 	m.found.add(start, end, repl, rule, confPct(conf))
@@ -761,15 +764,20 @@ func (m *matcher) commonPhrase(i, j int, p *placeForm) bool {
 type fuzzyMiss struct {
 	h          uint64
 	start, end int32
+	// The word's matches, cached too: near and wide point into the
+	// dictionary (nil for none), with their distances.
+	near, wide   *fuzzyTarget
+	nearD, wideD uint8
+	wideDone     bool // wide has been looked for
 }
 
 func (f fuzzyMiss) s() int { return int(f.start) }
 func (f fuzzyMiss) e() int { return int(f.end) }
 
-// fuzzyBest returns the well-known place name nearest to token i, of n
-// bytes, and its distance, or nil.
-func (m *matcher) fuzzyBest(i, n int) (*fuzzyTarget, int) {
-	lw := m.sc.lowerBytes(i)
+// fuzzyBest returns the well-known place name that sounds like the
+// lowercase word lw and is nearest to it, and its distance, or nil. The
+// distance is at most one, or two from eight letters (from six when wide).
+func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int) {
 	for _, c := range lw {
 		if c < 'a' || c > 'z' {
 			return nil, 0
@@ -782,8 +790,8 @@ func (m *matcher) fuzzyBest(i, n int) (*fuzzyTarget, int) {
 	}
 	targets := m.d.fuzzy[string(key)]
 	maxD := 1
-	if n >= 8 {
-		maxD = 2
+	if n := len(lw); n >= 8 || (wide && n >= 6) {
+		maxD = 2 // the targets sound the same: "efesus" for "ephesus"
 	}
 	var best *fuzzyTarget
 	bestD := maxD + 1
@@ -812,43 +820,73 @@ func (m *matcher) fuzzyPlace(i int) {
 	if n < 5 || n > 24 || t.digits() {
 		return
 	}
-	// A strong place context: a locative, "the brook of", a list of places.
-	cue := m.locativeBefore(i) || sc.is(i-1, "unto") || m.placeOf(i) || m.placeListBefore(i)
-	if n < 6 && !cue {
-		return
-	}
-	// Without a cue, whether a word has a fuzzy match depends on the word
-	// only: an ASCII word remembered as a miss is not tried again.
+	// Whether a word is near a place at all depends on the word only: an
+	// ASCII word remembered as a miss is not tried again, whatever its
+	// context.
 	var slot *fuzzyMiss
-	if !cue && t.flags&tMulti == 0 && len(m.misses) > 0 {
-		slot = &m.misses[t.h>>20&uint64(len(m.misses)-1)]
+	var near, wide *fuzzyTarget // same sound, two edits from six letters; another sound or a rarer place
+	var nearD, wideD int
+	cached := false
+	if t.flags&tMulti == 0 && len(m.misses) > 0 {
+		slot = &m.misses[t.h>>40&uint64(len(m.misses)-1)]
 		if slot.h == t.h && slot.e()-slot.s() == n && asciiEqualFold(sc.str(i), sc.text[slot.s():slot.e()]) {
-			return
+			near, wide, nearD, wideD, cached = slot.near, slot.wide, int(slot.nearD), int(slot.wideD), true
 		}
 	}
+	if !cached {
+		near, nearD = m.fuzzyBest(sc.lowerBytes(i), true)
+		if slot != nil {
+			*slot = fuzzyMiss{h: t.h, start: t.start, end: t.end, near: near, nearD: uint8(nearD)}
+		}
+	}
+	// A place context: a locative, "the brook of", a list of places. "to"
+	// and "from" also lead to people ("said hello to", "a letter from").
+	strong, toFrom := m.placeCueBefore(i)
+	if near == nil && !strong && !toFrom {
+		return
+	}
+	upper := sc.firstUpper(i) && !sc.sentenceStart(i)
+	if near == nil && (strong || upper) {
+		// After a cue, another sound or a rarer place: looked for once a word.
+		if slot != nil && cached && slot.wideDone {
+			wide, wideD = slot.wide, int(slot.wideD)
+		} else {
+			if lw := sc.lowerBytes(i); !m.d.fuzzyEnglish[string(lw)] {
+				wide, wideD = m.d.nearestPlace(lw)
+			}
+			if slot != nil && slot.h == t.h {
+				slot.wide, slot.wideD, slot.wideDone = wide, uint8(wideD), true
+			}
+		}
+	}
+	if near == nil && wide == nil {
+		return
+	}
+	cue := strong || (toFrom && !sc.isAny(i-2, "hello", "said", "say", "says",
+		"spoke", "speak", "talk", "talked", "wrote", "write", "sent", "send", "gave", "give", "married",
+		"introduced", "belongs", "thanks", "listen", "listened", "letter", "message", "gift", "email"))
 	// A capitalised word inside a sentence that is no known name is most
 	// often another proper noun ("Canadians", "Marian", a product): it is
 	// tried only after a place cue. A demonym is never a misheard place.
-	if (sc.firstUpper(i) && !sc.sentenceStart(i) && !cue) || demonymEnding(sc.str(i)) {
+	if (upper && !cue) || demonymEnding(sc.str(i)) {
 		return
 	}
-	best, bestD := m.fuzzyBest(i, n)
-	if best == nil && cue {
-		// After a cue, spellings that sound different are compared too
-		// ("the brook of Cherich"), and the rarer places.
-		best, bestD = m.d.nearestPlace(sc.lowerBytes(i))
+	best, bestD := near, nearD
+	if best != nil && bestD == 2 && n < 8 && !cue {
+		best = nil // two edits in a short word only after a cue
 	}
-	if best != nil && m.bible {
+	if best == nil && (strong || (cue && upper)) {
+		// Not a lowercase word after "to": "to create", "to attach" are verbs.
+		best, bestD = wide, wideD
+	}
+	if best == nil || (n < 6 && !strong && !(cue && upper)) {
+		return
+	}
+	if m.bible {
 		// "corintheans 13 4": a book before a reference wins.
 		if _, ok := m.fuzzyBook(i, false); ok {
 			return
 		}
-	}
-	if best == nil {
-		if slot != nil {
-			*slot = fuzzyMiss{h: t.h, start: t.start, end: t.end}
-		}
-		return
 	}
 	conf := 0.6
 	if bestD == 1 {
@@ -856,12 +894,44 @@ func (m *matcher) fuzzyPlace(i int) {
 		if n >= 7 && best.mentions >= 20 && (cue || sc.is(i-1, "of")) {
 			conf = 0.86
 		}
+		if upper && !strong {
+			conf = 0.75 // "go to Nazaret", but also "went to Marian"
+		}
 	}
 	repl := best.id
 	if allUpper(sc.str(i)) {
 		repl = m.str(strings.ToUpper(best.name))
 	}
 	m.add(t.s(), t.e(), repl, rulePlaceFuzzy, conf)
+}
+
+// placeCueBefore reports whether a strong place cue precedes token i (a
+// locative such as "in" or "near", "the brook of", a list of places), or
+// "to" or "from". It reads the word before once: it runs on every word
+// that may be a misheard place.
+func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
+	sc := m.sc
+	if i < 1 {
+		return false, false
+	}
+	t := sc.tok(i - 1)
+	if n := t.e() - t.s(); n >= 2 && n <= 7 && t.flags&tMulti == 0 {
+		var buf [7]byte
+		for k := 0; k < n; k++ {
+			buf[k] = sc.text[t.s()+k] | 0x20
+		}
+		switch string(buf[:n]) {
+		case "in", "into", "near", "at", "through", "toward", "towards", "unto":
+			return true, false
+		case "to", "from":
+			return false, true
+		case "of":
+			if m.placeOf(i) {
+				return true, false
+			}
+		}
+	}
+	return m.placeListBefore(i), false
 }
 
 // placeOf reports whether token i follows a place noun and "of": "the
@@ -909,6 +979,7 @@ func demonymEnding(w string) bool {
 type ref struct {
 	ok           bool
 	strong       bool // more than a bare number: "13:4", "13 4", "chapter 13"
+	chapterWord  bool // the word "chapter" opens it
 	chapterRange bool // "Psalms 120 through 134", "Psalms 1 and 2"
 	chapter      int
 	verse        int
@@ -964,7 +1035,7 @@ func (m *matcher) parseRef(k int) ref {
 	if v < 1 || v > 150 {
 		return r
 	}
-	r = ref{ok: true, strong: chapterWord, chapter: v, endTok: next - 1}
+	r = ref{ok: true, strong: chapterWord, chapterWord: chapterWord, chapter: v, endTok: next - 1}
 	k = next
 	if sc.has(k) {
 		if g := sc.refGap(k - 1); g.ok && !g.dash {

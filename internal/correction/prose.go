@@ -14,6 +14,7 @@ type codeState struct {
 	pos   int  // bytes before pos have been read
 	fence bool // inside a ``` block
 	tags  int  // open <code> and <pre> elements
+	tick  int  // 1 + the offset of the latest single backtick read, or 0
 }
 
 // inCode reports whether byte offset p lies in a fenced block or an HTML
@@ -35,6 +36,8 @@ func (cs *codeState) inCode(text string, p int) bool {
 			if strings.HasPrefix(text[at:], "```") {
 				cs.fence = !cs.fence
 				cs.pos = at + 3
+			} else {
+				cs.tick = at + 1
 			}
 			continue
 		}
@@ -76,8 +79,17 @@ func isSpaceByte(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
+// inlineCode reports whether start..end, read by inCode, lies in an
+// inline code span: only when a backtick was seen earlier on its line.
+func (cs *codeState) inlineCode(text string, start, end int) bool {
+	if cs.tick == 0 || strings.IndexByte(text[cs.tick-1:start], '\n') >= 0 {
+		return false
+	}
+	return inBackticks(text, start, end)
+}
+
 // notProse reports whether the bytes start..end of text belong to a URL,
-// an e-mail address, a handle, a path, a file name or an inline code span.
+// an e-mail address, a handle, a path or a file name.
 func notProse(text string, start, end int) bool {
 	a, b := start, end
 	for a > 0 && start-a < 2048 && !isSpaceByte(text[a-1]) {
@@ -87,6 +99,16 @@ func notProse(text string, start, end int) bool {
 		b++
 	}
 	chunk := text[a:b]
+	special := false
+	for k := 0; k < len(chunk) && !special; k++ {
+		switch chunk[k] {
+		case '/', '\\', '@', '.', ':', '~':
+			special = true
+		}
+	}
+	if !special {
+		return false // a word with its punctuation: the common case
+	}
 	if strings.Contains(chunk, "://") || hasFoldPrefix(strings.TrimLeft(chunk, "(<[\"'"), "www.") {
 		return true
 	}
@@ -99,10 +121,7 @@ func notProse(text string, start, end int) bool {
 			return true
 		}
 	}
-	if fileName(chunk) {
-		return true
-	}
-	return inBackticks(text, start, end)
+	return fileName(chunk)
 }
 
 // fileName reports whether chunk, less its closing punctuation, ends in a

@@ -225,15 +225,16 @@ func (sc *scanner) scan() {
 		}
 		// Flag the words the matcher tries, without branches: whether a
 		// word is one is not predictable. A word that is no dictionary
-		// key is tried as a misheard place name when it has six to 24
-		// letters and its shape is that of a key or a fuzzy target.
+		// key is tried as a misheard place name when it has five to 24
+		// letters and its shape is that of a key or a fuzzy target (five
+		// letters only after a place cue).
 		full := d.keyBit(t.h)
 		if multi {
 			full = 1
 		}
 		k := (min(size, 31)*27+letterIndex(text[start]))*27 + letterIndex(text[i-1])
 		fuzzy := d.anyShape.bit(k)
-		if uint(size-6) > 24-6 || digits != 0 {
+		if uint(size-5) > 24-5 || digits != 0 {
 			fuzzy = 0
 		}
 		t.flags |= full*tFull | fuzzy&^full*tFuzzy
