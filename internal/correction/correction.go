@@ -100,7 +100,7 @@ func (e *Engine) Find(text string, opts Options) []Change {
 	}
 	if wantPlace {
 		// About one word in twelve is tried as a misheard place name.
-		m.misses = make([]fuzzyMiss, min(1024, 1<<bits.Len(uint(len(text)/64))))
+		m.misses = make([]fuzzyMiss, max(2, min(1024, 1<<bits.Len(uint(len(text)/64)))))
 	}
 	m.run()
 	n := m.found.n

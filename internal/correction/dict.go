@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"embed"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,6 +79,9 @@ type bookForm struct {
 	pfam  *family
 	pkind kind
 	risk  risk
+	// adjective: also an adjective or a demonym ("galatian"); garbled:
+	// an English word a misheard phrase produces ("acts" for "fact").
+	adjective, garbled bool
 }
 
 // placeForm is what one dictionary form means as a place name.
@@ -117,7 +121,24 @@ type prefix struct {
 type fuzzyTarget struct {
 	lower, name string
 	mentions    int
-	id          sref // name in dict.names
+	id          sref   // name in dict.names
+	idx         uint16 // 1 + its index in dict.fuzzyAll or dict.placeTargets
+}
+
+// fuzzyAt returns the target of dict.fuzzyAll with index idx-1, or nil.
+func (d *dict) fuzzyAt(idx uint16) *fuzzyTarget {
+	if idx == 0 {
+		return nil
+	}
+	return d.fuzzyAll[idx-1]
+}
+
+// placeAt returns the target of dict.placeTargets with index idx-1, or nil.
+func (d *dict) placeAt(idx uint16) *fuzzyTarget {
+	if idx == 0 {
+		return nil
+	}
+	return &d.placeTargets[idx-1]
 }
 
 // dict holds the immutable tables built by NewEngine.
@@ -136,6 +157,8 @@ type dict struct {
 	garbled map[string]bool
 	// commonPlaceWords holds the ordinary words of multi-word place names.
 	commonPlaceWords map[string]struct{}
+	// fuzzyAll lists the targets of fuzzy, for the matcher's cache.
+	fuzzyAll []*fuzzyTarget
 	// placeTargets are the places a misheard word after a place cue is
 	// compared with: names of five letters or more mentioned five times.
 	placeTargets []fuzzyTarget
@@ -338,14 +361,23 @@ func (d *dict) nameReplacements() {
 		rw.id = intern(rw.name)
 		d.realWords[k] = rw
 	}
-	for _, ts := range d.fuzzy {
+	keys := make([]string, 0, len(d.fuzzy))
+	for key := range d.fuzzy {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		ts := d.fuzzy[key]
 		for k := range ts {
 			ts[k].id = intern(ts[k].name)
+			d.fuzzyAll = append(d.fuzzyAll, &ts[k])
+			ts[k].idx = uint16(len(d.fuzzyAll))
 		}
 	}
 	for k := range d.placeTargets {
 		t := &d.placeTargets[k]
 		t.id = intern(t.name)
+		t.idx = uint16(k + 1)
 		l := letterIndex(t.lower[0])
 		d.placeByLetter[l] = append(d.placeByLetter[l], int32(k))
 	}
@@ -418,16 +450,21 @@ func (d *dict) markShapes() {
 		d.addFuzzyKey(key)
 		for _, t := range ts {
 			// A recognizer often loses or changes the last sound
-			// ("nazaret", "emmauz"): the last two letters and their
-			// sound-alikes end a word that may be the name.
-			ends := []byte{t.lower[len(t.lower)-1], t.lower[len(t.lower)-2]}
+			// ("nazaret", "emmauz"): a silent final h may be lost, and
+			// s and z sound alike.
+			ends := []byte{t.lower[len(t.lower)-1]}
 			switch t.lower[len(t.lower)-1] {
 			case 's':
 				ends = append(ends, 'z')
 			case 'z':
 				ends = append(ends, 's')
+			case 'h':
+				ends = append(ends, t.lower[len(t.lower)-2]) // "nazaret", "mizpa"
 			}
 			for n := len(t.lower) - 2; n <= len(t.lower)+2; n++ {
+				if n == 5 && len(t.lower) > 6 {
+					continue // a word of five letters is compared within one edit
+				}
 				for _, last := range ends {
 					if n >= 0 && n < 32 {
 						d.fuzzyShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(last))
@@ -548,6 +585,9 @@ func buildDict() (*dict, error) {
 	}
 	d.markShapes()
 	d.nameReplacements()
+	if len(d.fuzzyAll) >= 1<<16 || len(d.placeTargets) >= 1<<16 {
+		return nil, fmt.Errorf("correction: too many fuzzy targets")
+	}
 	if len(d.entries) > len(d.table)/2 {
 		return nil, fmt.Errorf("correction: %d keys overfill the key table", len(d.entries))
 	}
@@ -664,6 +704,7 @@ func (d *dict) buildBooks() error {
 			if f := n.book; f != nil {
 				single := !strings.Contains(f.key, " ")
 				f.risk = riskOf[f.key]
+				f.adjective, f.garbled = d.adjectives[f.key], d.garbled[f.key]
 				if conflict[f] || ambiguous[f.key] || (single && (len(f.key) <= 2 || never[f.key])) {
 					f.kind = kNone
 				}

@@ -290,13 +290,13 @@ func (m *matcher) realWordPlace(i int) {
 // nearestPlace returns the place of placeTargets nearest to the lowercase
 // word w that starts with the same letter, within one edit (two from
 // eight letters), or nil. Of equally near places the most mentioned wins.
-func (d *dict) nearestPlace(w []byte) (*fuzzyTarget, int) {
+func (d *dict) nearestPlace(w []byte) (*fuzzyTarget, int, uint16) {
 	maxD := 1
 	if len(w) >= 8 {
 		maxD = 2
 	}
 	if letterIndex(w[0]) == 0 {
-		return nil, 0
+		return nil, 0, 0
 	}
 	var best *fuzzyTarget
 	bestD := maxD + 1
@@ -306,7 +306,7 @@ func (d *dict) nearestPlace(w []byte) (*fuzzyTarget, int) {
 			continue
 		}
 		if t.lower == string(w) {
-			return nil, 0
+			return nil, 0, 0
 		}
 		dd := editDistance(w, t.lower, maxD)
 		if dd < bestD || (dd == bestD && best != nil && t.mentions > best.mentions) {
@@ -314,12 +314,12 @@ func (d *dict) nearestPlace(w []byte) (*fuzzyTarget, int) {
 		}
 	}
 	if best == nil || bestD > maxD {
-		return nil, 0
+		return nil, 0, 0
 	}
 	if len(w) <= 6 && phoneticKey(string(w)) != phoneticKey(best.lower) {
-		return nil, 0 // a short word must sound the same: not "jesus" for "Jebus"
+		return nil, 0, 0 // a short word must sound the same: not "jesus" for "Jebus"
 	}
-	return best, bestD
+	return best, bestD, best.idx
 }
 
 // bookMiss remembers the book nearest to a word (see nearestBook).

@@ -527,7 +527,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	misspelled := f.kind == kMisspelling && !strings.EqualFold(orig, name)
 	dangerous := f.kind >= kAbbrev
 	strongCue := m.strongCue(i)
-	if !r.ok && !strongCue && m.d.adjectives[f.key] {
+	if !r.ok && f.adjective && !strongCue {
 		// "the Galatian believers", "an Ephesian household": an adjective or
 		// a demonym, a book only with a reference or after "the book of".
 		return 0, false
@@ -556,7 +556,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
 			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
-		case !r.ok && !dangerous && sc.is(i-1, "in") && !m.d.garbled[f.key]:
+		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled:
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
 			return 0, false
@@ -762,31 +762,28 @@ func (m *matcher) commonPhrase(i, j int, p *placeForm) bool {
 // fuzzyMiss remembers a word that has no fuzzy match: its hash and
 // where it occurred.
 type fuzzyMiss struct {
-	h          uint64
-	start, end int32
-	// The word's matches, cached too: near and wide point into the
-	// dictionary (nil for none), with their distances.
-	near, wide   *fuzzyTarget
-	nearD, wideD uint8
-	wideDone     bool // wide has been looked for
+	h     uint32 // the high half of the word's hash
+	start int32  // where the word occurred
+	n     uint8  // its length; 0 for a free slot
+	dists uint8  // the distance of near, and of wide << 2
+	// near and wide are 1 + the index of the word's matches in
+	// dict.fuzzyAll and dict.placeTargets, or 0 for none.
+	near, wide uint16
 }
-
-func (f fuzzyMiss) s() int { return int(f.start) }
-func (f fuzzyMiss) e() int { return int(f.end) }
 
 // fuzzyBest returns the well-known place name that sounds like the
 // lowercase word lw and is nearest to it, and its distance, or nil. The
 // distance is at most one, or two from eight letters (from six when wide).
-func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int) {
+func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int, uint16) {
 	for _, c := range lw {
 		if c < 'a' || c > 'z' {
-			return nil, 0
+			return nil, 0, 0
 		}
 	}
 	var kb [32]byte
 	key := appendPhoneticKey(kb[:0], lw)
 	if !m.d.maybeFuzzyKey(key) || m.d.fuzzyEnglish[string(lw)] {
-		return nil, 0
+		return nil, 0, 0
 	}
 	targets := m.d.fuzzy[string(key)]
 	maxD := 1
@@ -798,7 +795,7 @@ func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int) {
 	for k := range targets {
 		tg := &targets[k]
 		if tg.lower == string(lw) {
-			return nil, 0
+			return nil, 0, 0
 		}
 		dd := editDistance(lw, tg.lower, maxD)
 		if dd < bestD || (dd == bestD && best != nil && tg.mentions > best.mentions) {
@@ -806,9 +803,9 @@ func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int) {
 		}
 	}
 	if best == nil || bestD > maxD {
-		return nil, 0
+		return nil, 0, 0
 	}
-	return best, bestD
+	return best, bestD, best.idx
 }
 
 // fuzzyPlace looks for a well-known place name that token i may be a
@@ -828,36 +825,52 @@ func (m *matcher) fuzzyPlace(i int) {
 	var nearD, wideD int
 	cached := false
 	if t.flags&tMulti == 0 && len(m.misses) > 0 {
-		slot = &m.misses[t.h>>40&uint64(len(m.misses)-1)]
-		if slot.h == t.h && slot.e()-slot.s() == n && asciiEqualFold(sc.str(i), sc.text[slot.s():slot.e()]) {
-			near, wide, nearD, wideD, cached = slot.near, slot.wide, int(slot.nearD), int(slot.wideD), true
+		// Two slots a word: two words of one slot do not evict each other.
+		k := int(t.h >> 40 & uint64(len(m.misses)-1))
+		h32 := uint32(t.h >> 32)
+		for _, s := range [2]int{k, k ^ 1} {
+			if x := &m.misses[s]; x.h == h32 && int(x.n) == n && asciiEqualFold(sc.str(i), sc.text[x.start:int(x.start)+n]) {
+				if x.near == 0 && x.wide == 0 {
+					return // no place near this word
+				}
+				slot, cached = x, true
+				near, nearD = m.d.fuzzyAt(x.near), int(x.dists&3)
+				wide, wideD = m.d.placeAt(x.wide), int(x.dists>>2&3)
+				break
+			}
+		}
+		if slot == nil {
+			slot = &m.misses[k]
+			if slot.n != 0 && (m.misses[k^1].n == 0 || t.h>>39&1 == 1) {
+				slot = &m.misses[k^1]
+			}
 		}
 	}
 	if !cached {
-		near, nearD = m.fuzzyBest(sc.lowerBytes(i), true)
+		// Another sound or a rarer place (wide) is used only after a cue.
+		var ni, wi uint16
+		lw := sc.lowerBytes(i)
+		near, nearD, ni = m.fuzzyBest(lw, true)
+		if near == nil && !m.d.fuzzyEnglish[string(lw)] {
+			wide, wideD, wi = m.d.nearestPlace(lw)
+		}
 		if slot != nil {
-			*slot = fuzzyMiss{h: t.h, start: t.start, end: t.end, near: near, nearD: uint8(nearD)}
+			*slot = fuzzyMiss{h: uint32(t.h >> 32), start: t.start, n: uint8(n), near: ni, wide: wi,
+				dists: uint8(nearD) | uint8(wideD)<<2}
+		}
+		if near == nil && wide == nil {
+			return
 		}
 	}
 	// A place context: a locative, "the brook of", a list of places. "to"
 	// and "from" also lead to people ("said hello to", "a letter from").
 	strong, toFrom := m.placeCueBefore(i)
-	if near == nil && !strong && !toFrom {
+	if !strong && !toFrom && near == nil {
 		return
 	}
 	upper := sc.firstUpper(i) && !sc.sentenceStart(i)
-	if near == nil && (strong || upper) {
-		// After a cue, another sound or a rarer place: looked for once a word.
-		if slot != nil && cached && slot.wideDone {
-			wide, wideD = slot.wide, int(slot.wideD)
-		} else {
-			if lw := sc.lowerBytes(i); !m.d.fuzzyEnglish[string(lw)] {
-				wide, wideD = m.d.nearestPlace(lw)
-			}
-			if slot != nil && slot.h == t.h {
-				slot.wide, slot.wideD, slot.wideDone = wide, uint8(wideD), true
-			}
-		}
+	if near != nil || !(strong || upper) {
+		wide = nil
 	}
 	if near == nil && wide == nil {
 		return

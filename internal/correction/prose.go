@@ -91,6 +91,17 @@ func (cs *codeState) inlineCode(text string, start, end int) bool {
 // notProse reports whether the bytes start..end of text belong to a URL,
 // an e-mail address, a handle, a path or a file name.
 func notProse(text string, start, end int) bool {
+	if start == 0 || isSpaceByte(text[start-1]) {
+		// A word after a space and before closing punctuation and a space,
+		// the common case, is prose.
+		e := end
+		for e < len(text) && strings.IndexByte(",.;?!\"')", text[e]) >= 0 {
+			e++
+		}
+		if e == len(text) || isSpaceByte(text[e]) {
+			return false
+		}
+	}
 	a, b := start, end
 	for a > 0 && start-a < 2048 && !isSpaceByte(text[a-1]) {
 		a--
