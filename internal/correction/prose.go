@@ -1,6 +1,9 @@
 package correction
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The engine never changes or suggests a word that is not prose: a word
 // inside a URL, an e-mail address or social handle, a file path or file
@@ -174,4 +177,66 @@ func inBackticks(text string, start, end int) bool {
 		}
 	}
 	return false
+}
+
+// ProseGuard tells whether spans of one text are prose the engine may
+// change, by the rules the engine itself follows. Other reviewers of the
+// engine's changes (the AI pass's rules) use it to reject what the engine
+// would not touch. Spans are best given in increasing order; a guard is
+// not safe for concurrent use.
+type ProseGuard struct {
+	text string
+	code codeState
+}
+
+// NewProseGuard returns a guard over text.
+func NewProseGuard(text string) *ProseGuard {
+	return &ProseGuard{text: text}
+}
+
+// NotProse returns what the span text[start:end] belongs to if it is not
+// prose ("a URL", "an e-mail address", "a file path", "code"), or "".
+func (g *ProseGuard) NotProse(start, end int) string {
+	if start < 0 || end > len(g.text) || start > end {
+		return ""
+	}
+	if start < g.code.pos {
+		g.code = codeState{}
+	}
+	if g.code.inCode(g.text, start) || g.code.inlineCode(g.text, start, end) {
+		return "code"
+	}
+	if !notProse(g.text, start, end) {
+		return ""
+	}
+	a, b := start, end
+	for a > 0 && !isSpaceByte(g.text[a-1]) {
+		a--
+	}
+	for b < len(g.text) && !isSpaceByte(g.text[b]) {
+		b++
+	}
+	switch chunk := g.text[a:b]; {
+	case strings.Contains(chunk, "://") || strings.Contains(strings.ToLower(chunk), "www."):
+		return "a URL"
+	case strings.Contains(chunk, "@"):
+		return "an e-mail address or handle"
+	case strings.ContainsAny(chunk, "/\\"):
+		return "a file path"
+	}
+	return "a file or domain name"
+}
+
+// IsBookAdjective reports whether the lowercase word w is a book form that
+// is also an English adjective or demonym ("galatian", "roman"): the
+// engine changes it only before a reference or after "the book of".
+func IsBookAdjective(w string) bool {
+	return slices.Contains(bookAdjectiveWords(), w)
+}
+
+// IsCommonPlaceWord reports whether the lowercase word w is an ordinary
+// word of multi-word place names ("holy", "city", "place"): the engine
+// leaves a phrase alone when only such words would take a capital.
+func IsCommonPlaceWord(w string) bool {
+	return slices.Contains(commonPlaceWords(), w)
 }
