@@ -25,6 +25,8 @@ type matcher struct {
 	hasCode      bool        // the text holds a backtick or a '<'
 	books        []bookMiss  // a cache of words compared with the books; its length is a power of two
 	bibleSeen    bool        // a book change has been applied
+	stopNode     *node       // where the latest walk stopped, at token stopJ
+	stopJ        int
 }
 
 // ruleID names the rule of a change.
@@ -275,12 +277,67 @@ func (m *matcher) walk(i int, n *node, buf *[8]cand) []cand {
 		if len(n.next) == 0 || len(c) == len(buf) || !sc.nameGap(j) {
 			return c
 		}
-		var ok bool
-		if n, ok = lookup(sc, n.next, j+1); !ok {
+		next, ok := lookup(sc, n.next, j+1)
+		if !ok {
+			m.stopNode, m.stopJ = n, j // the spoken name may go on, misheard
 			return c
 		}
+		n = next
 		j++
 	}
+}
+
+// fuzzyTail looks for a multi-word place name whose first words are tokens
+// i..j, read up to node n, and whose last word token j+1 is a mishearing
+// of ("caesarea philipi", "the sea of galili"): a fix of the first words
+// alone would stop at a shorter name than the one spoken.
+func (m *matcher) fuzzyTail(i, j int, n *node) (int, bool) {
+	sc := m.sc
+	k := j + 1
+	if !sc.has(k) {
+		return 0, false
+	}
+	t := sc.tok(k)
+	size := t.e() - t.s()
+	if size < 4 || size > 24 || t.flags&(tDigits|tMulti) != 0 {
+		return 0, false
+	}
+	lw := sc.lowerBytes(k)
+	maxD := 1
+	if size >= 6 {
+		maxD = 2 // two edits only of the same sound: "galili" for "galilee"
+	}
+	var best *placeForm
+	bestD, bestKey := maxD+1, ""
+	for key, child := range n.next {
+		p := child.place
+		if p == nil || p.stop || len(p.words) != k-i+1 || key[0] != lw[0] ||
+			len(key)-size > maxD || size-len(key) > maxD {
+			continue
+		}
+		d := editDistance(lw, key, maxD)
+		if d > maxD || (d == 2 && phoneticKey(string(lw)) != phoneticKey(key)) {
+			continue
+		}
+		// The nearest, then the most mentioned, then the first in order:
+		// the map's order must not decide.
+		if d < bestD || (d == bestD && (p.mentions > best.mentions || p.mentions == best.mentions && key < bestKey)) {
+			best, bestD, bestKey = p, d, key
+		}
+	}
+	if best == nil || bestD == 0 {
+		return 0, false
+	}
+	conf := 0.75
+	if bestD == 1 && size >= 6 && best.rule != rulePlaceVariant {
+		conf = 0.86 // the first words are the name's already
+	}
+	repl := best.name
+	if allUpper(sc.text[sc.tok(i).s():t.e()]) {
+		repl = strings.ToUpper(repl)
+	}
+	m.add(sc.tok(i).s(), t.e(), m.str(repl), rulePlaceFuzzy, conf)
+	return k + 1, true
 }
 
 // at looks for a correction starting at token i and returns the token to
@@ -320,7 +377,13 @@ func (m *matcher) at(i int) int {
 			}
 		}
 	}
+	m.stopNode = nil
 	cands := m.walk(i, root, &buf)
+	if m.place && m.stopNode != nil && len(m.stopNode.next) > 0 && (m.stopJ > i || m.stopNode.place != nil) {
+		if next, ok := m.fuzzyTail(i, m.stopJ, m.stopNode); ok {
+			return next
+		}
+	}
 	for k := len(cands) - 1; k >= 0; k-- {
 		c := cands[k]
 		if m.bible && c.n.book != nil {
