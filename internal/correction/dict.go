@@ -99,6 +99,7 @@ type node struct {
 	next  map[string]*node
 	book  *bookForm
 	place *placeForm
+	tails bool // a usable place form ends one word after this node
 }
 
 // prefixStyle is how a book number was written.
@@ -585,6 +586,18 @@ func buildDict() (*dict, error) {
 	}
 	d.markShapes()
 	d.nameReplacements()
+	var mark func(m map[string]*node)
+	mark = func(m map[string]*node) {
+		for _, n := range m {
+			for _, c := range n.next {
+				if c.place != nil && !c.place.stop {
+					n.tails = true
+				}
+			}
+			mark(n.next)
+		}
+	}
+	mark(d.root)
 	if len(d.fuzzyAll) >= 1<<16 || len(d.placeTargets) >= 1<<16 {
 		return nil, fmt.Errorf("correction: too many fuzzy targets")
 	}

@@ -202,20 +202,22 @@ func (m *matcher) run() {
 		if k == len(toks) {
 			continue
 		}
-		if toks[k].flags&tDigits != 0 {
-			// A number no book claimed: the word before may be a misspelled one.
-			if m.bible && i > 0 {
+		flags := toks[k].flags
+		if flags&tDigits != 0 {
+			// A number no book claimed: the word before may be a misspelled
+			// one of five letters or more.
+			if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.flags&tDigits == 0 && prev.e()-prev.s() >= 5 {
 				if next, ok := m.fuzzyBook(i-1, false); ok {
 					i = max(next, i+1)
 					continue
 				}
 			}
-			if sc.tok(i).flags&tFull == 0 {
+			if flags&tFull == 0 {
 				i++
 				continue
 			}
 		}
-		if sc.tok(i).flags&tFull == 0 {
+		if flags&tFull == 0 {
 			if m.place {
 				m.fuzzyPlace(i)
 			}
@@ -379,7 +381,7 @@ func (m *matcher) at(i int) int {
 	}
 	m.stopNode = nil
 	cands := m.walk(i, root, &buf)
-	if m.place && m.stopNode != nil && len(m.stopNode.next) > 0 && (m.stopJ > i || m.stopNode.place != nil) {
+	if m.place && m.stopNode != nil && m.stopNode.tails && (m.stopJ > i || m.stopNode.place != nil) {
 		if next, ok := m.fuzzyTail(i, m.stopJ, m.stopNode); ok {
 			return next
 		}
