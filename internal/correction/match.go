@@ -218,7 +218,7 @@ func (m *matcher) run() {
 			}
 		}
 		if flags&tFull == 0 {
-			if m.place {
+			if m.place && !m.knownMiss(&toks[k]) {
 				m.fuzzyPlace(i)
 			}
 			i++
@@ -981,6 +981,17 @@ func (m *matcher) fuzzyPlace(i int) {
 		repl = m.str(strings.ToUpper(best.name))
 	}
 	m.add(t.s(), t.e(), repl, rulePlaceFuzzy, conf)
+}
+
+// knownMiss reports whether the word of t, of ASCII letters, is cached as
+// having no place near it: the common case, answered without a call.
+func (m *matcher) knownMiss(t *token) bool {
+	if t.flags&tMulti != 0 || len(m.misses) == 0 {
+		return false
+	}
+	x := &m.misses[t.h>>40&uint64(len(m.misses)-1)]
+	return x.h == uint32(t.h>>32) && x.near|x.wide == 0 && int32(x.n) == t.end-t.start &&
+		asciiEqualFold(m.sc.text[t.start:t.end], m.sc.text[x.start:x.start+int32(x.n)])
 }
 
 // placeCueBefore reports whether a strong place cue precedes token i (a
