@@ -184,6 +184,10 @@ type dict struct {
 	fuzzyShape shapeSet
 	// anyShape is first and fuzzyShape together, for the scanner.
 	anyShape shapeSet
+	// cueShape holds the shapes of words tried as misheard places only
+	// after a word of placeCues (a bit set over word hashes).
+	cueShape  shapeSet
+	placeCues [4]uint64
 	// keys is a Bloom filter (two bits a key) over the hashes of the ASCII
 	// words the matcher must look up: prefixes, root keys that can lead
 	// to a change, and all root keys of six letters or more (a key stops
@@ -447,36 +451,57 @@ func (d *dict) markShapes() {
 			e.pre, e.isPre = d.prefixes[k], true
 		}
 	}
-	for key, ts := range d.fuzzy {
-		d.addFuzzyKey(key)
-		for _, t := range ts {
-			// A recognizer often loses or changes the last sound
-			// ("nazaret", "emmauz"): a silent final h may be lost, and
-			// s and z sound alike.
-			ends := []byte{t.lower[len(t.lower)-1]}
-			switch t.lower[len(t.lower)-1] {
-			case 's':
-				ends = append(ends, 'z')
-			case 'z':
-				ends = append(ends, 's')
-			case 'h':
-				ends = append(ends, t.lower[len(t.lower)-2]) // "nazaret", "mizpa"
+	cueShape := func(t *fuzzyTarget, spread int) {
+		// After a place cue the scanner also flags words that lost or
+		// changed the last sound ("nazaret", "emmauz": a silent final h,
+		// s and z alike) and words of five letters.
+		ends := []byte{t.lower[len(t.lower)-1]}
+		switch t.lower[len(t.lower)-1] {
+		case 's':
+			ends = append(ends, 'z')
+		case 'z':
+			ends = append(ends, 's')
+		case 'h':
+			ends = append(ends, t.lower[len(t.lower)-2])
+		}
+		for n := len(t.lower) - spread; n <= len(t.lower)+spread; n++ {
+			if n < 5 || n >= 32 || (n == 5 && len(t.lower) > 6) {
+				continue // a word of five letters is compared within one edit
 			}
-			for n := len(t.lower) - 2; n <= len(t.lower)+2; n++ {
-				if n == 5 && len(t.lower) > 6 {
-					continue // a word of five letters is compared within one edit
-				}
-				for _, last := range ends {
-					if n >= 0 && n < 32 {
-						d.fuzzyShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(last))
-					}
-				}
+			for _, last := range ends {
+				d.cueShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(last))
 			}
 		}
+	}
+	for key, ts := range d.fuzzy {
+		d.addFuzzyKey(key)
+		for k := range ts {
+			t := &ts[k]
+			for n := len(t.lower) - 2; n <= len(t.lower)+2; n++ {
+				if n >= 0 && n < 32 {
+					d.fuzzyShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(t.lower[len(t.lower)-1]))
+				}
+			}
+			cueShape(t, 2)
+		}
+	}
+	for k := range d.placeTargets {
+		cueShape(&d.placeTargets[k], 1)
 	}
 	for k := range d.anyShape {
 		d.anyShape[k] = d.first[k] | d.fuzzyShape[k]
 	}
+	for _, w := range []string{"in", "into", "near", "at", "through", "toward", "towards", "unto",
+		"to", "from", "of", "and", "or", "mount"} {
+		h := keyHash(w)
+		d.placeCues[h>>62] |= 1 << (h >> 32 & 63)
+	}
+}
+
+// placeCueBit returns 1 if the word with hash h may be a place cue ("in",
+// "near", "of", "and"), and 0 if it is not.
+func (d *dict) placeCueBit(h uint64) uint8 {
+	return uint8(d.placeCues[h>>62] >> (h >> 32 & 63) & 1)
 }
 
 func (d *dict) insert(words []string) *node {
