@@ -99,7 +99,7 @@ type node struct {
 	next  map[string]*node
 	book  *bookForm
 	place *placeForm
-	tails bool // a usable place form ends one word after this node
+	tails uint32 // bit l: a usable place form ends one word after this node, a word whose first letter has index l
 }
 
 // prefixStyle is how a book number was written.
@@ -614,9 +614,9 @@ func buildDict() (*dict, error) {
 	var mark func(m map[string]*node)
 	mark = func(m map[string]*node) {
 		for _, n := range m {
-			for _, c := range n.next {
+			for key, c := range n.next {
 				if c.place != nil && !c.place.stop {
-					n.tails = true
+					n.tails |= 1 << letterIndex(key[0])
 				}
 			}
 			mark(n.next)

@@ -143,7 +143,7 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 	sc := m.sc
 	switch cue {
 	case cueChapter:
-		if m.bible && i > 0 {
+		if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.e()-prev.s() >= 5 {
 			if next, ok := m.fuzzyBook(i-1, false); ok {
 				return next
 			}

@@ -381,7 +381,8 @@ func (m *matcher) at(i int) int {
 	}
 	m.stopNode = nil
 	cands := m.walk(i, root, &buf)
-	if m.place && m.stopNode != nil && m.stopNode.tails && (m.stopJ > i || m.stopNode.place != nil) {
+	if m.place && m.stopNode != nil && m.stopNode.tails != 0 && (m.stopJ > i || m.stopNode.place != nil) &&
+		sc.has(m.stopJ+1) && m.stopNode.tails>>letterIndex(sc.text[sc.tok(m.stopJ+1).s()])&1 != 0 {
 		if next, ok := m.fuzzyTail(i, m.stopJ, m.stopNode); ok {
 			return next
 		}
