@@ -317,6 +317,10 @@ func TestCorrectTable(t *testing.T) {
 		// A spoken ordinal with a book and a cue, nothing competing.
 		{"turn to first john", "turn to first john", Options{}, "turn to 1 John", []string{"first john>1 John book.spoken_ordinal auto"}},
 		{"first john said", "first john said hello", Options{}, "first john said hello", []string{"first john>1 John book.spoken_ordinal review"}},
+		{"ordinal in a sermon citing books", "we read romans 8 28 and then second timothy says", Options{}, "we read Romans 8 28 and then 2 Timothy says",
+			[]string{"romans>Romans book.lowercase auto", "second timothy>2 Timothy book.spoken_ordinal auto"}},
+		{"ordinal alone, no sermon context", "first peter reminds us too", Options{}, "first peter reminds us too",
+			[]string{"first peter>1 Peter book.spoken_ordinal review"}},
 		// Places after a strong place cue, in lists, and whole multi-word names.
 		{"misheard place after the brook of", "hide by the brook of Cherich", Options{}, "hide by the brook of Cherith",
 			[]string{"Cherich>Cherith place.fuzzy auto"}},

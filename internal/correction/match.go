@@ -749,7 +749,7 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 // personAfter reports whether token k makes the name before it a
 // person's: "first john said", "second peter and".
 func (m *matcher) personAfter(k int) bool {
-	return m.sc.isAny(k, "said", "says", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had")
+	return m.sc.isAny(k, "said", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had")
 }
 
 func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
