@@ -250,8 +250,10 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 	switch {
 	case close && r.strong:
 		conf = 0.9
-	case close && cued:
+	case close && cued && (len(best.lower) >= 7 || r.ok):
 		conf = 0.88
+	case close && cued:
+		conf = 0.7 // "the book of names" is English too: a short book only suggested
 	case close && r.ok && len(best.lower) >= 7 && (m.weakCue(start) || m.listCue(start)) && !m.countAfter(r):
 		conf = 0.86
 	case close && r.ok:
