@@ -336,6 +336,7 @@ func TestCorrectTable(t *testing.T) {
 		{"name after in", "faith in Jesus and in jesus", Options{}, "faith in Jesus and in jesus", []string{}},
 		{"whole two-word name", "they reached caesarea philipi", Options{}, "they reached Caesarea Philippi",
 			[]string{"caesarea philipi>Caesarea Philippi place.fuzzy auto"}},
+		{"ordinary phrase, misheard last word", "the most holy places of the temple", Options{}, "the most holy places of the temple", []string{}},
 		{"whole name after of", "at the sea of tiberius", Options{}, "at the Sea of Tiberias",
 			[]string{"sea of tiberius>Sea of Tiberias place.fuzzy auto"}},
 	}

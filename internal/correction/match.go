@@ -330,6 +330,11 @@ func (m *matcher) fuzzyTail(i, j int, n *node) (int, bool) {
 	if best == nil || bestD == 0 {
 		return 0, false
 	}
+	// "the most holy places" is no misheard "Most Holy Place": a name of
+	// ordinary words is left alone, as evalPlace leaves it.
+	if _, ok := m.d.commonPlaceWords[strings.ToLower(best.words[len(best.words)-1])]; ok && m.commonPhrase(i, j, best) {
+		return 0, false
+	}
 	conf := 0.75
 	if bestD == 1 && size >= 6 && best.rule != rulePlaceVariant {
 		conf = 0.86 // the first words are the name's already
