@@ -317,6 +317,10 @@ func TestCorrectTable(t *testing.T) {
 			[]string{"rumors>Romans book.fuzzy review"}},
 		{"cavalry by the cross", "the blood that he shed on cavalry for us", Options{}, "the blood that he shed on cavalry for us",
 			[]string{"cavalry>Calvary place.real_word review"}},
+		{"some for psalm", "the bible says so. in some twenty three the lord is my shepherd", Options{}, "the bible says so. in some twenty three the lord is my shepherd",
+			[]string{"some>Psalm book.fuzzy review"}},
+		{"some that counts", "the bible says so. in some 20 years we will see", Options{}, "the bible says so. in some 20 years we will see", []string{}},
+		{"some in other talk", "in some 3 cases it failed", Options{}, "in some 3 cases it failed", []string{}},
 		{"cavalry in a battle", "the cavalry charged at dawn", Options{}, "the cavalry charged at dawn", []string{}},
 		// A spoken ordinal with a book and a cue, nothing competing.
 		{"turn to first john", "turn to first john", Options{}, "turn to 1 John", []string{"first john>1 John book.spoken_ordinal auto"}},

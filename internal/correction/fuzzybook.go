@@ -28,6 +28,7 @@ const (
 	cueTitle           // "book", "gospel", "letter": "the book of X"
 	cueWrote           // "wrote": "wrote to the X"
 	cueReal            // an English word the recognizer writes for a name ("cavalry")
+	cueSome            // "some", a misheard "psalm" in "in some twenty three"
 )
 
 // cueWords returns the words that open a context, by kind.
@@ -38,6 +39,7 @@ func cueWords() map[string]cueKind {
 		"letters": cueTitle, "epistle": cueTitle, "epistles": cueTitle,
 		"wrote": cueWrote, "writes": cueWrote, "writing": cueWrote, "written": cueWrote,
 		"cavalry": cueReal, "calgary": cueReal,
+		"some": cueSome,
 	}
 }
 
@@ -170,6 +172,34 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 		if m.place {
 			m.realWordPlace(i)
 		}
+	case cueSome:
+		if m.bible {
+			return m.somePsalm(i)
+		}
+	}
+	return i
+}
+
+// somePsalm suggests "Psalm" for "some" after "in" and before a psalm
+// number in a text about scripture: "so in some one, ten" is heard for
+// "so in Psalm 110". It returns the token to continue from, or i.
+func (m *matcher) somePsalm(i int) int {
+	sc := m.sc
+	if !sc.is(i-1, "in") {
+		return i
+	}
+	r := m.parseRef(i + 1)
+	if !r.ok || m.countAfter(r) {
+		return i // "in some 20 years"
+	}
+	t := sc.tok(i)
+	lo, hi := max(0, t.s()-400), min(len(sc.text), t.e()+400)
+	around := strings.ToLower(sc.text[lo:hi])
+	for _, w := range []string{"bible", "scripture", "psalm", "verse", "chapter", "the lord", "god"} {
+		if strings.Contains(around, w) {
+			m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.7)
+			return r.endTok + 1
+		}
 	}
 	return i
 }
@@ -201,8 +231,11 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		// and only before a strong reference or after a cue.
 		return 0, false
 	}
-	if !cued && m.d.chapterEnglish[string(sc.lowerBytes(c))] {
-		return 0, false // "another chapter", "the final chapter"
+	if lw := sc.lowerBytes(c); !cued && (m.d.chapterEnglish[string(lw)] || (!r.strong && m.d.fuzzyEnglish[string(lw)])) {
+		// "another chapter", "the final chapter"; an English word that
+		// sounds like a name only before a strong reference ("Hebrew
+		// chapter one").
+		return 0, false
 	}
 	if !cued && !r.ok {
 		return 0, false
@@ -333,8 +366,7 @@ type bookMiss struct {
 }
 
 // nearestBookAt returns nearestBook for token c, a word of ASCII letters
-// of five to 16 bytes, through the matcher's cache; English words that
-// sound like a place or a book get nil.
+// of five to 16 bytes, through the matcher's cache.
 func (m *matcher) nearestBookAt(c int) (*bookTarget, int, int) {
 	sc := m.sc
 	t := sc.tok(c)
@@ -353,7 +385,7 @@ func (m *matcher) nearestBookAt(c int) (*bookTarget, int, int) {
 			break
 		}
 	}
-	if letters && !m.d.fuzzyEnglish[string(lw)] {
+	if letters {
 		best, dist, kdist = m.d.nearestBook(lw)
 	}
 	*slot = bookMiss{h: t.h, start: t.start, end: t.end, best: best, dist: uint8(dist), kdist: uint8(kdist)}

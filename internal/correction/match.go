@@ -1034,7 +1034,7 @@ func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
 func (m *matcher) placeOf(i int) bool {
 	return m.sc.is(i-1, "of") && m.sc.isAny(i-2, "brook", "city", "land", "sea", "valley", "mount",
 		"mountain", "river", "plain", "plains", "wilderness", "desert", "region", "town", "village",
-		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities")
+		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities", "garden")
 }
 
 // placeListBefore reports whether token i continues a list of places: the
