@@ -327,6 +327,8 @@ func TestCorrectTable(t *testing.T) {
 		{"first john said", "first john said hello", Options{}, "first john said hello", []string{"first john>1 John book.spoken_ordinal review"}},
 		{"ordinal in a sermon citing books", "we read romans 8 28 and then second timothy says", Options{}, "we read Romans 8 28 and then 2 Timothy says",
 			[]string{"romans>Romans book.lowercase auto", "second timothy>2 Timothy book.spoken_ordinal auto"}},
+		{"an ordinal adjective", "we read romans 8 28. the first peter heard of it", Options{}, "we read Romans 8 28. the first peter heard of it",
+			[]string{"romans>Romans book.lowercase auto", "first peter>1 Peter book.spoken_ordinal review"}},
 		{"ordinal alone, no sermon context", "first peter reminds us too", Options{}, "first peter reminds us too",
 			[]string{"first peter>1 Peter book.spoken_ordinal review"}},
 		// Places after a strong place cue, in lists, and whole multi-word names.

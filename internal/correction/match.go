@@ -535,7 +535,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			conf = 0.88
 		case f.pkind >= kAbbrev:
 			return 0, false
-		case p.style == pOrdWord && (m.weakCue(i) || m.bibleSeen) && !m.personAfter(j+1):
+		case p.style == pOrdWord && (m.weakCue(i) || m.bibleSeen) && !m.personAfter(j+1) && !m.determinerBefore(i):
 			// "turn to first john", or "first peter" in a sermon that cites
 			// books: nothing else reads "first" with a name this way.
 			conf = 0.86
