@@ -156,12 +156,8 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 	}
 	serving := &readiness{}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: scheme.New(),
-		Cache: cache.Options{
-			DefaultNamespaces: map[string]cache.Config{o.namespace: {}},
-			// Only API-key Secrets are cached: the service never reads other Secrets this way.
-			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: apiKeys}},
-		},
+		Scheme:                  scheme.New(),
+		Cache:                   cacheOptions(o.namespace, apiKeys),
 		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
@@ -352,6 +348,18 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		}
 	}
 	return runManager(ctx, mgr, running, log)
+}
+
+// cacheOptions are the options of the informer cache of the service in namespace ns: only
+// API-key Secrets (selected by apiKeys) are cached, as the service never reads other Secrets
+// this way, and no object keeps its managedFields, which no reconciler reads and which make up
+// a good part of a cached Transcript.
+func cacheOptions(ns string, apiKeys labels.Selector) cache.Options {
+	return cache.Options{
+		DefaultNamespaces: map[string]cache.Config{ns: {}},
+		ByObject:          map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: apiKeys}},
+		DefaultTransform:  cache.TransformStripManagedFields(),
+	}
 }
 
 // runManager runs mgr until ctx ends and it stopped. running is closed once mgr's caches
