@@ -17,6 +17,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/controllers"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/testenv"
 	"tcs.dev/tcs/internal/testenv/postgres"
@@ -203,6 +204,26 @@ func testArchivedTranscriptsReadAsLive(t *testing.T, dsn string) {
 		if rec, err := rs.Get(ctx, id, results.GetOptions{IncludeDeleted: true}); err != nil || rec.DeletedAt == nil {
 			t.Fatalf("the record is not soft-deleted: %+v, %v", rec, err)
 		}
+	})
+
+	t.Run("upload-confirm", func(t *testing.T) {
+		// A confirmed upload archived since: confirming it again is the same 409 as in the
+		// cluster, not a 404.
+		id := ids.New("tr")
+		now := metav1.Now()
+		up := &tcsv1.Transcript{
+			ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: h.namespace, CreationTimestamp: now},
+			Spec: tcsv1.TranscriptSpec{ID: id, Organization: h.keyB.OrganizationID,
+				Source: tcsv1.TranscriptSource{Type: tcsv1.SourceUpload, Format: "txt"}},
+			Status: tcsv1.TranscriptStatus{Phase: tcsv1.PhaseCompleted, AIPassStatus: tcsv1.AIPassIdle, CompletedAt: &now},
+		}
+		if _, err := rs.Put(ctx, up, 1); err != nil {
+			t.Fatal(err)
+		}
+		r := h.do(t, http.MethodPost, "/api/v1/transcripts", h.keyB.Value, "application/json", []byte(`{"source_type":"upload","transcript_id":"`+id+`"}`))
+		wantError(t, r, 409, ErrConflict, "transcript_id")
+		r = h.do(t, http.MethodPost, "/api/v1/transcripts", h.keyA.Value, "application/json", []byte(`{"source_type":"upload","transcript_id":"`+id+`"}`))
+		wantError(t, r, 403, ErrForbidden, "transcript_id")
 	})
 
 	t.Run("ai-pass", func(t *testing.T) {
