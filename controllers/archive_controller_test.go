@@ -340,3 +340,58 @@ func TestArchivePurge(t *testing.T) {
 		t.Fatal("the content of a transcript deleted within its retention was purged")
 	}
 }
+
+// TestArchiveKeepsContentThroughTheFinalizer runs the archiver with the transcript reconciler,
+// whose finalizer empties the object store of a deleted transcript: an archived transcript's
+// objects stay (its record points to them), while a soft-deleted one that carries the mark of
+// an interrupted archiving still loses them at its purge.
+func TestArchiveKeepsContentThroughTheFinalizer(t *testing.T) {
+	e := newArchiveEnv(t, "")
+	ctx := context.Background()
+	t.Cleanup(runManager(t, e.ns, e.blobs))
+	stop := e.run(t, 300*time.Millisecond, nil)
+	defer stop()
+	org := "org_a"
+	tr := newTranscript(e.ns, org, tcsv1.SourcePaste)
+	keys := pipeline.KeysFor(org, tr.Spec.ID)
+	if err := e.blobs.Put(ctx, keys.Input, []byte("read revelations 21:4"), "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Create(ctx, tr); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the transcript is completed and archived", func() bool { return e.gone(t, tr) })
+	rec := e.record(t, tr)
+	if rec == nil || rec.Status != tcsv1.PhaseCompleted {
+		t.Fatalf("the record of the archived transcript: %+v", rec)
+	}
+	for _, k := range []string{keys.Input, keys.Content, keys.Changes} {
+		if ok, err := e.blobs.Exists(ctx, k); err != nil || !ok {
+			t.Errorf("object %s of an archived transcript: exists %v, %v", k, ok, err)
+		}
+	}
+	stop()
+
+	// Marked, then soft-deleted before the archiver deleted it, and purged after its retention.
+	marked := newTranscript(e.ns, org, tcsv1.SourcePaste)
+	mkeys := pipeline.KeysFor(org, marked.Spec.ID)
+	if err := e.blobs.Put(ctx, mkeys.Input, []byte("read revelations 21:4"), "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	marked.Annotations = map[string]string{tcsv1.AnnotationArchivedAt: time.Now().UTC().Format(time.RFC3339)}
+	if err := e.c.Create(ctx, marked); err != nil {
+		t.Fatal(err)
+	}
+	cur := eventually(t, e.c, marked, "completed", func(x *tcsv1.Transcript) bool { return x.Status.Phase == tcsv1.PhaseCompleted })
+	deleted := metav1.NewTime(time.Now().Add(-DefaultRetention - time.Minute))
+	cur.Status.DeletedAt = &deleted
+	if err := e.c.Status().Update(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the soft-deleted transcript is purged", func() bool { return e.gone(t, marked) })
+	for _, k := range mkeys.All() {
+		if ok, err := e.blobs.Exists(ctx, k); err != nil || ok {
+			t.Errorf("object %s of a purged transcript: exists %v, %v", k, ok, err)
+		}
+	}
+}
