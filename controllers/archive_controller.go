@@ -239,6 +239,15 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, e.Type) {
 				continue
 			}
+			// The dispatcher's rule: only events emitted while the endpoint subscribed to
+			// their type get a delivery.
+			since, known := subscribedSince(ep, e.Type)
+			if !known {
+				return last, false, nil
+			}
+			if e.Time.Time.Before(since.Truncate(time.Second)) {
+				continue
+			}
 			d := &tcsv1.WebhookDelivery{}
 			name := "evt-" + DeliveryHash(t.Spec.ID, e.Type, e.Key, ep.Spec.ID)
 			err := r.Client.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: name}, d)

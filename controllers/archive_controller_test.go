@@ -244,7 +244,13 @@ func TestArchiveWaitsForDeliveries(t *testing.T) {
 	tr := e.finishedTranscript(t, org, func(tr *tcsv1.Transcript) {
 		tr.Emit(tcsv1.EventTranscriptCompleted, time.Now())
 	})
+	// An event from before the endpoint subscribed gets no delivery (the dispatcher's rule),
+	// so it holds nothing back.
+	before := e.finishedTranscript(t, org, func(tr *tcsv1.Transcript) {
+		tr.Emit(tcsv1.EventTranscriptCompleted, time.Now().Add(-time.Hour))
+	})
 	defer e.run(t, 300*time.Millisecond, nil)()
+	waitUntil(t, "the transcript whose event predates the endpoint is archived", func() bool { return e.gone(t, before) })
 	time.Sleep(1500 * time.Millisecond)
 	if e.gone(t, tr) {
 		t.Fatal("archived before its delivery was made")
