@@ -29,7 +29,9 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 	annotations[tcsv1.AnnotationCreatedAt] = created.UTC().Format(time.RFC3339)
 	t := &tcsv1.Transcript{
 		ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(rec.Spec.ID), Namespace: s.namespace,
-			Labels: maps.Clone(rec.Labels), Annotations: annotations},
+			Labels: maps.Clone(rec.Labels), Annotations: annotations,
+			// Its objects are in the store already: a deletion must remove them.
+			Finalizers: []string{tcsv1.FinalizerStoredObjects}},
 		Spec: rec.Spec,
 	}
 	if err := s.client.Create(ctx, t); err != nil && !apierrors.IsAlreadyExists(err) {

@@ -17,7 +17,9 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/controllers"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/testenv"
 	"tcs.dev/tcs/internal/testenv/postgres"
@@ -40,6 +42,15 @@ func (h *harness) runArchiver(t *testing.T, rs *results.Store, ids ...string) {
 	}
 	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 100 * time.Millisecond}
 	if err := a.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	// The transcript controller lets a deleted transcript go (its finalizer).
+	engine, err := correction.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &controllers.TranscriptReconciler{Client: mgr.GetClient(), Processor: pipeline.New(engine, blobs), Store: blobs}
+	if err := tr.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	stop := testenv.Run(t, mgr)
