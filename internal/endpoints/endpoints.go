@@ -400,7 +400,9 @@ func (m *Manager) Deliveries(ctx context.Context, f DeliveryFilter) ([]tcsv1.Web
 		if !a.Equal(&b) {
 			return b.Before(&a)
 		}
-		// Delivery ids sort by creation time; the newest has the greatest.
+		if items[i].Spec.TranscriptID == items[j].Spec.TranscriptID && items[i].Spec.Sequence != items[j].Spec.Sequence {
+			return items[i].Spec.Sequence > items[j].Spec.Sequence
+		}
 		return items[i].Spec.ID > items[j].Spec.ID
 	})
 	if f.Limit > 0 && len(items) > f.Limit {
