@@ -221,7 +221,9 @@ func (a *Accounts) Memberships(ctx context.Context, email string) ([]Membership,
 			out = append(out, Membership{OrganizationID: org.Spec.ID, DisplayName: org.Spec.DisplayName, Role: roleOf(m)})
 		}
 	}
-	slices.SortFunc(out, func(x, y Membership) int { return strings.Compare(x.DisplayName+x.OrganizationID, y.DisplayName+y.OrganizationID) })
+	slices.SortFunc(out, func(x, y Membership) int {
+		return strings.Compare(x.DisplayName+x.OrganizationID, y.DisplayName+y.OrganizationID)
+	})
 	return out, nil
 }
 
