@@ -55,6 +55,7 @@ const (
 
 	annotationExpiresAt = "tcs.dev/expires-at"
 	annotationSeenAt    = "tcs.dev/seen-at"
+	annotationCreatedAt = "tcs.dev/created-at"
 )
 
 // Errors of this package; a caller shows them without telling which one happened when that
@@ -566,17 +567,16 @@ func (a *Accounts) newSession(ctx context.Context, email string) (*Session, erro
 		ObjectMeta: metav1.ObjectMeta{
 			Name: sessionName(s.Token), Namespace: a.o.Namespace,
 			Labels:      map[string]string{LabelEmailHash: EmailHash(email)},
-			Annotations: map[string]string{annotationSeenAt: s.Created.UTC().Format(time.RFC3339)},
+			Annotations: map[string]string{
+				annotationSeenAt:    s.Created.UTC().Format(time.RFC3339),
+				annotationCreatedAt: s.Created.UTC().Format(time.RFC3339),
+			},
 		},
 		Type: SecretTypeSession,
 		Data: map[string][]byte{keyEmail: []byte(email), keyCSRF: []byte(s.CSRF)},
 	}
 	if err := a.o.Client.Create(ctx, sec); err != nil {
 		return nil, fmt.Errorf("creating a session: %w", err)
-	}
-	s.Created = sec.CreationTimestamp.Time
-	if s.Created.IsZero() {
-		s.Created = a.o.Now()
 	}
 	return s, nil
 }
@@ -596,8 +596,8 @@ func (a *Accounts) Session(ctx context.Context, token string) (*Session, error) 
 	}
 	now := a.o.Now()
 	seen, err := time.Parse(time.RFC3339, sec.Annotations[annotationSeenAt])
-	created := sec.CreationTimestamp.Time
-	if sec.Type != SecretTypeSession || err != nil || sec.DeletionTimestamp != nil ||
+	created, cerr := time.Parse(time.RFC3339, sec.Annotations[annotationCreatedAt])
+	if sec.Type != SecretTypeSession || err != nil || cerr != nil || sec.DeletionTimestamp != nil ||
 		now.Sub(seen) > a.o.SessionIdle || now.Sub(created) > a.o.SessionMax {
 		if sec.Type == SecretTypeSession {
 			_ = a.o.Client.Delete(ctx, sec)
