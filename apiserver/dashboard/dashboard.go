@@ -50,6 +50,11 @@ type APIReader interface {
 	Read(ctx context.Context, org, path string, query url.Values, out any) error
 }
 
+// Payloads reads stored content (webhook payloads) by object-store key.
+type Payloads interface {
+	Content(ctx context.Context, key string) ([]byte, error)
+}
+
 // Options configures a Dashboard.
 type Options struct {
 	// Namespace holds the service's objects.
@@ -66,6 +71,8 @@ type Options struct {
 	Accounts *accounts.Accounts
 	// Endpoints manages webhook endpoints and deliveries.
 	Endpoints *endpoints.Manager
+	// Payloads reads the stored bodies of deliveries by key.
+	Payloads Payloads
 	// PublicURL is where people reach the service: invitation links point there, cookies are
 	// Secure when it is https, and state-changing requests must come from its origin.
 	PublicURL string
@@ -156,6 +163,7 @@ func (d *Dashboard) Handler() http.Handler {
 	org("POST /endpoints/{id}/pause", accounts.RoleAdmin, d.pauseEndpoint(true))
 	org("POST /endpoints/{id}/resume", accounts.RoleAdmin, d.pauseEndpoint(false))
 	org("POST /endpoints/{id}/delete", accounts.RoleAdmin, d.deleteEndpoint)
+	org("GET /deliveries/{id}", accounts.RoleMember, d.delivery)
 	org("POST /deliveries/{id}/replay", accounts.RoleAdmin, d.replayDelivery)
 	org("GET /members", accounts.RoleMember, d.members)
 	org("POST /members", accounts.RoleOwner, d.inviteMember)
@@ -383,6 +391,7 @@ var funcs = template.FuncMap{
 	// args passes several values to a template, which reads them with index.
 	"args": func(vs ...any) []any { return vs },
 	"list": func(vs ...string) []string { return vs },
+	"inc":  func(i int) int { return i + 1 },
 	"has": func(list []string, s string) bool {
 		for _, x := range list {
 			if x == s {

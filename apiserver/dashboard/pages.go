@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,10 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/apiserver"
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/apiview"
+	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/endpoints"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
@@ -534,6 +539,45 @@ func (d *Dashboard) deleteEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 	}
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointDeleted", "%s deleted webhook endpoint %s (%s)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
 	redirect(w, r, v, "/endpoints", "Endpoint "+ep.Spec.ID+" deleted.")
+}
+
+// deliveryData is a delivery's page's.
+type deliveryData struct {
+	D       *tcsv1.WebhookDelivery
+	Payload string
+	// Endpoint is the id of the delivery's endpoint, when it still exists.
+	Endpoint string
+}
+
+func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
+	del, err := d.o.Endpoints.Delivery(r.Context(), r.PathValue("id"), v.Org.OrganizationID)
+	var fe *endpoints.FieldError
+	if errors.Is(err, endpoints.ErrNotFound) || errors.As(err, &fe) {
+		d.notFound(w, r, v)
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	data := &deliveryData{D: del, Payload: "(the payload is no longer stored)"}
+	if raw, err := d.o.Payloads.Content(r.Context(), del.Spec.PayloadRef); err == nil {
+		var buf bytes.Buffer
+		if json.Indent(&buf, raw, "", "  ") == nil {
+			data.Payload = buf.String()
+		} else {
+			data.Payload = string(raw)
+		}
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		d.serverError(w, r, fmt.Errorf("reading the payload of %s: %w", del.Spec.ID, err))
+		return
+	}
+	var ep tcsv1.WebhookEndpoint
+	if err := d.o.Client.Get(r.Context(), client.ObjectKey{Namespace: del.Namespace, Name: del.Spec.Endpoint}, &ep); err == nil && ep.Spec.Organization == v.Org.OrganizationID {
+		data.Endpoint = ep.Spec.ID
+	}
+	v.Title, v.Data = "Delivery "+del.Spec.ID, data
+	d.render(w, r, http.StatusOK, "delivery", v)
 }
 
 func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *view) {

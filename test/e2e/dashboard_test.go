@@ -250,6 +250,16 @@ func TestDashboardInBrowser(t *testing.T) {
 		if !strings.Contains(body, "replayed 1×") {
 			t.Fatalf("the history does not show the replay:\n%s", body)
 		}
+		rc.mu.Lock()
+		deliveryID := rc.accepted[0]["delivery_id"].(string)
+		rc.mu.Unlock()
+		b.open(t, base+"/deliveries/"+deliveryID)
+		page := b.body(t)
+		attempts := regexp.MustCompile(`(?s)1\s+\S+ \S+ UTC\s+HTTP 500.*2\s+\S+ \S+ UTC\s+HTTP 200`)
+		if !attempts.MatchString(page) || !strings.Contains(page, `"delivery_id": "`+deliveryID+`"`) || !strings.Contains(page, "replayed 1×") {
+			t.Fatalf("the delivery page lacks its attempts, replay or payload:\n%s", page)
+		}
+		b.shot(t, "delivery")
 		b.waitFor(t, base+"/transcripts/"+id, "HTTP 200", 10*time.Second)
 		b.shot(t, "transcript-deliveries")
 	})
