@@ -50,9 +50,10 @@ type APIReader interface {
 	Read(ctx context.Context, org, path string, query url.Values, out any) error
 }
 
-// Payloads reads stored content (webhook payloads) by object-store key.
+// Payloads reads and writes webhook payloads by object-store key.
 type Payloads interface {
-	Content(ctx context.Context, key string) ([]byte, error)
+	Get(ctx context.Context, key string) ([]byte, error)
+	Put(ctx context.Context, key string, data []byte, contentType string) error
 }
 
 // Options configures a Dashboard.
@@ -71,7 +72,7 @@ type Options struct {
 	Accounts *accounts.Accounts
 	// Endpoints manages webhook endpoints and deliveries.
 	Endpoints *endpoints.Manager
-	// Payloads reads the stored bodies of deliveries by key.
+	// Payloads keeps the bodies of deliveries.
 	Payloads Payloads
 	// PublicURL is where people reach the service: invitation links point there, cookies are
 	// Secure when it is https, and state-changing requests must come from its origin.
@@ -163,6 +164,7 @@ func (d *Dashboard) Handler() http.Handler {
 	org("POST /endpoints/{id}/pause", accounts.RoleAdmin, d.pauseEndpoint(true))
 	org("POST /endpoints/{id}/resume", accounts.RoleAdmin, d.pauseEndpoint(false))
 	org("POST /endpoints/{id}/delete", accounts.RoleAdmin, d.deleteEndpoint)
+	org("POST /endpoints/{id}/test", accounts.RoleAdmin, d.testEndpoint)
 	org("GET /deliveries/{id}", accounts.RoleMember, d.delivery)
 	org("POST /deliveries/{id}/replay", accounts.RoleAdmin, d.replayDelivery)
 	org("GET /members", accounts.RoleMember, d.members)

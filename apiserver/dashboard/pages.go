@@ -561,7 +561,7 @@ func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
 		return
 	}
 	data := &deliveryData{D: del, Payload: "(the payload is no longer stored)"}
-	if raw, err := d.o.Payloads.Content(r.Context(), del.Spec.PayloadRef); err == nil {
+	if raw, err := d.o.Payloads.Get(r.Context(), del.Spec.PayloadRef); err == nil {
 		var buf bytes.Buffer
 		if json.Indent(&buf, raw, "", "  ") == nil {
 			data.Payload = buf.String()
@@ -578,6 +578,20 @@ func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
 	}
 	v.Title, v.Data = "Delivery "+del.Spec.ID, data
 	d.render(w, r, http.StatusOK, "delivery", v)
+}
+
+func (d *Dashboard) testEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
+	ep, ok := d.getEndpoint(w, r, v)
+	if !ok {
+		return
+	}
+	del, err := d.o.Endpoints.SendTest(r.Context(), d.o.Payloads, ep, d.o.Now())
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookTestSent", "%s sent test event %s to webhook endpoint %s", v.Session.Email, del.Spec.ID, ep.Spec.ID)
+	redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Test event "+del.Spec.ID+" is on its way.")
 }
 
 func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *view) {

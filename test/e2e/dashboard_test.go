@@ -298,6 +298,29 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("a test event reaches the endpoint, signed", func(t *testing.T) {
+		b.open(t, endpointURL)
+		b.submit(t, `form[action$="/test"] button`)
+		m := regexp.MustCompile(`Test event (evt_[a-z0-9]+) is on its way`).FindStringSubmatch(b.body(t))
+		if m == nil {
+			t.Fatalf("after sending a test event: %s", b.body(t))
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			first, _, bad := rc.events(m[1])
+			if len(bad) > 0 {
+				t.Fatalf("the test event fails verification: %v", bad)
+			}
+			if len(first) == 1 && first[0] == "test" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the test event did not arrive: %v", first)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+
 	t.Run("pause stops deliveries", func(t *testing.T) {
 		b.open(t, endpointURL)
 		b.submit(t, `form[action$="/pause"] button`)
@@ -384,6 +407,45 @@ func TestDashboardInBrowser(t *testing.T) {
 		if st := b.fetchStatus(t, base+"/endpoints/"+epB+"/delete", "csrf="+csrf); st != http.StatusNotFound {
 			t.Fatalf("deleting B's endpoint from A: %d", st)
 		}
+	})
+
+	t.Run("a member of two organizations switches between them; removal ends access at once", func(t *testing.T) {
+		admin := func(args ...string) {
+			t.Helper()
+			out, err := exec.Command(tcsBin, append([]string{"admin", "member", "--kubeconfig", dev.env["KUBECONFIG"]}, args...)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("tcs admin member %v: %v\n%s", args, err, out)
+			}
+		}
+		admin("add", "--org", orgB, "--email", dev.env["TCS_DEMO_EMAIL"], "--role", "member")
+		b.open(t, base+"/")
+		b.do(t, selectValue("#org-switch", orgB))
+		b.submit(t, "#switch-org button")
+		if loc := eval[string](t, b, `location.pathname`); loc != "/dashboard/o/"+orgB+"/" {
+			t.Fatalf("after switching: %s", loc)
+		}
+		if !strings.Contains(b.body(t), "Demo Church B") {
+			t.Fatalf("the page does not name organization B: %s", b.body(t))
+		}
+		admin("remove", "--org", orgB, "--email", dev.env["TCS_DEMO_EMAIL"])
+		b.open(t, dash+"o/"+orgB+"/")
+		if h := b.text(t, "h1"); h != "Not found" {
+			t.Fatalf("a removed member still reaches B: %q", h)
+		}
+	})
+
+	t.Run("usable at phone width", func(t *testing.T) {
+		b.do(t, chromedp.EmulateViewport(375, 740))
+		defer b.do(t, chromedp.EmulateViewport(1000, 760))
+		for _, p := range []string{"/", "/transcripts", "/keys", endpointURL[len(base):], "/members"} {
+			b.open(t, base+p)
+			// Nothing wider than the screen but scrollable tables.
+			if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 375 {
+				t.Errorf("%s is %d px wide at a 375 px screen", p, w)
+			}
+		}
+		b.open(t, base+"/keys")
+		b.shot(t, "keys-phone")
 	})
 
 	t.Run("a cross-site POST is refused", func(t *testing.T) {
