@@ -566,7 +566,7 @@ func (a *Accounts) newSession(ctx context.Context, email string) (*Session, erro
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: sessionName(s.Token), Namespace: a.o.Namespace,
-			Labels:      map[string]string{LabelEmailHash: EmailHash(email)},
+			Labels: map[string]string{LabelEmailHash: EmailHash(email)},
 			Annotations: map[string]string{
 				annotationSeenAt:    s.Created.UTC().Format(time.RFC3339),
 				annotationCreatedAt: s.Created.UTC().Format(time.RFC3339),
