@@ -191,10 +191,43 @@ type transcriptData struct {
 	Finished   bool
 }
 
-// changeRow is a change with the line of the corrected text it is on.
+// changeRow is a change with its context: the line of the corrected content it is on, cut
+// around the text the change left there (its replacement, or its original when not applied).
 type changeRow struct {
 	pipeline.Change
-	Applied bool
+	Applied              bool
+	Before, Match, After string
+}
+
+// contextRunes is how much of a line is shown on each side of a change.
+const contextRunes = 60
+
+// withContext fills in the context of each change from the lines of content.
+func withContext(rows []changeRow, content string) {
+	lines := strings.Split(content, "\n")
+	for i := range rows {
+		c := &rows[i]
+		if c.Line < 1 || c.Line > len(lines) {
+			continue
+		}
+		line := lines[c.Line-1]
+		find := c.Original
+		if c.Applied {
+			find = c.Replacement
+		}
+		at := strings.Index(line, find)
+		if at < 0 || find == "" {
+			continue
+		}
+		before, after := []rune(line[:at]), []rune(line[at+len(find):])
+		if len(before) > contextRunes {
+			before = append([]rune("…"), before[len(before)-contextRunes:]...)
+		}
+		if len(after) > contextRunes {
+			after = append(after[:contextRunes], []rune("…")...)
+		}
+		c.Before, c.Match, c.After = string(before), find, string(after)
+	}
 }
 
 // maxChanges bounds the changes one page shows.
@@ -224,6 +257,9 @@ func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) 
 			break
 		}
 		q.Set("starting_after", page.Data[len(page.Data)-1].ID)
+	}
+	if data.T.Content != nil {
+		withContext(data.Changes, *data.T.Content)
 	}
 	for _, j := range data.T.Jobs {
 		var job apiview.Job
