@@ -56,7 +56,8 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestDashboardInBrowser(t *testing.T) {
 	rc, receiverSrv, caFile := startReceiver(t)
 	// A failed delivery waits an hour for its retry: what it gets next comes from a replay.
-	dev := startDev(t, filepath.Join(t.TempDir(), "state"), "--outbound-ca-file", caFile, "--webhook-retry-delays", "1h")
+	stateDir := filepath.Join(t.TempDir(), "state")
+	dev := startDev(t, stateDir, "--outbound-ca-file", caFile, "--webhook-retry-delays", "1h")
 	for _, k := range []string{"TCS_DASHBOARD_URL", "TCS_DEMO_EMAIL", "TCS_DEMO_INVITE", "TCS_DEMO_EMAIL_B", "TCS_DEMO_INVITE_B"} {
 		if dev.env[k] == "" {
 			t.Fatalf("tcs dev prints no %s: %v", k, dev.env)
@@ -514,6 +515,17 @@ func TestDashboardInBrowser(t *testing.T) {
 		status, _ := dashboardGet(t, base+"/audit", b.cookie(t, dash))
 		if status != http.StatusForbidden {
 			t.Fatalf("a member reading the audit trail: %d", status)
+		}
+	})
+
+	t.Run("a session survives a restart of the service", func(t *testing.T) {
+		signIn(t, dev.env["TCS_DEMO_EMAIL"], ownerPassword)
+		c := b.cookie(t, dash)
+		dev.stop(t)
+		again := startDev(t, stateDir, "--outbound-ca-file", caFile)
+		status, body := dashboardGet(t, again.env["TCS_DASHBOARD_URL"]+"o/"+orgA+"/keys", c)
+		if status != http.StatusOK || !strings.Contains(body, "API keys") {
+			t.Fatalf("the session after a restart: %d\n%.500s", status, body)
 		}
 	})
 }
