@@ -90,6 +90,7 @@ type Dashboard struct {
 	secure bool
 	pages  map[string]*template.Template
 	live   *hub
+	cop    *http.CrossOriginProtection
 }
 
 // New returns a Dashboard; its templates are parsed once here.
@@ -101,7 +102,11 @@ func New(o Options) (*Dashboard, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)
 	}
-	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, live: newHub()}
+	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, live: newHub(),
+		cop: http.NewCrossOriginProtection()}
+	if err := d.cop.AddTrustedOrigin(d.origin); err != nil {
+		return nil, fmt.Errorf("the public URL %q: %w", o.PublicURL, err)
+	}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -203,23 +208,10 @@ func securityHeaders(next http.Handler) http.Handler {
 }
 
 // originAllowed reports whether a state-changing request comes from the dashboard's own
-// origin: its Origin header when sent, else Sec-Fetch-Site, else its Referer.
+// origin, by net/http's cross-origin protection (Sec-Fetch-Site, else Origin against Host),
+// with the public URL's origin trusted for proxies that change the Host.
 func (d *Dashboard) originAllowed(r *http.Request) bool {
-	if o := r.Header.Get("Origin"); o != "" {
-		return o == d.origin
-	}
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "same-origin", "none":
-		return true
-	case "":
-	default:
-		return false
-	}
-	if ref := r.Header.Get("Referer"); ref != "" {
-		return strings.HasPrefix(ref, d.origin+"/")
-	}
-	// Neither header: not a browser, which carries no ambient cookie of a victim.
-	return true
+	return d.cop.Check(r) == nil
 }
 
 // sameOrigin refuses a cross-site request.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"tcs.dev/tcs/internal/controlplane"
 	"tcs.dev/tcs/internal/testenv"
 )
 
@@ -380,6 +381,22 @@ func TestDashboardInBrowser(t *testing.T) {
 		b.shot(t, "transcript")
 		b.open(t, base+"/transcripts")
 		b.shot(t, "transcripts")
+		b.open(t, base+"/transcripts?limit=2")
+		first := eval[string](t, b, `[...document.querySelectorAll("tbody tr[data-live]")].map(r => r.dataset.live).join(",")`)
+		b.submit(t, `a[rel=next]`)
+		second := eval[string](t, b, `[...document.querySelectorAll("tbody tr[data-live]")].map(r => r.dataset.live).join(",")`)
+		if strings.Count(first, ",") != 1 || strings.Count(second, ",") != 1 || first == second || !strings.HasPrefix(first, id) {
+			t.Fatalf("pages of 2: %q then %q (newest %s)", first, second, id)
+		}
+		// A filter the API refuses shows the API's message next to the field; nothing is listed.
+		b.open(t, base+"/transcripts?status=done")
+		if e := b.text(t, "#status-error"); !strings.Contains(e, "status") || b.has(t, "tbody tr[data-live]") {
+			t.Fatalf("a bad status filter: %q", e)
+		}
+		b.open(t, base+"/transcripts?source_type=url")
+		if got := eval[string](t, b, `[...document.querySelectorAll("tbody tr[data-live]")].map(r => r.dataset.live).join(",")`); got != id {
+			t.Fatalf("source_type=url lists %q, want only %s", got, id)
+		}
 		b.open(t, base+"/")
 		b.shot(t, "overview")
 	})
@@ -489,10 +506,13 @@ func TestDashboardInBrowser(t *testing.T) {
 			}
 		}
 		b.shot(t, "audit")
-		kubectl := filepath.Join(testenv.Root(), "bin", "k8s", "kubectl")
-		out, err := exec.Command(kubectl, "--kubeconfig", dev.env["KUBECONFIG"], "-n", "tcs-system", "describe", "organizations").CombinedOutput()
-		if err == nil && !strings.Contains(string(out), "APIKeyRevoked") {
-			t.Errorf("kubectl describe does not show the audit events:\n%s", out)
+		assets, err := controlplane.FindAssets(testenv.Root())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(filepath.Join(assets, "kubectl"), "--kubeconfig", dev.env["KUBECONFIG"], "-n", "tcs-system", "describe", "organization", strings.Replace(orgA, "_", "-", 1)).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "APIKeyRevoked") || !strings.Contains(string(out), dev.env["TCS_DEMO_EMAIL"]+" revoked API key") {
+			t.Errorf("kubectl describe does not show the audit events (%v):\n%s", err, out)
 		}
 
 		// The new member sets a password and signs in: a member reads, but cannot create keys.
