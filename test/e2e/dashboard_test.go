@@ -300,6 +300,27 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("edit an endpoint's URL and events, validated like creation", func(t *testing.T) {
+		b.open(t, endpointURL)
+		b.do(t, clickAll("details summary"))
+		b.fill(t, "#url", "http://hooks.example.org/x")
+		b.submit(t, "details form button[type=submit]")
+		if e := b.text(t, "#url-error"); !strings.Contains(e, "http is allowed only") {
+			t.Fatalf("an http URL gives %q", e)
+		}
+		b.open(t, endpointURL)
+		if !strings.Contains(b.body(t), receiverSrv.URL+"/hooks") {
+			t.Fatal("a refused edit changed the URL")
+		}
+		b.do(t, clickAll("details summary"), clickAll(`details input[name=events][value^="ai_pass"]`))
+		b.submit(t, "details form button[type=submit]")
+		body := b.body(t)
+		if !strings.Contains(body, "Endpoint saved") || strings.Contains(body, "Events: transcript.created, transcript.completed, transcript.failed, ai_pass") ||
+			!strings.Contains(body, "Events: transcript.created, transcript.completed, transcript.failed") {
+			t.Fatalf("after unsubscribing from ai_pass events:\n%s", body)
+		}
+	})
+
 	t.Run("a test event reaches the endpoint, signed", func(t *testing.T) {
 		b.open(t, endpointURL)
 		b.submit(t, `form[action$="/test"] button`)
@@ -455,7 +476,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	t.Run("usable at phone width", func(t *testing.T) {
 		b.do(t, chromedp.EmulateViewport(375, 740))
 		defer b.do(t, chromedp.EmulateViewport(1000, 760))
-		for _, p := range []string{"/", "/transcripts", "/keys", endpointURL[len(base):], "/members"} {
+		b.open(t, endpointURL)
+		delivery := eval[string](t, b, `new URL(document.querySelector('a[href*="/deliveries/evt_"]').href).pathname`)
+		for _, p := range []string{"/", "/transcripts", "/keys", "/endpoints", endpointURL[len(base):], delivery[len("/dashboard/o/"+orgA):], "/members", "/audit"} {
 			b.open(t, base+p)
 			// Nothing wider than the screen but scrollable tables.
 			if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 375 {
