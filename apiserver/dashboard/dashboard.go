@@ -311,7 +311,7 @@ func (d *Dashboard) inOrg(min string, changes bool, h orgHandler) http.Handler {
 			d.serverError(w, r, err)
 			return
 		}
-		v := &view{Session: s, Orgs: orgs, Flash: r.URL.Query().Get("flash"), Path: r.URL.Path}
+		v := &view{Session: s, Orgs: orgs, Flash: d.takeFlash(w, r), Path: r.URL.Path}
 		for i := range orgs {
 			if orgs[i].OrganizationID == r.PathValue("org") {
 				v.Org = &orgs[i]
@@ -365,13 +365,36 @@ func (d *Dashboard) serverError(w http.ResponseWriter, r *http.Request, err erro
 	_ = t.Execute(w, &view{Title: "Something went wrong", Data: "Something went wrong on our side. Try again in a moment; if it keeps happening, quote request " + id + "."})
 }
 
-// redirect sends the browser to path of the current organization with a flash message.
-func redirect(w http.ResponseWriter, r *http.Request, v *view, path, flash string) {
-	u := v.Base() + path
-	if flash != "" {
-		u += "?flash=" + url.QueryEscape(flash)
+// flashCookie carries a message about an action to the page shown after it. A cookie, not a
+// query parameter, so that nobody can make the dashboard say something with a link.
+const flashCookie = "tcs_flash"
+
+// redirectWithFlash sends the browser to u, where msg is shown once.
+func (d *Dashboard) redirectWithFlash(w http.ResponseWriter, r *http.Request, u, msg string) {
+	if msg != "" {
+		http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(msg), Path: Prefix, MaxAge: 60,
+			HttpOnly: true, Secure: d.secure, SameSite: http.SameSiteLaxMode})
 	}
 	http.Redirect(w, r, u, http.StatusSeeOther)
+}
+
+// takeFlash returns the message of the last action, once.
+func (d *Dashboard) takeFlash(w http.ResponseWriter, r *http.Request) string {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return ""
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, Secure: d.secure, SameSite: http.SameSiteLaxMode})
+	msg, err := url.QueryUnescape(c.Value)
+	if err != nil || len(msg) > 300 {
+		return ""
+	}
+	return msg
+}
+
+// redirect sends the browser to path of the current organization with a message.
+func (d *Dashboard) redirect(w http.ResponseWriter, r *http.Request, v *view, path, flash string) {
+	d.redirectWithFlash(w, r, v.Base()+path, flash)
 }
 
 var funcs = template.FuncMap{

@@ -396,7 +396,7 @@ func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, v *view) {
 	}
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevoked", "%s revoked API key %s", v.Session.Email, id)
 	d.waitForKey(r, v, id, false)
-	redirect(w, r, v, "/keys", "API key "+id+" is revoked: the API refuses it from now on.")
+	d.redirect(w, r, v, "/keys", "API key "+id+" is revoked: the API refuses it from now on.")
 }
 
 func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request, v *view) {
@@ -513,7 +513,7 @@ func (d *Dashboard) editEndpoint(w http.ResponseWriter, r *http.Request, v *view
 		return
 	}
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointEdited", "%s set webhook endpoint %s to %s for %s", v.Session.Email, ep.Spec.ID, ep.Spec.URL, strings.Join(ep.Spec.Events, ", "))
-	redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Endpoint saved.")
+	d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Endpoint saved.")
 }
 
 func (d *Dashboard) revealEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
@@ -560,7 +560,7 @@ func (d *Dashboard) pauseEndpoint(paused bool) orgHandler {
 			reason, verb = "WebhookEndpointResumed", "resumed"
 		}
 		d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, reason, "%s %s webhook endpoint %s", v.Session.Email, verb, ep.Spec.ID)
-		redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Endpoint "+verb+".")
+		d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Endpoint "+verb+".")
 	}
 }
 
@@ -574,7 +574,7 @@ func (d *Dashboard) deleteEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 		return
 	}
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointDeleted", "%s deleted webhook endpoint %s (%s)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
-	redirect(w, r, v, "/endpoints", "Endpoint "+ep.Spec.ID+" deleted.")
+	d.redirect(w, r, v, "/endpoints", "Endpoint "+ep.Spec.ID+" deleted.")
 }
 
 // deliveryData is a delivery's page's.
@@ -627,7 +627,7 @@ func (d *Dashboard) testEndpoint(w http.ResponseWriter, r *http.Request, v *view
 		return
 	}
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookTestSent", "%s sent test event %s to webhook endpoint %s", v.Session.Email, del.Spec.ID, ep.Spec.ID)
-	redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Test event "+del.Spec.ID+" is on its way.")
+	d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Test event "+del.Spec.ID+" is on its way.")
 }
 
 func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *view) {
@@ -647,7 +647,7 @@ func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *vi
 	}
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookDeliveryReplayed", "%s replayed delivery %s", v.Session.Email, del.Spec.ID)
 	back := safeBack(r.PostFormValue("back"), v)
-	http.Redirect(w, r, back+"?flash="+url.QueryEscape("Delivery "+del.Spec.ID+" replayed: its next attempt is on its way."), http.StatusSeeOther)
+	d.redirectWithFlash(w, r, back, "Delivery "+del.Spec.ID+" replayed: its next attempt is on its way.")
 }
 
 // safeBack returns back when it is a page of the current organization, else its endpoints page.
@@ -727,7 +727,7 @@ func (d *Dashboard) changeRole(w http.ResponseWriter, r *http.Request, v *view) 
 		return
 	}
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberRoleChanged", "%s made %s %s", v.Session.Email, email, role)
-	redirect(w, r, v, "/members", email+" is now "+role+".")
+	d.redirect(w, r, v, "/members", email+" is now "+role+".")
 }
 
 func (d *Dashboard) removeMember(w http.ResponseWriter, r *http.Request, v *view) {
@@ -750,5 +750,5 @@ func (d *Dashboard) removeMember(w http.ResponseWriter, r *http.Request, v *view
 		return
 	}
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberRemoved", "%s removed %s", v.Session.Email, email)
-	redirect(w, r, v, "/members", email+" was removed.")
+	d.redirect(w, r, v, "/members", email+" was removed.")
 }

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"tcs.dev/tcs/internal/accounts"
@@ -40,7 +41,7 @@ func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) signInPage(w http.ResponseWriter, r *http.Request) {
-	d.render(w, r, http.StatusOK, "signin", &view{Title: "Sign in", Flash: r.URL.Query().Get("flash"), Form: r.URL.Query()})
+	d.render(w, r, http.StatusOK, "signin", &view{Title: "Sign in", Flash: d.takeFlash(w, r), Form: r.URL.Query()})
 }
 
 // safeNext returns next when it is a path of the dashboard, else the dashboard's root.
@@ -91,7 +92,7 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.setCookie(w, "", -1)
-	http.Redirect(w, r, Prefix+"signin?flash=You+are+signed+out.", http.StatusSeeOther)
+	d.redirectWithFlash(w, r, Prefix+"signin", "You are signed out.")
 }
 
 func (d *Dashboard) invitationPage(w http.ResponseWriter, r *http.Request) {
@@ -139,5 +140,5 @@ func (d *Dashboard) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.auditf(r.Context(), inv.OrganizationID, inv.Email, "PasswordSet", "%s set a password from an invitation", inv.Email)
-	http.Redirect(w, r, Prefix+"signin?flash=Your+password+is+set.+Sign+in+with+it.&email="+inv.Email, http.StatusSeeOther)
+	d.redirectWithFlash(w, r, Prefix+"signin?email="+url.QueryEscape(inv.Email), "Your password is set. Sign in with it.")
 }

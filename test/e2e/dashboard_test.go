@@ -504,6 +504,11 @@ func TestDashboardInBrowser(t *testing.T) {
 		if strings.Contains(b.body(t), "planted") {
 			t.Fatal("a cross-site POST created a key")
 		}
+		// Nor does a link make the dashboard say anything.
+		b.open(t, base+"/keys?flash=Call+0800+to+verify+your+account")
+		if strings.Contains(b.body(t), "Call 0800") {
+			t.Fatal("a link put its text on a page")
+		}
 	})
 
 	t.Run("members and audit trail", func(t *testing.T) {
