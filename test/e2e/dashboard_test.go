@@ -554,6 +554,11 @@ func TestDashboardInBrowser(t *testing.T) {
 		if b.has(t, "#label") || b.has(t, `form[action$="/revoke"]`) {
 			t.Fatal("a member is offered to create or revoke keys")
 		}
+		// A member may reveal a key, as the spec allows.
+		b.submit(t, `form[action$="/reveal"] button`)
+		if v := b.text(t, "#revealed-value"); !strings.HasPrefix(v, "sk_live_") {
+			t.Fatalf("a member revealing a key sees %q", v)
+		}
 		if st := b.fetchStatus(t, base+"/keys", "label=sneaky&csrf="+b.csrf(t)); st != http.StatusForbidden {
 			t.Fatalf("a member creating a key: %d", st)
 		}
