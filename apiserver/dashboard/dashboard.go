@@ -130,8 +130,26 @@ func InvitationURL(publicURL, token string) string {
 	return strings.TrimSuffix(publicURL, "/") + Prefix + "invitation/" + token
 }
 
-// Start feeds live progress from the transcript watch until ctx ends.
+// sweepEvery is how often expired sessions and invitations are deleted.
+const sweepEvery = 10 * time.Minute
+
+// Start feeds live progress from the transcript watch, and deletes expired sessions and
+// invitations every sweepEvery, until ctx ends.
 func (d *Dashboard) Start(ctx context.Context) error {
+	go func() {
+		tick := time.NewTicker(sweepEvery)
+		defer tick.Stop()
+		for {
+			if _, err := d.o.Accounts.Sweep(ctx); err != nil && ctx.Err() == nil {
+				d.o.Log.Error(err, "deleting expired sessions and invitations")
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 	return d.live.start(ctx, d.o.Cache)
 }
 

@@ -595,10 +595,9 @@ func (a *Accounts) Session(ctx context.Context, token string) (*Session, error) 
 		return nil, fmt.Errorf("reading a session: %w", err)
 	}
 	now := a.o.Now()
-	seen, err := time.Parse(time.RFC3339, sec.Annotations[annotationSeenAt])
-	created, cerr := time.Parse(time.RFC3339, sec.Annotations[annotationCreatedAt])
-	if sec.Type != SecretTypeSession || err != nil || cerr != nil || sec.DeletionTimestamp != nil ||
-		now.Sub(seen) > a.o.SessionIdle || now.Sub(created) > a.o.SessionMax {
+	seen, _ := time.Parse(time.RFC3339, sec.Annotations[annotationSeenAt])
+	created, _ := time.Parse(time.RFC3339, sec.Annotations[annotationCreatedAt])
+	if sec.Type != SecretTypeSession || sec.DeletionTimestamp != nil || a.expired(sec, now) {
 		if sec.Type == SecretTypeSession {
 			_ = a.o.Client.Delete(ctx, sec)
 		}
@@ -620,4 +619,47 @@ func (a *Accounts) SignOut(ctx context.Context, token string) error {
 		return fmt.Errorf("ending a session: %w", err)
 	}
 	return nil
+}
+
+// Sweep deletes the sessions and invitations that have expired, so that those never used again
+// do not pile up; it returns how many it deleted.
+func (a *Accounts) Sweep(ctx context.Context) (int, error) {
+	now := a.o.Now()
+	n := 0
+	for _, typ := range []corev1.SecretType{SecretTypeSession, SecretTypeInvitation} {
+		var list corev1.SecretList
+		if err := a.o.Reader.List(ctx, &list, client.InNamespace(a.o.Namespace), client.MatchingFields{"type": string(typ)}); err != nil {
+			return n, fmt.Errorf("listing %s secrets: %w", typ, err)
+		}
+		for i := range list.Items {
+			sec := &list.Items[i]
+			if !a.expired(sec, now) {
+				continue
+			}
+			uid := sec.UID
+			if err := a.o.Client.Delete(ctx, sec, client.Preconditions{UID: &uid}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return n, fmt.Errorf("deleting expired secret %s: %w", sec.Name, err)
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// expired reports whether the session or invitation in sec is over at now.
+func (a *Accounts) expired(sec *corev1.Secret, now time.Time) bool {
+	at := func(key string) (time.Time, bool) {
+		t, err := time.Parse(time.RFC3339, sec.Annotations[key])
+		return t, err == nil
+	}
+	switch sec.Type {
+	case SecretTypeInvitation:
+		exp, ok := at(annotationExpiresAt)
+		return !ok || !now.Before(exp)
+	case SecretTypeSession:
+		seen, ok1 := at(annotationSeenAt)
+		created, ok2 := at(annotationCreatedAt)
+		return !ok1 || !ok2 || now.Sub(seen) > a.o.SessionIdle || now.Sub(created) > a.o.SessionMax
+	}
+	return false
 }

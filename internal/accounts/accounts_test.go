@@ -155,6 +155,43 @@ func TestAccounts(t *testing.T) {
 		}
 	})
 
+	t.Run("expired sessions and invitations are swept", func(t *testing.T) {
+		// What the subtests above left expired.
+		if _, err := a.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		live, err := a.SignIn(ctx, owner, password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := a.Invite(ctx, orgID, "dee@example.org", RoleMember)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := a.Sweep(ctx); err != nil || n != 0 {
+			t.Fatalf("sweeping with nothing expired: %d, %v", n, err)
+		}
+		clk.advance(3 * time.Hour)
+		if n, err := a.Sweep(ctx); err != nil || n < 2 {
+			t.Fatalf("sweeping after expiry: %d, %v", n, err)
+		}
+		var list corev1.SecretList
+		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list.Items {
+			if s.Type == SecretTypeSession || s.Type == SecretTypeInvitation {
+				t.Errorf("%s %s survived the sweep", s.Type, s.Name)
+			}
+		}
+		if _, err := a.Session(ctx, live.Token); !errors.Is(err, ErrNoSession) {
+			t.Fatalf("a swept session: %v", err)
+		}
+		if _, err := a.Invitation(ctx, tok); !errors.Is(err, ErrInvitationGone) {
+			t.Fatalf("a swept invitation: %v", err)
+		}
+	})
+
 	t.Run("failed sign-ins lock an email, known or not, alike", func(t *testing.T) {
 		for _, email := range []string{owner, "nobody@example.org"} {
 			for i := 0; i < 3; i++ {
