@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"net/mail"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,6 +43,7 @@ const (
 	SecretTypePassword   corev1.SecretType = "tcs.dev/member-password"
 	SecretTypeInvitation corev1.SecretType = "tcs.dev/invitation"
 	SecretTypeSession    corev1.SecretType = "tcs.dev/session"
+	SecretTypeSignIn     corev1.SecretType = "tcs.dev/signin-failures"
 
 	// LabelEmailHash holds the hash of a member's email (see EmailHash).
 	LabelEmailHash = "tcs.dev/email-hash"
@@ -56,6 +57,10 @@ const (
 	annotationExpiresAt = "tcs.dev/expires-at"
 	annotationSeenAt    = "tcs.dev/seen-at"
 	annotationCreatedAt = "tcs.dev/created-at"
+
+	annotationFailures     = "tcs.dev/failures"
+	annotationFirstFailure = "tcs.dev/first-failure"
+	annotationLockedUntil  = "tcs.dev/locked-until"
 )
 
 // Errors of this package; a caller shows them without telling which one happened when that
@@ -140,9 +145,8 @@ type Options struct {
 
 // Accounts manages members, invitations, passwords and sessions.
 type Accounts struct {
-	o        Options
-	failures sync.Map // email → *failureCount
-	dummy    string   // a hash checked for unknown emails, so they take as long as known ones
+	o     Options
+	dummy string // a hash checked for unknown emails, so they take as long as known ones
 }
 
 // New returns an Accounts.
@@ -470,12 +474,91 @@ func (a *Accounts) SetPassword(ctx context.Context, email, password string) erro
 	return a.endSessions(ctx, email)
 }
 
-// failureCount is the recent failed sign-ins of one email.
-type failureCount struct {
-	mu          sync.Mutex
+// failures are the recent failed sign-ins of one email, kept in a Secret so that every replica
+// counts them together.
+type failures struct {
 	n           int
 	first       time.Time
 	lockedUntil time.Time
+}
+
+func signInName(email string) string {
+	return "signin-" + hashHex(email)[:40]
+}
+
+// over reports whether the failures f no longer count at now: the window after the first one
+// and any lock have passed.
+func (a *Accounts) over(f failures, now time.Time) bool {
+	return now.Sub(f.first) > a.o.LockFor && !now.Before(f.lockedUntil)
+}
+
+func failuresOf(sec *corev1.Secret) failures {
+	var f failures
+	f.n, _ = strconv.Atoi(sec.Annotations[annotationFailures])
+	f.first, _ = time.Parse(time.RFC3339, sec.Annotations[annotationFirstFailure])
+	f.lockedUntil, _ = time.Parse(time.RFC3339, sec.Annotations[annotationLockedUntil])
+	return f
+}
+
+// failures returns the failures of email that still count at now.
+func (a *Accounts) failures(ctx context.Context, email string, now time.Time) (failures, error) {
+	sec := &corev1.Secret{}
+	if err := a.o.Reader.Get(ctx, a.key(signInName(email)), sec); err != nil {
+		if apierrors.IsNotFound(err) {
+			return failures{}, nil
+		}
+		return failures{}, fmt.Errorf("reading failed sign-ins: %w", err)
+	}
+	f := failuresOf(sec)
+	if a.over(f, now) {
+		return failures{}, nil
+	}
+	return f, nil
+}
+
+// recordFailure counts one more failed sign-in of email at now, and locks it at LockAfter.
+func (a *Accounts) recordFailure(ctx context.Context, email string, now time.Time) error {
+	name := signInName(email)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		sec := &corev1.Secret{}
+		err := a.o.Reader.Get(ctx, a.key(name), sec)
+		create := apierrors.IsNotFound(err)
+		if err != nil && !create {
+			return err
+		}
+		f := failuresOf(sec)
+		if create || a.over(f, now) {
+			f = failures{first: now}
+		}
+		if now.Before(f.lockedUntil) {
+			return nil // a lock runs its course; failures during it do not extend it
+		}
+		f.n++
+		if f.n >= a.o.LockAfter {
+			f.lockedUntil = now.Add(a.o.LockFor)
+		}
+		sec.Name, sec.Namespace, sec.Type = name, a.o.Namespace, SecretTypeSignIn
+		sec.Annotations = map[string]string{
+			annotationFailures:     strconv.Itoa(f.n),
+			annotationFirstFailure: f.first.UTC().Format(time.RFC3339),
+		}
+		if !f.lockedUntil.IsZero() {
+			sec.Annotations[annotationLockedUntil] = f.lockedUntil.UTC().Format(time.RFC3339)
+		}
+		if !create {
+			return a.o.Client.Update(ctx, sec)
+		}
+		err = a.o.Client.Create(ctx, sec)
+		if apierrors.IsAlreadyExists(err) {
+			// Another replica counted first: count again on top of it.
+			return apierrors.NewConflict(corev1.Resource("secrets"), name, err)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording a failed sign-in: %w", err)
+	}
+	return nil
 }
 
 // Delay is how long a sign-in of an email that failed n times in a row waits before it answers:
@@ -496,16 +579,13 @@ func (a *Accounts) SignIn(ctx context.Context, email, password string) (*Session
 	if err != nil {
 		norm = strings.ToLower(strings.TrimSpace(email))
 	}
-	v, _ := a.failures.LoadOrStore(norm, &failureCount{})
-	fc := v.(*failureCount)
 	now := a.o.Now()
-	fc.mu.Lock()
-	if now.Sub(fc.first) > a.o.LockFor && now.After(fc.lockedUntil) {
-		fc.n, fc.first = 0, now
+	f, ferr := a.failures(ctx, norm, now)
+	if ferr != nil {
+		return nil, ferr
 	}
-	locked := now.Before(fc.lockedUntil)
-	delay := Delay(fc.n)
-	fc.mu.Unlock()
+	locked := now.Before(f.lockedUntil)
+	delay := Delay(f.n)
 	if delay > 0 {
 		select {
 		case <-time.After(delay):
@@ -530,20 +610,17 @@ func (a *Accounts) SignIn(ctx context.Context, email, password string) (*Session
 		return nil, fmt.Errorf("checking a password: %w", herr)
 	}
 	if !found || !ok || locked {
-		fc.mu.Lock()
-		if !locked {
-			fc.n++
-			if fc.n >= a.o.LockAfter {
-				fc.lockedUntil = now.Add(a.o.LockFor)
-			}
+		if err := a.recordFailure(ctx, norm, now); err != nil {
+			return nil, err
 		}
-		fc.mu.Unlock()
 		return nil, ErrSignInFailed
 	}
-	fc.mu.Lock()
-	fc.n = 0
-	fc.mu.Unlock()
-	a.failures.Delete(norm)
+	if f.n > 0 {
+		fs := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.o.Namespace, Name: signInName(norm)}}
+		if err := a.o.Client.Delete(ctx, fs); err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("clearing failed sign-ins: %w", err)
+		}
+	}
 	return a.newSession(ctx, norm)
 }
 
@@ -621,12 +698,12 @@ func (a *Accounts) SignOut(ctx context.Context, token string) error {
 	return nil
 }
 
-// Sweep deletes the sessions and invitations that have expired, so that those never used again
-// do not pile up; it returns how many it deleted.
+// Sweep deletes the sessions, invitations and counts of failed sign-ins that have expired, so
+// that those never used again do not pile up; it returns how many it deleted.
 func (a *Accounts) Sweep(ctx context.Context) (int, error) {
 	now := a.o.Now()
 	n := 0
-	for _, typ := range []corev1.SecretType{SecretTypeSession, SecretTypeInvitation} {
+	for _, typ := range []corev1.SecretType{SecretTypeSession, SecretTypeInvitation, SecretTypeSignIn} {
 		var list corev1.SecretList
 		if err := a.o.Reader.List(ctx, &list, client.InNamespace(a.o.Namespace), client.MatchingFields{"type": string(typ)}); err != nil {
 			return n, fmt.Errorf("listing %s secrets: %w", typ, err)
@@ -656,6 +733,8 @@ func (a *Accounts) expired(sec *corev1.Secret, now time.Time) bool {
 	case SecretTypeInvitation:
 		exp, ok := at(annotationExpiresAt)
 		return !ok || !now.Before(exp)
+	case SecretTypeSignIn:
+		return a.over(failuresOf(sec), now)
 	case SecretTypeSession:
 		seen, ok1 := at(annotationSeenAt)
 		created, ok2 := at(annotationCreatedAt)

@@ -203,9 +203,27 @@ func TestAccounts(t *testing.T) {
 		if _, err := a.SignIn(ctx, owner, password); !errors.Is(err, ErrSignInFailed) {
 			t.Fatalf("a locked email signed in: %v", err)
 		}
+		// The count lives in the cluster: another replica refuses it too.
+		if _, err := newAccounts().SignIn(ctx, owner, password); !errors.Is(err, ErrSignInFailed) {
+			t.Fatalf("a locked email signed in on another replica: %v", err)
+		}
 		clk.advance(2 * time.Minute)
 		if _, err := a.SignIn(ctx, owner, password); err != nil {
 			t.Fatalf("after the lock: %v", err)
+		}
+		// A success clears the count; the unknown email's count is swept once over.
+		clk.advance(2 * time.Minute)
+		if n, err := a.Sweep(ctx); err != nil || n < 1 {
+			t.Fatalf("sweeping old counts of failures: %d, %v", n, err)
+		}
+		var list corev1.SecretList
+		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list.Items {
+			if s.Type == SecretTypeSignIn {
+				t.Errorf("a count of failed sign-ins survived: %s %v", s.Name, s.Annotations)
+			}
 		}
 	})
 
