@@ -388,6 +388,7 @@ func (a *Accounts) Invite(ctx context.Context, orgID, email, role string) (strin
 type Invitation struct {
 	Email          string
 	OrganizationID string
+	DisplayName    string
 	Role           string
 	secret         *corev1.Secret
 }
@@ -409,10 +410,15 @@ func (a *Accounts) Invitation(ctx context.Context, token string) (*Invitation, e
 		return nil, ErrInvitationGone
 	}
 	inv := &Invitation{Email: string(sec.Data[keyEmail]), OrganizationID: string(sec.Data[keyOrg]), Role: string(sec.Data[keyRole]), secret: sec}
-	if _, err := a.Role(ctx, inv.OrganizationID, inv.Email); err != nil {
+	org, err := a.Organization(ctx, inv.OrganizationID)
+	if errors.Is(err, ErrNotFound) || err == nil && memberOf(org, inv.Email) == nil {
 		// Removed since the invitation.
 		return nil, ErrInvitationGone
 	}
+	if err != nil {
+		return nil, err
+	}
+	inv.DisplayName = org.Spec.DisplayName
 	return inv, nil
 }
 
