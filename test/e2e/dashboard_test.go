@@ -422,6 +422,18 @@ func TestDashboardInBrowser(t *testing.T) {
 		b.shot(t, "overview")
 	})
 
+	t.Run("a change shows the AI pass's verdict and reason", func(t *testing.T) {
+		tr := call(t, http.MethodPost, api+"/api/v1/transcripts", dev.env["TCS_API_KEY"],
+			`{"source_type":"paste","content":"Turn with me to first corinthians 13 and read revelations 21.","options":{"ai_pass":{"enabled":true}}}`)
+		if tr.status != 201 && tr.status != 202 {
+			t.Fatalf("paste with the AI pass: %d %s", tr.status, tr.raw)
+		}
+		body := b.waitFor(t, base+"/transcripts/"+tr.body["id"].(string), "AI pass: completed", 30*time.Second)
+		if !regexp.MustCompile(`(confirmed|rejected|uncertain)\n\S`).MatchString(body) {
+			t.Fatalf("no AI verdict with a reason on the page:\n%s", body)
+		}
+	})
+
 	t.Run("a member of A reaches nothing of B", func(t *testing.T) {
 		c := b.cookie(t, dash)
 		trB := call(t, http.MethodPost, api+"/api/v1/transcripts", dev.env["TCS_API_KEY_B"], `{"source_type":"paste","content":"in B"}`)
