@@ -210,7 +210,11 @@ func cacheFor(d time.Duration, h http.Handler) http.Handler {
 	})
 }
 
-// securityHeaders keeps pages out of frames and scripts to the dashboard's own.
+// maxForm bounds the body of a form.
+const maxForm = 64 << 10
+
+// securityHeaders keeps pages out of frames and scripts to the dashboard's own, and bounds
+// request bodies.
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -220,6 +224,10 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "same-origin")
 		if !strings.HasPrefix(r.URL.Path, "/dashboard/static/") {
 			h.Set("Cache-Control", "no-store")
+		}
+		if r.Body != nil {
+			// Forms are small; a larger body reads as an empty form.
+			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -320,7 +328,7 @@ func (d *Dashboard) inOrg(min string, changes bool, h orgHandler) http.Handler {
 			http.Redirect(w, r, Prefix+"signin?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 			return
 		}
-		if changes && subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.CSRF)) != 1 {
+		if changes && (s.CSRF == "" || subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.CSRF)) != 1) {
 			d.fail(w, r, http.StatusForbidden, "This form has expired. Go back, reload the page and try again.")
 			return
 		}

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"crypto/subtle"
 	"errors"
 	"net/http"
 	"net/url"
@@ -82,7 +83,7 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s != nil {
-		if r.PostFormValue("csrf") != s.CSRF {
+		if s.CSRF == "" || subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.CSRF)) != 1 {
 			d.fail(w, r, http.StatusForbidden, "This form has expired. Go back, reload the page and try again.")
 			return
 		}
