@@ -400,6 +400,21 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("the completed transcript shows no content or changes:\n%s", b.body(t))
 		}
 		b.shot(t, "transcript")
+		if !b.has(t, `a[href$="/transcripts/`+id+`/download"]`) {
+			t.Fatal("no download link")
+		}
+		req, _ := http.NewRequest(http.MethodGet, base+"/transcripts/"+id+"/download", nil)
+		req.AddCookie(b.cookie(t, dash))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Content-Disposition") != `attachment; filename="`+id+`.txt"` ||
+			string(file) != "We read from 1 Corinthians 13 and from Revelation 21 at Capernaum.\n" {
+			t.Fatalf("download: %d %q %q", res.StatusCode, res.Header.Get("Content-Disposition"), file)
+		}
 		b.open(t, base+"/transcripts")
 		b.shot(t, "transcripts")
 		b.open(t, base+"/transcripts?limit=2")
