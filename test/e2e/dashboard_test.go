@@ -553,6 +553,16 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("invitation link %q", link)
 		}
 		b.shot(t, "members")
+		setRole := func(role string) {
+			t.Helper()
+			b.submitWith(t, "the role form of reader@", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+				`(f => { f.querySelector("select").value = %q; f.querySelector("button").click() })(document.getElementById("role-reader@demo-a.example").form)`, role)))
+			if body := b.body(t); !strings.Contains(body, "reader@demo-a.example is now "+role) {
+				t.Fatalf("after changing the role to %s:\n%s", role, body)
+			}
+		}
+		setRole("admin")
+		setRole("member")
 		b.open(t, base+"/audit")
 		body := b.body(t)
 		for _, want := range []string{"APIKeyCreated", "APIKeyRevealed", "APIKeyRevoked", "WebhookEndpointCreated", "WebhookSecretRotated", "WebhookEndpointPaused", "WebhookDeliveryReplayed", "MemberInvited"} {
