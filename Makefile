@@ -26,7 +26,7 @@ all: build
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC into config/ and the chart.
-	$(CONTROLLER_GEN) rbac:roleName=tcs-manager crd paths="./api/..." paths="./controllers/..." paths="./apiserver/..." \
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." paths="./apiserver/..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	cp config/crd/bases/*.yaml charts/tcs/crds/
 	sed -n '/^rules:/,$$p' config/rbac/role.yaml | tail -n +2 > charts/tcs/files/role-rules.yaml

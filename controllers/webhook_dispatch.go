@@ -62,9 +62,9 @@ func WebhookPayloadKey(org, deliveryID string) string {
 	return "webhooks/" + org + "/" + deliveryID + ".json"
 }
 
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch,namespace=tcs-system
 
 // Reconcile creates the deliveries of one Transcript's emitted events that do not exist yet.
 func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
