@@ -25,11 +25,12 @@ all: build
 ##@ Development
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC into config/ and the chart.
+manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the namespaced RBAC into config/ and the chart.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." paths="./apiserver/..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	cp config/crd/bases/*.yaml charts/tcs/crds/
 	sed -n '/^rules:/,$$p' config/rbac/role.yaml | tail -n +2 > charts/tcs/files/role-rules.yaml
+	sed -n '/^rules:/,$$p' config/rbac/leader_election_role.yaml | tail -n +2 > charts/tcs/files/leader-election-rules.yaml
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
