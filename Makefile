@@ -14,6 +14,12 @@ CONTROLLER_GEN_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 TCS ?= $(LOCALBIN)/tcs
 
+# The version is the chart's appVersion; the image make docker-build builds is the one the
+# chart and config/manager default to.
+VERSION ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' charts/tcs/Chart.yaml)
+IMG ?= tcs:$(VERSION)
+CONTAINER_TOOL ?= docker
+
 # Package sets: the e2e tests start the real binary and run last.
 GO_TEST_FLAGS ?= -count=1
 E2E_TIMEOUT ?= 15m
@@ -38,10 +44,15 @@ generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
 
 .PHONY: verify-generated
 verify-generated: manifests generate ## Fail when committed generated files are not current.
+	@go run ./hack/chartdoc -check
 	@if [ -n "$$(git status --porcelain -- api config charts/tcs/crds charts/tcs/files)" ]; then \
 		echo "generated files are not current; run 'make manifests generate' and commit:"; \
 		git status --porcelain -- api config charts/tcs/crds charts/tcs/files; git diff --stat -- api config charts/tcs/crds charts/tcs/files; exit 1; \
 	fi
+
+.PHONY: chart-docs
+chart-docs: ## Write the chart's values table into charts/tcs/README.md from its schema and values.
+	go run ./hack/chartdoc
 
 .PHONY: fmt
 fmt: ## gofmt the tree.
@@ -57,6 +68,14 @@ vet: ## go vet and a gofmt check.
 .PHONY: build
 build: ## Build the tcs binary into bin/.
 	go build -o $(TCS) ./cmd/tcs
+
+.PHONY: docker-build
+docker-build: ## Build the container image IMG (default tcs:<chart appVersion>, the chart's default).
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the container image IMG.
+	$(CONTAINER_TOOL) push $(IMG)
 
 .PHONY: envtest
 envtest: ## Build (once) and link the local control plane: etcd, kube-apiserver, kubectl.

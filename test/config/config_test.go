@@ -206,6 +206,10 @@ func checkDefault(t *testing.T, objs objects) (*appsv1.Deployment, *corev1.Conta
 	if !objs.one(t, "ServiceAccount", d.Spec.Template.Spec.ServiceAccountName, &sa) {
 		t.Errorf("the pods run as ServiceAccount %q, which is not rendered", d.Spec.Template.Spec.ServiceAccountName)
 	}
+	// The image is the one `make docker-build` builds.
+	if img, err := testenv.DefaultImage(); err != nil || c.Image != img {
+		t.Errorf("the manager runs image %s, make docker-build builds %s (%v)", c.Image, img, err)
+	}
 	// The service's namespace is the one it runs in.
 	if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool {
 		return e.Name == "TCS_NAMESPACE" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace"

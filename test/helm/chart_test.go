@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"tcs.dev/tcs/config/crd"
+	"tcs.dev/tcs/internal/chartdoc"
 	"tcs.dev/tcs/internal/testenv"
 )
 
@@ -395,6 +396,66 @@ func TestValuesSchema(t *testing.T) {
 
 // TestTemplate renders the chart with each value set and checks the objects against the
 // generated CRDs and RBAC, against each other, and against the values.
+// TestImage checks that the chart's default image is the one `make docker-build` builds, and
+// that the values table of its README is generated from values.schema.json and values.yaml.
+func TestImage(t *testing.T) {
+	helmPath(t)
+	img, err := testenv.DefaultImage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart, err := os.ReadFile(filepath.Join(chartDir(), "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		AppVersion string `json:"appVersion"`
+	}
+	if err := yaml.Unmarshal(chart, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if want := "tcs:" + meta.AppVersion; img != want {
+		t.Errorf("make docker-build builds %s, want %s (the chart's appVersion)", img, want)
+	}
+	r := render(t, valueSets[0])
+	if got := container(t, r.deployments[0]).Image; got != img {
+		t.Errorf("the chart's default image is %s, make docker-build builds %s", got, img)
+	}
+	// A tag given wins.
+	vs := valueSets[0]
+	vs.values = map[string]any{"image": map[string]any{"repository": "registry.example.org/tcs", "tag": "v9"}}
+	if got := container(t, render(t, vs).deployments[0]).Image; got != "registry.example.org/tcs:v9" {
+		t.Errorf("with image values the chart runs %s", got)
+	}
+}
+
+// TestValuesReadme checks that charts/tcs/README.md documents every value of the schema, with
+// its description and its default, and nothing else (`make chart-docs` writes it).
+func TestValuesReadme(t *testing.T) {
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join(chartDir(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	values, err := chartdoc.Values(read("values.schema.json"), read("values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := read("README.md")
+	want, err := chartdoc.Update(readme, chartdoc.Table(values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(readme, want) {
+		t.Errorf("charts/tcs/README.md's values table is not current; run `make chart-docs`")
+	}
+	if len(values) < 10 {
+		t.Errorf("only %d values documented", len(values))
+	}
+}
+
 func TestTemplate(t *testing.T) {
 	helmPath(t)
 	generated, err := crd.CRDs()
