@@ -217,25 +217,6 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	return nil
 }
 
-// completion or a condition's transition. Every event is emitted at or before it.
-func lastChange(t *tcsv1.Transcript) time.Time {
-	last := t.CreationTimestamp.Time
-	later := func(mt *metav1.Time) {
-		if mt != nil && mt.After(last) {
-			last = mt.Time
-		}
-	}
-	later(t.Status.CompletedAt)
-	for i := range t.Status.Jobs {
-		later(t.Status.Jobs[i].StartedAt)
-		later(t.Status.Jobs[i].FinishedAt)
-	}
-	for i := range t.Status.Conditions {
-		later(&t.Status.Conditions[i].LastTransitionTime)
-	}
-	return last
-}
-
 func (r *WebhookDispatchReconciler) now() time.Time {
 	if r.Now != nil {
 		return r.Now()

@@ -82,7 +82,7 @@ func validateWebhookURL(raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("--url %q is not a URL: %v", raw, err)
+		return fmt.Errorf("--url %q is not a URL: %w", raw, err)
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return fmt.Errorf("--url %q has no host", raw)

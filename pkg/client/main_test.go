@@ -108,7 +108,7 @@ func waitForEnv(path string, done chan error) (map[string]string, error) {
 		select {
 		case err := <-done:
 			done <- err // for the deferred stop
-			return nil, fmt.Errorf("tcs dev exited before it was ready: %v", err)
+			return nil, fmt.Errorf("tcs dev exited before it was ready: %w", err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -15,8 +15,11 @@ import (
 // POST /api/v1/transcripts: its members and source_type.
 func withSourceType(st SourceType, req any) (json.RawMessage, error) {
 	b, err := json.Marshal(req)
-	if err != nil || len(b) < 2 || b[0] != '{' {
-		return nil, fmt.Errorf("tcs: encoding the %s request: %v", st, err)
+	if err != nil {
+		return nil, fmt.Errorf("tcs: encoding the %s request: %w", st, err)
+	}
+	if len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("tcs: the %s request %T is not a JSON object", st, req)
 	}
 	head, _ := json.Marshal(st)
 	out := append([]byte(`{"source_type":`), head...)
