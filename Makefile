@@ -96,8 +96,12 @@ s3server: ## Build (once) versitygw, the S3-compatible server of the blob tests,
 	@hack/s3server.sh >/dev/null
 
 .PHONY: redis
-redis: ## Install redis-server (Debian) for the rate-limit tests when missing.
+redis: ## Install redis-server (Debian) for the rate-limit and apiserver tests when missing.
 	@hack/redis.sh >/dev/null
+
+.PHONY: postgres
+postgres: ## Install PostgreSQL (Debian) for the results-store tests when missing.
+	@hack/postgres.sh >/dev/null
 
 .PHONY: helm
 helm: ## Build (once) the Helm CLI of the chart tests into bin/.
@@ -110,8 +114,8 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint envtest s3server redis helm build ## Run every test.
-	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_BIN="$(TCS)" \
+test: verify-generated vet lint envtest s3server redis postgres helm build ## Run every test.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
 
 .PHONY: bench

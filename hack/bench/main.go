@@ -5,6 +5,7 @@
 //
 //	go run ./hack/bench              everything
 //	go run ./hack/bench -micro=false only the end-to-end figures
+//	go run ./hack/bench -results-only  only the results store (internal/results, SQLite and PostgreSQL)
 package main
 
 import (
@@ -47,7 +48,16 @@ func main() {
 	n := flag.Int("n", 200, "transcripts per end-to-end measurement")
 	count := flag.Int("count", 3, "runs of each micro-benchmark (compare medians: this machine is noisy)")
 	tcsBin := flag.String("tcs", "bin/tcs", "the tcs binary (built when missing)")
+	resultsOnly := flag.Bool("results-only", false, "run only the results store's benchmark (1,000 and 100,000 records, SQLite and PostgreSQL)")
 	flag.Parse()
+	if *resultsOnly {
+		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
+		if err := resultsStore(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*micro, *count, *n, *tcsBin); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -74,6 +84,9 @@ func run(micro bool, count, n int, tcsBin string) error {
 			return fmt.Errorf("go test -bench DeliveryThroughput: %w", err)
 		}
 		fmt.Println()
+		if err := resultsStore(); err != nil {
+			return err
+		}
 	}
 	if _, err := os.Stat(tcsBin); err != nil {
 		build := exec.Command("go", "build", "-o", tcsBin, "./cmd/tcs")
@@ -83,6 +96,29 @@ func run(micro bool, count, n int, tcsBin string) error {
 		}
 	}
 	return endToEnd(n, tcsBin)
+}
+
+// resultsStore runs BenchmarkStore of internal/results: list and get latency at 1,000 records
+// (the baseline) and 100,000, on SQLite and on a PostgreSQL it starts itself.
+func resultsStore() error {
+	fmt.Println("## Results store (internal/results)")
+	fmt.Println()
+	env := os.Environ()
+	if os.Getenv("TCS_POSTGRES_BIN") == "" {
+		out, err := exec.Command("hack/postgres.sh").Output()
+		if err != nil {
+			return fmt.Errorf("hack/postgres.sh: %w", err)
+		}
+		env = append(env, "TCS_POSTGRES_BIN="+strings.TrimSpace(string(out)))
+	}
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "Store", "-benchtime", "2000x", "-v", "./internal/results/")
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go test -bench Store ./internal/results/: %w", err)
+	}
+	fmt.Println()
+	return nil
 }
 
 func machine() string {
