@@ -155,8 +155,10 @@ type callOptions struct {
 func IdempotencyKey(key string) CallOption { return func(o *callOptions) { o.idempotencyKey = key } }
 
 // Wait makes a create synchronous (wait=true): the API answers once the transcript is
-// completed or failed, or after timeout (5 to 60 seconds; zero means the API's 60) with a 504
-// [*Error] whose TranscriptID names the transcript, which goes on.
+// completed or failed, or after timeout (5 to 60 seconds; zero means the API's 60) with a 504.
+// The client retries a 504 like a 500 (with the same Idempotency-Key the request waits again
+// on the same transcript), so a call can last several timeouts: bound it with ctx. The last
+// 504 comes back as an [*Error] whose TranscriptID names the transcript, which goes on.
 func Wait(timeout time.Duration) CallOption {
 	return func(o *callOptions) { o.wait, o.timeout = true, timeout }
 }
@@ -244,17 +246,16 @@ func (c *Client) send(ctx context.Context, r request) (int, http.Header, []byte,
 }
 
 // retryable reports whether the API's rules allow retrying an answer: 429, 500 and 504, or a
-// failed connection (apiErr nil). A 504 that ended a synchronous wait is not: its replay
-// answers the same, and the transcript it names is polled instead.
+// failed connection (apiErr nil). The API does not replay a 500 or the 504 of a synchronous
+// wait: retried with the same Idempotency-Key, the request resumes (a wait waits again on the
+// same transcript).
 func retryable(apiErr *Error) bool {
 	if apiErr == nil {
 		return true
 	}
 	switch apiErr.StatusCode {
-	case http.StatusTooManyRequests, http.StatusInternalServerError:
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusGatewayTimeout:
 		return true
-	case http.StatusGatewayTimeout:
-		return apiErr.TranscriptID == ""
 	}
 	return false
 }

@@ -71,8 +71,8 @@ func ExampleClient_Upload() {
 	// where Jesus went to Capernaum.
 }
 
-// Create from a URL and wait for the result in the same request (wait=true). A 504 answer
-// means the wait ran out: the transcript goes on, and WaitForTranscript polls it.
+// Create from a URL and wait for the result in the same request (wait=true). A 504 after the
+// client's retries means the wait ran out: the transcript goes on, and WaitForTranscript polls it.
 func ExampleWait() {
 	// A file server of yours; tcs dev may fetch from 127.0.0.1, a production service only
 	// from public addresses.

@@ -86,6 +86,8 @@ func TestRetryRules(t *testing.T) {
 		wantWaits []time.Duration
 		wantErr   string // error type, "" for success
 		wantCode  int
+		// wantTranscript is the TranscriptID the error carries.
+		wantTranscript string
 	}{
 		{name: "success at once", replies: []reply{{status: 200, body: okMe}}, wantCalls: 1},
 		{name: "429 waits its Retry-After", replies: []reply{{status: 429, retryAfter: "3", body: errBody("rate_limited")}, {status: 200, body: okMe}},
@@ -118,9 +120,12 @@ func TestRetryRules(t *testing.T) {
 		{name: "422 is not retried", replies: []reply{{status: 422, body: errBody("unprocessable")}}, wantCalls: 1, wantErr: "unprocessable", wantCode: 422},
 		{name: "POST 500 is retried with the same key", post: true, replies: []reply{{status: 500, body: errBody("server_error")}, {status: 201, body: okTranscript}},
 			wantCalls: 2, wantWaits: []time.Duration{500 * ms}},
-		{name: "POST 504 ending a synchronous wait is not retried", post: true,
+		{name: "POST 504 ending a synchronous wait is retried with the same key", post: true,
+			replies:   []reply{{status: 504, body: `{"id":"tr_1","error":{"type":"timeout","message":"m","request_id":"req_1"},"transcript":` + okTranscript + `}`}, {status: 200, body: okTranscript}},
+			wantCalls: 2, wantWaits: []time.Duration{500 * ms}},
+		{name: "the last 504 of a synchronous wait names the transcript", post: true, policy: RetryPolicy{MaxAttempts: 2},
 			replies:   []reply{{status: 504, body: `{"id":"tr_1","error":{"type":"timeout","message":"m","request_id":"req_1"},"transcript":` + okTranscript + `}`}},
-			wantCalls: 1, wantErr: "timeout", wantCode: 504},
+			wantCalls: 2, wantWaits: []time.Duration{500 * ms}, wantErr: "timeout", wantCode: 504, wantTranscript: "tr_1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,8 +158,8 @@ func TestRetryRules(t *testing.T) {
 				if !errors.As(err, &apiErr) {
 					t.Fatalf("error %v (%T), want *Error", err, err)
 				}
-				if apiErr.Type != tc.wantErr || apiErr.StatusCode != tc.wantCode {
-					t.Errorf("error %s %d, want %s %d", apiErr.Type, apiErr.StatusCode, tc.wantErr, tc.wantCode)
+				if apiErr.Type != tc.wantErr || apiErr.StatusCode != tc.wantCode || apiErr.TranscriptID != tc.wantTranscript {
+					t.Errorf("error %s %d %q, want %s %d %q", apiErr.Type, apiErr.StatusCode, apiErr.TranscriptID, tc.wantErr, tc.wantCode, tc.wantTranscript)
 				}
 			}
 			for i, k := range s.keys {
