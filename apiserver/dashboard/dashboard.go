@@ -254,8 +254,11 @@ func (d *Dashboard) sameOrigin(h http.HandlerFunc) http.HandlerFunc {
 // session returns the request's live session, or nil.
 func (d *Dashboard) session(r *http.Request) (*accounts.Session, error) {
 	c, err := r.Cookie(cookieName)
-	if err != nil {
+	if errors.Is(err, http.ErrNoCookie) {
 		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the session cookie: %w", err)
 	}
 	s, err := d.o.Accounts.Session(r.Context(), c.Value)
 	if errors.Is(err, accounts.ErrNoSession) {
