@@ -14,6 +14,9 @@ const (
 	AnnotationAPIKeyLabel = "tcs.dev/label"
 	// AnnotationAPIKeyExpiresAt holds an API key's expiry time (RFC 3339); absent means it never expires.
 	AnnotationAPIKeyExpiresAt = "tcs.dev/expires-at"
+	// AnnotationAPIKeyLastUsed holds when the API last authenticated a request with a key
+	// (RFC 3339), recorded at most once a minute.
+	AnnotationAPIKeyLastUsed = "tcs.dev/last-used-at"
 	// AnnotationArchivedAt marks a Transcript whose record is in the results store (RFC 3339
 	// time of the archiving): its deletion moves it out of the cluster and must keep its
 	// stored content.
