@@ -44,6 +44,8 @@ type harness struct {
 	storeDir  string
 	keyA      *orgs.Key
 	keyB      *orgs.Key
+	// srv is the first replica's server, for in-process reads.
+	srv *Server
 }
 
 // harnessOptions tune a harness.
@@ -125,6 +127,9 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
 	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
+	if h.srv == nil {
+		h.srv = srv
+	}
 	t.Cleanup(testenv.Run(t, mgr))
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("cache did not sync")
