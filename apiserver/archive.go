@@ -34,8 +34,35 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 			Finalizers: []string{tcsv1.FinalizerStoredObjects}},
 		Spec: rec.Spec,
 	}
-	if err := s.client.Create(ctx, t); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("bringing back archived %s: %w", rec.Spec.ID, err)
+	// A resource still leaving the cluster (its finalizer runs) is waited for, briefly.
+	for wait := 0; ; wait++ {
+		err := s.client.Create(ctx, t.DeepCopy())
+		if err == nil {
+			break
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("bringing back archived %s: %w", rec.Spec.ID, err)
+		}
+		existing := &tcsv1.Transcript{}
+		err = s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, existing)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("bringing back archived %s: %w", rec.Spec.ID, err)
+		case existing.DeletionTimestamp.IsZero():
+			// Brought back by a concurrent request.
+		case wait < 100:
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		default:
+			return nil, fmt.Errorf("bringing back archived %s: it is still leaving the cluster", rec.Spec.ID)
+		}
+		break
 	}
 	err := s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
 		if t.Status.Phase != "" {

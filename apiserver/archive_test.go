@@ -302,3 +302,92 @@ func waitList(t *testing.T, h *harness, n int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestTranscriptLeavingTheCluster checks a transcript whose resource the archiver deleted but
+// whose finalizer has not run yet: a soft delete goes to its record (so the finalizer keeps
+// the content the record points to), and an AI pass waits for the resource to go and brings
+// it back.
+func TestTranscriptLeavingTheCluster(t *testing.T) {
+	rs := openResults(t, "")
+	h := newHarnessWith(t, harnessOptions{results: rs})
+	ctx := context.Background()
+	var ids []string
+	for i := range 2 {
+		r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": fmt.Sprintf("sermon %d", i)})
+		ids = append(ids, r.body["id"].(string))
+	}
+	// The archiver alone: no transcript controller removes the finalizer.
+	mgr := env.NewManager(t, h.namespace)
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &tcsv1.WebhookEndpoint{},
+		controllers.IndexWebhookEndpointOrganization, func(o client.Object) []string {
+			return []string{o.(*tcsv1.WebhookEndpoint).Spec.Organization}
+		}); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.OpenDir(h.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 100 * time.Millisecond}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	stop := testenv.Run(t, mgr)
+	key := func(id string) types.NamespacedName {
+		return types.NamespacedName{Namespace: h.namespace, Name: tcsv1.TranscriptName(id)}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, id := range ids {
+		for {
+			tr := &tcsv1.Transcript{}
+			if err := h.client.Get(ctx, key(id), tr); err != nil {
+				t.Fatal(err)
+			}
+			if !tr.DeletionTimestamp.IsZero() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s was not archived", id)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	stop()
+
+	r := h.do(t, http.MethodDelete, "/api/v1/transcripts/"+ids[0], h.keyA.Value, "", nil)
+	if r.status != 200 {
+		t.Fatalf("DELETE of a transcript leaving the cluster: %d %s", r.status, r.raw)
+	}
+	if rec, err := rs.Get(ctx, ids[0], results.GetOptions{IncludeDeleted: true}); err != nil || rec.DeletedAt == nil {
+		t.Fatalf("the record is not soft-deleted: %+v %v", rec, err)
+	}
+	tr := &tcsv1.Transcript{}
+	if err := h.client.Get(ctx, key(ids[0]), tr); err != nil || tr.Status.DeletedAt != nil {
+		t.Fatalf("the leaving resource was soft-deleted instead of its record: %v %v", tr.Status.DeletedAt, err)
+	}
+
+	// The AI pass waits for the resource to go; the finalizer goes a moment later.
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		leaving := &tcsv1.Transcript{}
+		if err := h.client.Get(ctx, key(ids[1]), leaving); err != nil {
+			t.Error(err)
+			return
+		}
+		patch := client.MergeFrom(leaving.DeepCopy())
+		leaving.Finalizers = nil
+		if err := h.client.Patch(ctx, leaving, patch); err != nil {
+			t.Error(err)
+		}
+	}()
+	r = h.do(t, http.MethodPost, "/api/v1/transcripts/"+ids[1]+"/ai_pass", h.keyA.Value, "", nil)
+	if r.status != 202 || r.body["ai_pass_status"] != "queued" {
+		t.Fatalf("AI pass on a transcript leaving the cluster: %d %s", r.status, r.raw)
+	}
+	back := &tcsv1.Transcript{}
+	if err := h.client.Get(ctx, key(ids[1]), back); err != nil {
+		t.Fatal(err)
+	}
+	if !back.DeletionTimestamp.IsZero() || back.Status.AIPassStatus != tcsv1.AIPassQueued || back.Status.Phase != tcsv1.PhaseCompleted {
+		t.Fatalf("brought back as %+v, deleting %v", back.Status, back.DeletionTimestamp)
+	}
+}

@@ -580,6 +580,16 @@ func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool
 		t, archived = rec, true
 	case err != nil:
 		return nil, false, serverError(fmt.Errorf("reading transcript %s: %w", id, err))
+	case !t.DeletionTimestamp.IsZero() && t.Annotations[tcsv1.AnnotationArchivedAt] != "":
+		// Leaving the cluster for its record, which already holds it: what is done to it
+		// from now on is done to the record.
+		rec, aerr := s.archivedRecord(ctx, id)
+		if aerr != nil {
+			return nil, false, aerr
+		}
+		if rec != nil {
+			t, archived = rec, true
+		}
 	}
 	if t.Spec.Organization != principalFrom(ctx).OrganizationID {
 		return nil, false, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "id",
