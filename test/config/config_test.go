@@ -446,7 +446,10 @@ func checkAccess(t *testing.T, cs kubernetes.Interface, user, ns string) {
 	}
 	cases = append(cases,
 		access{"list", "tcs.dev", "webhookendpoints", "", ns, true},
-		access{"create", "tcs.dev", "webhookendpoints", "", ns, false},
+		// The dashboard manages the endpoints of its organizations, in the service's namespace only.
+		access{"create", "tcs.dev", "webhookendpoints", "", ns, true},
+		access{"create", "tcs.dev", "webhookendpoints", "", "other", false},
+		access{"update", "tcs.dev", "webhookendpoints", "status", ns, true},
 		access{"delete", "", "secrets", "", ns, true},
 		access{"delete", "", "secrets", "", "kube-system", false},
 		access{"update", "tcs.dev", "transcripts", "status", ns, true},
