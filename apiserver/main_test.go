@@ -13,6 +13,7 @@ import (
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/scheme"
@@ -38,6 +39,8 @@ type harness struct {
 // harnessOptions tune a harness.
 type harnessOptions struct {
 	uploadExpiry time.Duration
+	// metrics, when set, records the API's metrics.
+	metrics *metrics.Metrics
 }
 
 func newHarness(t *testing.T) *harness {
@@ -80,18 +83,23 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	processor := pipeline.New(engine, store)
+	if opts.metrics != nil {
+		processor.ObserveCorrections(opts.metrics.Correction)
+	}
 	srv := New(Options{
 		Namespace:      ns,
 		Cache:          mgr.GetCache(),
 		APIReader:      mgr.GetAPIReader(),
 		Client:         mgr.GetClient(),
-		Processor:      pipeline.New(engine, store),
+		Processor:      processor,
 		Store:          store,
 		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		UploadExpiry:   opts.uploadExpiry,
 		SyncConcurrent: 3,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
+		Metrics:        opts.metrics,
 	})
 	t.Cleanup(testenv.Run(t, mgr))
 	if !mgr.GetCache().WaitForCacheSync(ctx) {

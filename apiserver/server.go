@@ -21,6 +21,7 @@ import (
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
 )
@@ -55,6 +56,8 @@ type Options struct {
 	Log logr.Logger
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Metrics records the API's metrics; nil records none.
+	Metrics *metrics.Metrics
 }
 
 // Server is the REST front-end.
@@ -74,6 +77,7 @@ type Server struct {
 	waiters       *waiters
 	log           logr.Logger
 	now           func() time.Time
+	metrics       *metrics.Metrics
 }
 
 // New returns a Server.
@@ -109,6 +113,7 @@ func New(opts Options) *Server {
 		waiters:       newWaiters(),
 		log:           opts.Log,
 		now:           now,
+		metrics:       opts.Metrics,
 	}
 	// The filesystem store's upload URLs point at this server, which checks and stores them;
 	// an S3 store takes its uploads itself.
@@ -168,7 +173,7 @@ func (s *Server) Handler() http.Handler {
 		r.PathPrefix("/uploads/").Handler(s.uploads).Methods(http.MethodPut)
 	}
 
-	return withRequestID(withLogging(s.log)(r))
+	return withRequestID(s.withMetrics(r, withLogging(s.log)(r)))
 }
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully.
