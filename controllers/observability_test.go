@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -267,4 +269,18 @@ func TestMetricsOfWebhookDeliveriesSkipped(t *testing.T) {
 	h.pending(t, tr)
 	h.waitDeliveries(t, tr.Spec.ID, "skipped", allIn(1, tcsv1.DeliverySkipped))
 	wantMetric(t, reg, "tcs_webhook_deliveries_total", map[string]string{"outcome": "skipped", "attempt": "0"}, 1)
+}
+
+// TestOperationsDocListsEveryEventReason checks that docs/operations.md explains every reason.
+func TestOperationsDocListsEveryEventReason(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{ReasonFetchFailed, ReasonCorrected, ReasonFailed, ReasonAIPassStarted,
+		ReasonAIPassCompleted, ReasonAIPassFailed, ReasonDeliveryFailing, ReasonDeliveryFailed} {
+		if !strings.Contains(string(doc), "| `"+r+"` |") {
+			t.Errorf("docs/operations.md does not explain the %s events", r)
+		}
+	}
 }

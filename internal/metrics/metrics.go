@@ -6,6 +6,7 @@ package metrics
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -295,4 +296,44 @@ func Value(g prometheus.Gatherer, name string, labels map[string]string) (v floa
 		}
 	}
 	return 0, false, nil
+}
+
+// Family describes one metric family of tcs.
+type Family struct {
+	// Name is the family's name; a histogram's series add _bucket, _sum and _count to it.
+	Name string
+	// Type is counter or histogram.
+	Type string
+	// Labels are the family's label names, le (a histogram's bucket) aside.
+	Labels []string
+	// Help says what it counts.
+	Help string
+}
+
+// Families lists the metric families of tcs, by name, for documentation and its checks.
+func Families() ([]Family, error) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		return nil, err
+	}
+	// A family shows once it has a series.
+	m.APIRequest(RouteUnmatched, "GET", 404, 0)
+	m.TranscriptEnded(Sources[0], OutcomeCompleted, 0)
+	m.Correction("txt", 0, 0)
+	m.WebhookAttempt(DeliverySucceeded, 1, 0)
+	m.AIPass("rules", OutcomeFailed, true)
+	mfs, err := reg.Gather()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Family, 0, len(mfs))
+	for _, mf := range mfs {
+		f := Family{Name: mf.GetName(), Type: strings.ToLower(mf.GetType().String()), Help: mf.GetHelp()}
+		for _, lp := range mf.GetMetric()[0].GetLabel() {
+			f.Labels = append(f.Labels, lp.GetName())
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
