@@ -66,7 +66,7 @@ s3server: ## Build (once) versitygw, the S3-compatible server of the blob tests,
 	@hack/s3server.sh >/dev/null
 
 .PHONY: redis
-redis: ## Install redis-server (Debian) for the rate-limit tests when missing.
+redis: ## Install redis-server (Debian) for the rate-limit and apiserver tests when missing.
 	@hack/redis.sh >/dev/null
 
 .PHONY: postgres

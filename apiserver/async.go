@@ -56,11 +56,14 @@ func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate f
 	})
 }
 
-// queue marks t pending with its first job queued.
-func (s *Server) queue(t *tcsv1.Transcript, jobType string) {
+// queue marks t pending with its first job queued, on behalf of the idempotency record
+// record ("" for none).
+func (s *Server) queue(t *tcsv1.Transcript, jobType, record string) {
 	t.Status.Phase = tcsv1.PhasePending
 	t.Status.AIPassStatus = tcsv1.AIPassIdle
-	t.AddJob(jobType, metav1.NewTime(s.now()))
+	if job := t.AddJob(jobType, metav1.NewTime(s.now())); job.IdempotencyRecord == "" {
+		job.IdempotencyRecord = record
+	}
 	t.QueueRequestedAIPass(metav1.NewTime(s.now()))
 	t.Emit(tcsv1.EventTranscriptCreated, s.now())
 	t.SyncConditions()
@@ -70,12 +73,14 @@ func (s *Server) queue(t *tcsv1.Transcript, jobType string) {
 func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
-	t := s.newTranscript(org, ids.NewSortable("tr", s.now()), tcsv1.TranscriptSource{
+	id, _ := s.newTranscriptID(ctx)
+	t := s.newTranscript(org, id, tcsv1.TranscriptSource{
 		Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title,
 	}, req.Options)
-	if err := s.client.Create(ctx, t); err != nil {
+	if err := s.createOnce(ctx, t); err != nil {
 		return nil, serverError(fmt.Errorf("creating transcript %s: %w", t.Spec.ID, err))
 	}
+	s.effected(ctx, id)
 	jobType := tcsv1.JobURLFetch
 	if req.SourceType == tcsv1.SourceYouTube {
 		jobType = tcsv1.JobYouTubeFetch
@@ -84,7 +89,7 @@ func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Trans
 		if t.Status.Phase != "" {
 			return false // the reconciler queued it first
 		}
-		s.queue(t, jobType)
+		s.queue(t, jobType, requestRecord(ctx))
 		return true
 	})
 	if err != nil {
@@ -92,6 +97,20 @@ func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Trans
 		return nil, serverError(fmt.Errorf("queueing transcript %s: %w", t.Spec.ID, err))
 	}
 	return t, nil
+}
+
+// ownJob returns the job of t that the request of ctx queued in an earlier run, or nil.
+func ownJob(ctx context.Context, t *tcsv1.Transcript) *tcsv1.Job {
+	record := requestRecord(ctx)
+	if record == "" {
+		return nil
+	}
+	for i := range t.Status.Jobs {
+		if t.Status.Jobs[i].IdempotencyRecord == record {
+			return &t.Status.Jobs[i]
+		}
+	}
+	return nil
 }
 
 func serverError(err error) *apiError {
@@ -175,7 +194,7 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	org := principalFrom(ctx).OrganizationID
-	id := ids.NewSortable("tr", s.now())
+	id, _ := s.newTranscriptID(ctx)
 	expires := metav1.NewTime(s.now().Add(s.uploadExpiry).Truncate(time.Second))
 	contentType := uploadContentTypes[format]
 	url, headers, err := s.store.SignedPutURL(ctx, pipeline.KeysFor(org, id).Input, contentType, s.uploadExpiry)
@@ -186,9 +205,13 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 	t := s.newTranscript(org, id, tcsv1.TranscriptSource{
 		Type: tcsv1.SourceUpload, Format: string(format), Title: strings.TrimSpace(title), Filename: filename, UploadExpiresAt: &expires,
 	}, opts)
-	if err := s.client.Create(ctx, t); err != nil {
+	if err := s.createOnce(ctx, t); err != nil {
 		s.serverError(w, r, fmt.Errorf("creating the upload grant %s: %w", id, err))
 		return
+	}
+	s.effected(ctx, id)
+	if t.Spec.Source.UploadExpiresAt != nil {
+		expires = *t.Spec.Source.UploadExpiresAt // an earlier run made the grant
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"object":         "upload",
@@ -220,6 +243,8 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 		return nil, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "transcript_id", Message: fmt.Sprintf("This API key does not have access to upload %q.", id)}
 	case t.Spec.Source.Type != tcsv1.SourceUpload:
 		return nil, invalid("transcript_id", fmt.Sprintf("%q is not an upload; its source_type is %s.", id, t.Spec.Source.Type))
+	case t.Status.Phase != "" && ownJob(ctx, t) != nil:
+		return t, nil // an earlier run of this request confirmed it
 	case t.Status.Phase != "":
 		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %q is already confirmed.", id)}
 	case t.Spec.Source.UploadExpiresAt != nil && !s.now().Before(t.Spec.Source.UploadExpiresAt.Time):
@@ -236,13 +261,34 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 		return nil, &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: "transcript_id",
 			Message: fmt.Sprintf("The uploaded file is %d bytes; the limit is %d bytes (5 MB).", size, limits.MaxRemoteFile)}
 	}
+	opts, aerr := mergeOptions(t.Spec.Options, req.Options, req.OptionsGiven)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if opts != t.Spec.Options {
+		// The options given at confirmation join the grant's before the job is queued, so that
+		// every pass of the transcript runs with them.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
+				return err
+			}
+			if t.Status.Phase != "" {
+				return nil // confirmed meanwhile: the check below answers
+			}
+			t.Spec.Options = opts
+			return s.client.Update(ctx, t)
+		})
+		if err != nil {
+			return nil, serverError(fmt.Errorf("applying the options of upload %s: %w", id, err))
+		}
+	}
 	var already bool
 	err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
 		if t.Status.Phase != "" {
-			already = true
+			already = ownJob(ctx, t) == nil
 			return false
 		}
-		s.queue(t, tcsv1.JobUploadIngest)
+		s.queue(t, tcsv1.JobUploadIngest, requestRecord(ctx))
 		return true
 	})
 	switch {
@@ -251,6 +297,7 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	case already:
 		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %q is already confirmed.", id)}
 	}
+	s.effected(ctx, id)
 	return t, nil
 }
 
@@ -258,24 +305,38 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	jobID := mux.Vars(r)["id"]
 	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such job: %q.", jobID)}
-	trID, ok := tcsv1.TranscriptIDOfJob(jobID)
-	if !ok || !ids.Valid("job", jobID) {
+	if !ids.Valid("job", jobID) {
 		writeError(w, r, notFound)
 		return
 	}
-	t, aerr := s.lookupTranscript(r.Context(), trID)
-	if aerr != nil {
-		if aerr.Status == http.StatusNotFound {
-			aerr = notFound
+	// A job id leads to its transcript; when the split of the id is uncertain, the transcript
+	// that has the job is the one.
+	var t *tcsv1.Transcript
+	var j *tcsv1.Job
+	var denied *apiError
+	for _, trID := range tcsv1.TranscriptIDsOfJob(jobID) {
+		cand, aerr := s.lookupTranscript(r.Context(), trID)
+		switch {
+		case aerr == nil:
+			if cj := cand.Job(jobID); cj != nil {
+				t, j = cand, cj
+			}
+		case aerr.Status == http.StatusForbidden:
+			denied = aerr
+		case aerr.Status != http.StatusNotFound:
+			s.writeAPIError(w, r, aerr)
+			return
 		}
-		if aerr.Status == http.StatusForbidden {
-			aerr.Message = fmt.Sprintf("This API key does not have access to job %q.", jobID)
+		if j != nil {
+			break
 		}
-		s.writeAPIError(w, r, aerr)
-		return
 	}
-	j := t.Job(jobID)
 	if j == nil {
+		if denied != nil {
+			denied.Message = fmt.Sprintf("This API key does not have access to job %q.", jobID)
+			s.writeAPIError(w, r, denied)
+			return
+		}
 		writeError(w, r, notFound)
 		return
 	}
@@ -283,6 +344,22 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, http.StatusOK, apiview.NewJob(t, j))
+}
+
+// acquireSync takes one of the limit slots of synchronous requests of org: from the shared
+// semaphore when there is one, or from this replica's count when there is none or it fails.
+func (s *Server) acquireSync(ctx context.Context, org string, limit int) (release func(), ok bool) {
+	if s.syncSem != nil {
+		// A Redis that does not answer must not hold the request for its client's retries.
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		release, ok, err := s.syncSem.Acquire(actx, org+":sync", limit)
+		if err == nil {
+			return release, ok
+		}
+		s.log.Error(err, "the shared count of synchronous requests is unavailable; counting this replica's only", "organization", org)
+	}
+	return s.syncSlots.acquire(org, limit)
 }
 
 // syncSlots bounds the synchronous requests waiting at once, per organization.

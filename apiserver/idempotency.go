@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/limits"
 )
 
@@ -29,12 +32,18 @@ const (
 // to the object store.
 const inlineBodyLimit = 4 << 10
 
-// abandonedAfter is when a record still in progress is taken for one whose server died: no
-// request runs longer (the synchronous wait is at most 60 s).
+// abandonedAfter is when a record in progress without a heartbeat (written by an older
+// version) is taken for one whose server died: no request runs longer.
 const abandonedAfter = 3 * time.Minute
 
-// idempotencyWait bounds how long a request waits for a concurrent one with the same key.
-const idempotencyWait = 10 * time.Second
+// The heartbeat of a request in progress: renewed every heartbeatEvery, and taken for dead
+// when older than staleAfter. A retry waits at most idempotencyWait for a request in progress
+// before it answers 409, which is longer than staleAfter so that a retry after a crash resumes.
+const (
+	heartbeatEvery  = 3 * time.Second
+	staleAfter      = 12 * time.Second
+	idempotencyWait = 15 * time.Second
+)
 
 // IdempotencyRecordName returns the name of the record of key sent by org on route.
 func IdempotencyRecordName(org, route, key string) string {
@@ -56,18 +65,130 @@ func validIdempotencyKey(k string) bool {
 }
 
 // cacheable reports whether a response is recorded for replay: every executed request is,
-// but not the refusals of malformed requests (400, 413, 415) nor a 429, which a retry with the
-// same key must be able to get past.
+// but not a server error or a timed-out wait (the spec tells clients to retry them, and a retry
+// must get further), nor the refusals of malformed requests (400, 413, 415) or a 429, which a
+// retry with the same key must be able to get past. What the request did before such an answer
+// is not lost: the retry resumes it, with the same transcript id.
 func cacheable(status int) bool {
 	switch status {
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusTooManyRequests:
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusTooManyRequests,
+		http.StatusGatewayTimeout:
 		return false
 	}
-	return true
+	return status < 500
+}
+
+// idemRun is the run of a request sent with an Idempotency-Key: it holds its record, renews
+// its heartbeat and writes its outcome.
+type idemRun struct {
+	s            *Server
+	name         string
+	holder       string
+	transcriptID string
+	// resumed is true when an earlier run of the request may have made its effects.
+	resumed bool
+
+	mu  sync.Mutex
+	rec *tcsv1.IdempotencyRecord
+}
+
+type idemRunKey struct{}
+
+func runFrom(ctx context.Context) *idemRun {
+	run, _ := ctx.Value(idemRunKey{}).(*idemRun)
+	return run
+}
+
+// newTranscriptID returns the id of a transcript the request creates, and whether an earlier
+// run of the same request may have created it already: with an Idempotency-Key it is the one
+// recorded before the first run, so that a retry after a crash makes the same transcript.
+func (s *Server) newTranscriptID(ctx context.Context) (string, bool) {
+	if run := runFrom(ctx); run != nil && run.transcriptID != "" {
+		return run.transcriptID, run.resumed
+	}
+	return ids.NewSortable("tr", s.now()), false
+}
+
+// requestRecord returns the name of the idempotency record of the request, or "" without one.
+func requestRecord(ctx context.Context) string {
+	if run := runFrom(ctx); run != nil {
+		return run.name
+	}
+	return ""
+}
+
+// resumedRun reports whether an earlier run of the request may have made its effects.
+func resumedRun(ctx context.Context) bool {
+	run := runFrom(ctx)
+	return run != nil && run.resumed
+}
+
+// errRecordLost says that another request took the record over.
+var errRecordLost = errors.New("the idempotency record was taken over")
+
+// update applies mutate to the record and writes it, as long as this run holds it.
+func (run *idemRun) update(ctx context.Context, mutate func(*tcsv1.IdempotencyRecord)) error {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		rec := run.rec.DeepCopy()
+		mutate(rec)
+		err := run.s.client.Update(ctx, rec)
+		if err == nil {
+			run.rec = rec
+			return nil
+		}
+		if !apierrors.IsConflict(err) || attempt >= 5 {
+			return err
+		}
+		fresh := &tcsv1.IdempotencyRecord{}
+		if err := run.s.apiReader.Get(ctx, client.ObjectKeyFromObject(run.rec), fresh); err != nil {
+			return err
+		}
+		if fresh.Status.Holder != run.holder {
+			return errRecordLost
+		}
+		run.rec = fresh
+	}
+}
+
+// heartbeat renews the record's heartbeat until stop is called.
+func (run *idemRun) heartbeat(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(run.s.heartbeatEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			err := run.update(ctx, func(rec *tcsv1.IdempotencyRecord) {
+				now := metav1.NewTime(run.s.now())
+				rec.Status.HeartbeatAt = &now
+			})
+			if errors.Is(err, errRecordLost) {
+				return
+			}
+			if err != nil && ctx.Err() == nil {
+				run.s.log.Error(err, "renewing the heartbeat of an idempotency record", "record", run.name)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // idempotent makes a POST handler honour Idempotency-Key: within 24 hours a repeat of a key on
 // the same route of the same organization gets the first response again, whatever its body.
+//
+// The record is written before the handler runs, with the id of the transcript the request
+// will create, and its heartbeat is renewed while it runs. A repeat that finds the first run
+// dead (its heartbeat stopped: the process was killed) or interrupted (a 500 or a timed-out
+// wait, which are not replayed) runs the request again with the same transcript id; every
+// handler treats what an earlier run made under that id as its own.
 func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key, sent := r.Header[http.CanonicalHeaderKey(HeaderIdempotencyKey)]
@@ -83,70 +204,79 @@ func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 		org := principalFrom(ctx).OrganizationID
 		route := r.Method + " " + r.URL.Path
 		keySum := sha256.Sum256([]byte(key[0]))
+		run := &idemRun{s: s, name: IdempotencyRecordName(org, route, key[0]), holder: ids.Random(16)}
+		now := metav1.NewTime(s.now())
 		rec := &tcsv1.IdempotencyRecord{
 			ObjectMeta: metav1.ObjectMeta{
-				Name:      IdempotencyRecordName(org, route, key[0]),
+				Name:      run.name,
 				Namespace: s.namespace,
 				Labels:    map[string]string{tcsv1.LabelOrganization: org},
 			},
 			Spec: tcsv1.IdempotencyRecordSpec{
 				Organization: org, Route: route, KeyHash: hex.EncodeToString(keySum[:]),
-				ExpiresAt: metav1.NewTime(s.now().Add(limits.IdempotencyRetention)),
+				ExpiresAt:    metav1.NewTime(s.now().Add(limits.IdempotencyRetention)),
+				TranscriptID: ids.NewSortable("tr", s.now()),
 			},
-			Status: tcsv1.IdempotencyRecordStatus{State: tcsv1.IdempotencyInProgress},
+			Status: tcsv1.IdempotencyRecordStatus{State: tcsv1.IdempotencyInProgress, Holder: run.holder, HeartbeatAt: &now, Attempts: 1},
 		}
-		for attempt := 0; ; attempt++ {
+		for attempt := 0; run.rec == nil; attempt++ {
 			err := s.client.Create(ctx, rec)
 			if err == nil {
+				run.rec = rec
 				break
 			}
-			if !apierrors.IsAlreadyExists(err) || attempt > 0 {
+			if !apierrors.IsAlreadyExists(err) || attempt > 2 {
 				s.serverError(w, r, fmt.Errorf("recording an idempotency key: %w", err))
 				return
 			}
-			prior, aerr := s.awaitRecord(ctx, rec.Name)
+			prior, aerr := s.awaitRecord(ctx, run)
 			switch {
 			case aerr != nil:
 				s.writeAPIError(w, r, aerr)
 				return
 			case prior == nil:
-				continue // it expired or was given up: this request runs
+				continue // it expired: this request runs anew
+			case prior.Status.State == tcsv1.IdempotencyCompleted:
+				s.replay(w, r, prior)
+				return
 			}
-			s.replay(w, r, prior)
-			return
+			run.rec, run.resumed = prior, true // taken over from a dead or interrupted run
 		}
+		run.transcriptID = run.rec.Spec.TranscriptID
 
+		stop := run.heartbeat(ctx)
 		rw := &statusRecorder{ResponseWriter: w, body: &bytes.Buffer{}}
 		done := false
 		defer func() {
 			if !done {
 				// The handler panicked: let a retry with the key run again.
-				_ = s.client.Delete(context.WithoutCancel(ctx), rec)
+				stop()
+				s.interrupt(context.WithoutCancel(ctx), run)
 			}
 		}()
-		next(rw, r)
+		next(rw, r.WithContext(context.WithValue(ctx, idemRunKey{}, run)))
 		done = true
-		s.record(context.WithoutCancel(ctx), rec, rw)
+		stop()
+		s.record(context.WithoutCancel(ctx), run, rw)
 	}
 }
 
-// awaitRecord returns the completed record name, waiting a bounded time for one in progress; it
-// returns nil when no record is in the way any more (expired and removed).
-func (s *Server) awaitRecord(ctx context.Context, name string) (*tcsv1.IdempotencyRecord, *apiError) {
-	deadline := time.Now().Add(idempotencyWait)
+// awaitRecord waits a bounded time for the record of run's key held by another request. It
+// returns the record completed (to replay), or taken over by run (when its request died or was
+// interrupted), or nil when no record is in the way any more (expired and removed).
+func (s *Server) awaitRecord(ctx context.Context, run *idemRun) (*tcsv1.IdempotencyRecord, *apiError) {
+	deadline := time.Now().Add(s.idempotencyWait)
 	for {
 		rec := &tcsv1.IdempotencyRecord{}
-		err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: name}, rec)
+		err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: run.name}, rec)
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, nil
 		case err != nil:
 			return nil, serverError(fmt.Errorf("reading an idempotency record: %w", err))
 		}
-		abandoned := rec.Status.State != tcsv1.IdempotencyCompleted && s.now().Sub(rec.CreationTimestamp.Time) > abandonedAfter
-		if abandoned || !s.now().Before(rec.Spec.ExpiresAt.Time) {
-			// An expired record no longer replays, and one whose request died with its process
-			// never completes; remove it unless someone else did.
+		if !s.now().Before(rec.Spec.ExpiresAt.Time) {
+			// An expired record no longer replays; remove it unless someone else did.
 			err := s.client.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rec.ResourceVersion})
 			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				return nil, serverError(fmt.Errorf("removing an expired idempotency record: %w", err))
@@ -155,6 +285,23 @@ func (s *Server) awaitRecord(ctx context.Context, name string) (*tcsv1.Idempoten
 		}
 		if rec.Status.State == tcsv1.IdempotencyCompleted {
 			return rec, nil
+		}
+		if rec.Status.State == tcsv1.IdempotencyInterrupted || s.dead(rec) {
+			// Take it over; the resource version makes sure only one request does.
+			now := metav1.NewTime(s.now())
+			if rec.Spec.TranscriptID == "" {
+				rec.Spec.TranscriptID = ids.NewSortable("tr", s.now())
+			}
+			rec.Status = tcsv1.IdempotencyRecordStatus{State: tcsv1.IdempotencyInProgress, Holder: run.holder,
+				HeartbeatAt: &now, Attempts: rec.Status.Attempts + 1}
+			err := s.client.Update(ctx, rec)
+			switch {
+			case err == nil:
+				return rec, nil
+			case !apierrors.IsConflict(err) && !apierrors.IsNotFound(err):
+				return nil, serverError(fmt.Errorf("resuming an idempotency record: %w", err))
+			}
+			continue // someone else moved first: look again
 		}
 		if time.Now().After(deadline) {
 			return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: HeaderIdempotencyKey,
@@ -168,37 +315,65 @@ func (s *Server) awaitRecord(ctx context.Context, name string) (*tcsv1.Idempoten
 	}
 }
 
-// record stores the response of the first request, or drops the record when the response is
-// not one to replay.
-func (s *Server) record(ctx context.Context, rec *tcsv1.IdempotencyRecord, rw *statusRecorder) {
+// dead reports whether the request working on rec died: its heartbeat stopped.
+func (s *Server) dead(rec *tcsv1.IdempotencyRecord) bool {
+	if rec.Status.State != tcsv1.IdempotencyInProgress {
+		return false
+	}
+	if rec.Status.HeartbeatAt == nil {
+		return s.now().Sub(rec.CreationTimestamp.Time) > abandonedAfter
+	}
+	return s.now().Sub(rec.Status.HeartbeatAt.Time) > s.staleAfter
+}
+
+// interrupt leaves the record for a retry to resume.
+func (s *Server) interrupt(ctx context.Context, run *idemRun) {
+	err := run.update(ctx, func(rec *tcsv1.IdempotencyRecord) {
+		rec.Status = tcsv1.IdempotencyRecordStatus{State: tcsv1.IdempotencyInterrupted, Attempts: rec.Status.Attempts}
+	})
+	if err != nil && !errors.Is(err, errRecordLost) {
+		// The heartbeat stops, so a retry takes the record for a dead one's all the same.
+		s.log.Error(err, "marking an idempotency record interrupted", "record", run.name)
+	}
+}
+
+// record stores the response of the request for replay, or leaves the record for a retry to
+// resume when the response is not one to replay.
+func (s *Server) record(ctx context.Context, run *idemRun, rw *statusRecorder) {
+	if rw.status == 0 && rw.body.Len() == 0 {
+		s.interrupt(ctx, run) // the client went away before an answer
+		return
+	}
 	if rw.status == 0 {
 		rw.status = http.StatusOK
 	}
 	if !cacheable(rw.status) {
-		if err := s.client.Delete(ctx, rec); err != nil && !apierrors.IsNotFound(err) {
-			s.log.Error(err, "dropping an idempotency record", "record", rec.Name)
-		}
+		s.interrupt(ctx, run)
 		return
 	}
 	now := metav1.NewTime(s.now())
-	rec.Status = tcsv1.IdempotencyRecordStatus{
+	status := tcsv1.IdempotencyRecordStatus{
 		State: tcsv1.IdempotencyCompleted, StatusCode: rw.status,
 		ContentType: rw.Header().Get("Content-Type"), CompletedAt: &now,
 		RequestID: rw.Header().Get("X-Request-Id"),
 	}
 	if rw.body.Len() <= inlineBodyLimit {
-		rec.Status.Body = rw.body.String()
+		status.Body = rw.body.String()
 	} else {
-		rec.Status.BodyRef = "idempotency/" + rec.Spec.Organization + "/" + rec.Name
-		if err := s.store.Put(ctx, rec.Status.BodyRef, rw.body.Bytes(), rec.Status.ContentType); err != nil {
-			s.log.Error(err, "storing an idempotent response; the key will run again", "record", rec.Name)
-			_ = s.client.Delete(ctx, rec)
+		status.BodyRef = "idempotency/" + run.rec.Spec.Organization + "/" + run.name
+		if err := s.store.Put(ctx, status.BodyRef, rw.body.Bytes(), status.ContentType); err != nil {
+			s.log.Error(err, "storing an idempotent response; a retry with the key runs again", "record", run.name)
+			s.interrupt(ctx, run)
 			return
 		}
 	}
-	if err := s.client.Update(ctx, rec); err != nil {
-		s.log.Error(err, "recording an idempotent response; the key will run again", "record", rec.Name)
-		_ = s.client.Delete(ctx, rec)
+	err := run.update(ctx, func(rec *tcsv1.IdempotencyRecord) {
+		status.Attempts = rec.Status.Attempts
+		rec.Status = status
+	})
+	if err != nil && !errors.Is(err, errRecordLost) {
+		// The heartbeat has stopped: a retry takes the record over and resumes the request.
+		s.log.Error(err, "recording an idempotent response; a retry with the key runs again", "record", run.name)
 	}
 }
 

@@ -199,6 +199,8 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 	}
 	err := s.updateStatus(r.Context(), t, func(t *tcsv1.Transcript) bool {
 		switch {
+		case ownJob(r.Context(), t) != nil:
+			// An earlier run of this request queued the pass; it is the answer.
 		case t.AIPassBusy():
 			aerr = &apiError{Status: http.StatusConflict, Type: ErrConflict,
 				Message: fmt.Sprintf("An AI pass of this transcript is already %s; wait for it to end.", t.Status.AIPassStatus)}
@@ -213,7 +215,9 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 		case t.Status.DeletedAt != nil:
 			aerr = &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", t.Spec.ID)}
 		default:
-			t.QueueAIPass(apply, s.metaNow())
+			if job := t.QueueAIPass(apply, s.metaNow()); job != nil {
+				job.IdempotencyRecord = requestRecord(r.Context())
+			}
 			return true
 		}
 		return false
@@ -224,6 +228,7 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 	case aerr != nil:
 		writeError(w, r, aerr)
 	default:
+		s.effected(r.Context(), t.Spec.ID)
 		s.respondTranscript(w, r, t, http.StatusAccepted)
 	}
 }

@@ -2,9 +2,11 @@ package apiserver
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
 )
@@ -23,7 +26,13 @@ import (
 // env is the real control plane shared by the tests of this package.
 var env *testenv.Env
 
-func TestMain(m *testing.M) { testenv.Main(m, &env) }
+func TestMain(m *testing.M) {
+	if os.Getenv(crashChildEnv) != "" {
+		// This process is the API server of TestIdempotencySurvivesKill, not a test run.
+		os.Exit(runCrashChild())
+	}
+	testenv.Main(m, &env)
+}
 
 // harness is an API server on loopback in front of the real control plane, with two
 // organizations and a key each.
@@ -32,13 +41,16 @@ type harness struct {
 	namespace string
 	client    client.Client
 	store     *blob.Store
+	storeDir  string
 	keyA      *orgs.Key
 	keyB      *orgs.Key
 }
 
 // harnessOptions tune a harness.
 type harnessOptions struct {
-	uploadExpiry time.Duration
+	uploadExpiry  time.Duration
+	resolver      *net.Resolver
+	syncSemaphore ratelimit.Semaphore
 	// metrics, when set, records the API's metrics.
 	metrics *metrics.Metrics
 }
@@ -69,13 +81,25 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr := env.NewManager(t, ns)
+	storeDir := t.TempDir()
+	h := &harness{namespace: ns, client: c, storeDir: storeDir, keyA: keyA, keyB: keyB}
+	h.url, h.store = h.startReplica(t, opts)
+	return h
+}
+
+// startReplica starts another API server for h's namespace and object store, as a replica
+// of the service, and returns its address and store.
+func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob.Store) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	mgr := env.NewManager(t, h.namespace)
 	if err := SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewUnstartedServer(nil)
 	baseURL := "http://" + hs.Listener.Addr().String()
-	store, err := blob.Open(ctx, t.TempDir(), blob.Options{SigningSecret: []byte("test-secret-test-secret"), UploadBaseURL: baseURL + "/uploads/"})
+	store, err := blob.Open(ctx, h.storeDir, blob.Options{SigningSecret: []byte("test-secret-test-secret"), UploadBaseURL: baseURL + "/uploads/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +112,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		processor.ObserveCorrections(opts.metrics.Correction)
 	}
 	srv := New(Options{
-		Namespace:      ns,
+		Namespace:      h.namespace,
 		Cache:          mgr.GetCache(),
 		APIReader:      mgr.GetAPIReader(),
 		Client:         mgr.GetClient(),
@@ -96,11 +120,15 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		Store:          store,
 		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		UploadExpiry:   opts.uploadExpiry,
+		Resolver:       opts.resolver,
 		SyncConcurrent: 3,
+		SyncSemaphore:  opts.syncSemaphore,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
 		Metrics:        opts.metrics,
 	})
+	// Short heartbeats, so that a retry resumes a killed request within a second or two.
+	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
 	t.Cleanup(testenv.Run(t, mgr))
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("cache did not sync")
@@ -111,7 +139,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		}
 	}()
 	waitHealthy(t, baseURL)
-	return &harness{url: baseURL, namespace: ns, client: c, store: store, keyA: keyA, keyB: keyB}
+	return baseURL, store
 }
 
 // waitHealthy waits until the API answers its liveness check.

@@ -42,6 +42,9 @@ type Options struct {
 	Store *blob.Store
 	// OutboundAllow lists the CIDRs outbound traffic may reach despite being private (tests, tcs dev).
 	OutboundAllow []netip.Prefix
+	// Resolver, when set, looks up the host of a url source at create time, so that a host
+	// that does not exist is refused at once (422) rather than by its fetch job.
+	Resolver *net.Resolver
 	// UploadExpiry is how long an upload grant lasts; zero means 15 minutes.
 	UploadExpiry time.Duration
 	// SyncConcurrent bounds the synchronous creates of one organization; zero means the spec's 10.
@@ -49,6 +52,10 @@ type Options struct {
 	// Limiter counts requests per organization and class; nil means one in memory (exact for
 	// one replica).
 	Limiter ratelimit.Limiter
+	// SyncSemaphore counts the synchronous requests of each organization; a Redis one makes
+	// the limit hold across replicas. Nil means a count in memory (exact for one replica).
+	// When it fails (Redis unreachable), each replica counts its own requests.
+	SyncSemaphore ratelimit.Semaphore
 	// AIProvider is the provider the AI passes run with; a repeatable one is not asked again
 	// for a pass it already completed with the same settings. Nil means unknown.
 	AIProvider aipass.Provider
@@ -70,14 +77,22 @@ type Server struct {
 	store         *blob.Store
 	uploads       http.Handler
 	outboundAllow []netip.Prefix
+	resolver      *net.Resolver
 	uploadExpiry  time.Duration
 	syncSlots     *syncSlots
+	syncSem       ratelimit.Semaphore
 	limiter       ratelimit.Limiter
 	aiProvider    aipass.Provider
 	waiters       *waiters
 	log           logr.Logger
 	now           func() time.Time
 	metrics       *metrics.Metrics
+
+	// The heartbeat of requests with an Idempotency-Key; tests shorten them.
+	heartbeatEvery, staleAfter, idempotencyWait time.Duration
+	// afterEffect, when set (by tests only), is called once a request made its effect (created
+	// or queued transcript id) and before it answers and records its response.
+	afterEffect func(ctx context.Context, id string)
 }
 
 // New returns a Server.
@@ -106,14 +121,20 @@ func New(opts Options) *Server {
 		processor:     opts.Processor,
 		store:         opts.Store,
 		outboundAllow: opts.OutboundAllow,
+		resolver:      opts.Resolver,
 		uploadExpiry:  expiry,
 		syncSlots:     newSyncSlots(sync),
+		syncSem:       opts.SyncSemaphore,
 		limiter:       limiter,
 		aiProvider:    opts.AIProvider,
 		waiters:       newWaiters(),
 		log:           opts.Log,
 		now:           now,
 		metrics:       opts.Metrics,
+
+		heartbeatEvery:  heartbeatEvery,
+		staleAfter:      staleAfter,
+		idempotencyWait: idempotencyWait,
 	}
 	// The filesystem store's upload URLs point at this server, which checks and stores them;
 	// an S3 store takes its uploads itself.

@@ -39,6 +39,8 @@ type createRequest struct {
 	Title        string
 	Format       formats.Format
 	Options      tcsv1.TranscriptOptions
+	// OptionsGiven names the members of options the request sent (e.g. options.ai_pass.enabled).
+	OptionsGiven []string
 }
 
 // createMembers are the body members each source type accepts.
@@ -115,6 +117,7 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 		if req.Options, aerr = parseOptions(raw); aerr != nil {
 			return nil, aerr
 		}
+		req.OptionsGiven = givenOptions(raw)
 	}
 	return req, nil
 }
@@ -226,6 +229,63 @@ func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
 	return o, nil
 }
 
+// givenOptions names the members of a valid options object that are present and not null.
+func givenOptions(raw json.RawMessage) []string {
+	var o struct {
+		AIPass              map[string]json.RawMessage `json:"ai_pass"`
+		Language            json.RawMessage            `json:"language"`
+		NormalizeReferences json.RawMessage            `json:"normalize_references"`
+	}
+	if json.Unmarshal(raw, &o) != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range []string{"enabled", "apply"} {
+		if v, ok := o.AIPass[m]; ok && !isNull(v) {
+			out = append(out, "options.ai_pass."+m)
+		}
+	}
+	if len(o.Language) > 0 && !isNull(o.Language) {
+		out = append(out, "options.language")
+	}
+	if len(o.NormalizeReferences) > 0 && !isNull(o.NormalizeReferences) {
+		out = append(out, "options.normalize_references")
+	}
+	return out
+}
+
+// mergeOptions returns the options of an upload grant with those given at its confirmation:
+// a member the grant left unset (false or empty) takes the confirmation's value; one the grant
+// set to another value is a 400 naming it.
+func mergeOptions(grant, confirm tcsv1.TranscriptOptions, given []string) (tcsv1.TranscriptOptions, *apiError) {
+	out := grant
+	for _, param := range given {
+		var g, c any
+		switch param {
+		case "options.ai_pass.enabled":
+			g, c = grant.AIPass.Enabled, confirm.AIPass.Enabled
+			out.AIPass.Enabled = grant.AIPass.Enabled || confirm.AIPass.Enabled
+		case "options.ai_pass.apply":
+			g, c = grant.AIPass.Apply, confirm.AIPass.Apply
+			out.AIPass.Apply = grant.AIPass.Apply || confirm.AIPass.Apply
+		case "options.normalize_references":
+			g, c = grant.NormalizeReferences, confirm.NormalizeReferences
+			out.NormalizeReferences = grant.NormalizeReferences || confirm.NormalizeReferences
+		case "options.language":
+			g, c = grant.Language, confirm.Language
+			if grant.Language == "" {
+				out.Language = confirm.Language
+			}
+		default:
+			continue
+		}
+		if g != c && g != false && g != "" {
+			return grant, invalid(param, fmt.Sprintf("%s is %v in the upload grant and %v at its confirmation; send the grant's value or leave it out.", param, g, c))
+		}
+	}
+	return out, nil
+}
+
 // createTranscript is POST /api/v1/transcripts.
 func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 	wait, aerr := boolQuery(r, "wait")
@@ -248,6 +308,12 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, aerr)
 		return
 	}
+	if req.SourceType == tcsv1.SourceURL && s.resolver != nil {
+		if err := sources.CheckHost(r.Context(), s.resolver, req.URL); err != nil {
+			writeError(w, r, userError("url", err))
+			return
+		}
+	}
 	// A paste is corrected inline: with wait=true it waits only for the AI pass it asks for.
 	if req.SourceType == tcsv1.SourcePaste && !req.Options.AIPass.Enabled {
 		wait = false
@@ -255,7 +321,7 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 	if wait {
 		org := principalFrom(r.Context()).OrganizationID
 		limit := s.limitsOf(r.Context(), org).sync
-		release, ok := s.syncSlots.acquire(org, limit)
+		release, ok := s.acquireSync(r.Context(), org, limit)
 		if !ok {
 			s.metrics.RateLimited("sync")
 			w.Header().Set("Retry-After", "1")
@@ -296,6 +362,21 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *createRequest, wait time.Duration) {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
+	id, resumed := s.newTranscriptID(ctx)
+	keys := pipeline.KeysFor(org, id)
+	if resumed {
+		// An earlier run of this request may have made the transcript: it is the answer, and
+		// the body of this retry (which may differ) is not stored over its input.
+		t, aerr := s.transcriptOf(ctx, id)
+		switch {
+		case aerr != nil:
+			s.writeAPIError(w, r, aerr)
+			return
+		case t != nil:
+			s.resumePaste(w, r, t, keys, wait)
+			return
+		}
+	}
 	input := []byte(req.Content)
 	res, err := s.processor.Correct(input, req.Format, pipeline.CorrectionOptions(req.Options))
 	if err != nil {
@@ -307,17 +388,16 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		s.serverError(w, r, err)
 		return
 	}
-	id := ids.NewSortable("tr", s.now())
-	keys := pipeline.KeysFor(org, id)
 	if err := s.processor.Save(ctx, keys, input, res); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	t := s.newTranscript(org, id, tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}, req.Options)
-	if err := s.client.Create(ctx, t); err != nil {
+	if err := s.createOnce(ctx, t); err != nil {
 		s.serverError(w, r, fmt.Errorf("creating transcript %s: %w", id, err))
 		return
 	}
+	s.effected(ctx, id)
 	s.metrics.TranscriptCreated(string(req.SourceType))
 	completed := false
 	err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
@@ -346,6 +426,79 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	}
 	content := string(res.Content)
 	writeJSON(w, http.StatusCreated, apiview.NewTranscript(t, &content))
+}
+
+// resumePaste answers a retried paste whose transcript an earlier run created: it completes it
+// from the stored input when that run died before, and answers as the first run would have.
+func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, keys pipeline.Keys, wait time.Duration) {
+	ctx := r.Context()
+	if t.Status.Phase != tcsv1.PhaseCompleted {
+		res, err := s.processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), pipeline.CorrectionOptions(t.Spec.Options))
+		if err != nil {
+			s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err))
+			return
+		}
+		err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
+			if t.Status.Phase == tcsv1.PhaseCompleted {
+				return false
+			}
+			if t.Status.AIPassStatus == "" {
+				t.Status.AIPassStatus = tcsv1.AIPassIdle
+			}
+			res.Complete(t, keys, s.now())
+			return true
+		})
+		if err != nil {
+			s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err))
+			return
+		}
+	}
+	if wait > 0 && t.AIPassBusy() {
+		s.waitAndRespond(w, r, t, wait, http.StatusCreated)
+		return
+	}
+	s.respondTranscript(w, r, t, http.StatusCreated)
+}
+
+// transcriptOf reads transcript id of the caller's organization from the API server, or nil
+// when it does not exist.
+func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
+	t := &tcsv1.Transcript{}
+	err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}, t)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, serverError(fmt.Errorf("reading transcript %s: %w", id, err))
+	case t.Spec.Organization != principalFrom(ctx).OrganizationID:
+		return nil, serverError(fmt.Errorf("transcript %s of an idempotent request belongs to %s", id, t.Spec.Organization))
+	}
+	return t, nil
+}
+
+// createOnce creates t; when a transcript of that name exists already, made by an earlier run
+// of the same idempotent request (its id was recorded before), t becomes that one.
+func (s *Server) createOnce(ctx context.Context, t *tcsv1.Transcript) error {
+	err := s.client.Create(ctx, t)
+	if !apierrors.IsAlreadyExists(err) || !resumedRun(ctx) {
+		return err
+	}
+	prior, aerr := s.transcriptOf(ctx, t.Spec.ID)
+	switch {
+	case aerr != nil:
+		return aerr.cause
+	case prior == nil:
+		return err
+	}
+	*t = *prior
+	return nil
+}
+
+// effected is called once a request made its effect on transcript id, before it answers.
+func (s *Server) effected(ctx context.Context, id string) {
+	if s.afterEffect != nil {
+		s.afterEffect(ctx, id)
+	}
 }
 
 // getTranscript is GET /api/v1/transcripts/{id}.

@@ -22,6 +22,7 @@ import (
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/sources"
 )
 
 // DefaultPasteGrace is how long the reconciler leaves a new paste transcript to the API server,
@@ -195,13 +196,17 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 		r.fail(t, job, ue.APIErrorType(), ue.Error())
 		return ctrl.Result{}, nil
 	case err != nil:
+		// The job's error and the transcript's are shown to API clients and webhook receivers:
+		// they get the public message, which names no address of the service; the logs get
+		// the cause.
 		job.Attempts++
 		if job.Attempts >= r.maxAttempts() {
-			r.fail(t, job, "server_error", fmt.Sprintf("The %s job failed %d times; last error: %v", job.Type, job.Attempts, err))
+			log.FromContext(ctx).Info("job failed for good", "job", job.ID, "attempt", job.Attempts, "error", err.Error())
+			r.fail(t, job, "server_error", fmt.Sprintf("The %s job failed %d times; last error: %s.", job.Type, job.Attempts, sources.PublicMessage(err)))
 			return ctrl.Result{}, nil
 		}
 		log.FromContext(ctx).Info("job failed; retrying", "job", job.ID, "attempt", job.Attempts, "error", err.Error())
-		job.Error = err.Error()
+		job.Error = sources.PublicMessage(err)
 		return ctrl.Result{RequeueAfter: time.Duration(1<<job.Attempts) * time.Second}, nil
 	}
 	now := metav1.NewTime(r.now())

@@ -48,12 +48,17 @@ func startReconciler(t *testing.T) (client.Client, *blob.Store, string) {
 // waits for it, as a killed and restarted pod would.
 func runManager(t *testing.T, ns string, store *blob.Store) (stop func()) {
 	t.Helper()
+	return runManagerWith(t, ns, store, sources.NewClient(sources.ClientOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}))
+}
+
+// runManagerWith is runManager with the outbound client of the sources.
+func runManagerWith(t *testing.T, ns string, store *blob.Store, outbound *http.Client) (stop func()) {
+	t.Helper()
 	mgr := env.NewManager(t, ns)
 	engine, err := correction.NewEngine()
 	if err != nil {
 		t.Fatal(err)
 	}
-	outbound := sources.NewClient(sources.ClientOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
 	r := &TranscriptReconciler{
 		Client:      mgr.GetClient(),
 		Processor:   pipeline.New(engine, store),

@@ -14,22 +14,39 @@ type IdempotencyRecordSpec struct {
 	KeyHash string `json:"keyHash"`
 	// ExpiresAt is when the record stops replaying and is garbage-collected.
 	ExpiresAt metav1.Time `json:"expiresAt"`
+	// TranscriptID is the id a request that creates a transcript gives it. It is chosen before
+	// the transcript is created, so that a retry of a request that died makes the same one.
+	// +optional
+	TranscriptID string `json:"transcriptID,omitempty"`
 }
 
 // IdempotencyState is the state of a recorded request.
-// +kubebuilder:validation:Enum=in_progress;completed
+// +kubebuilder:validation:Enum=in_progress;completed;interrupted
 type IdempotencyState string
 
-// The states of a recorded request.
+// The states of a recorded request. A request in progress renews its heartbeat; one whose
+// heartbeat stopped died with its process. An interrupted request ended without a response to
+// replay (a 500, a 504, a refusal to retry): the next request with the key runs again, resuming
+// what the first one did with the same transcript id.
 const (
-	IdempotencyInProgress IdempotencyState = "in_progress"
-	IdempotencyCompleted  IdempotencyState = "completed"
+	IdempotencyInProgress  IdempotencyState = "in_progress"
+	IdempotencyCompleted   IdempotencyState = "completed"
+	IdempotencyInterrupted IdempotencyState = "interrupted"
 )
 
 // IdempotencyRecordStatus is the response of the recorded request, once it is known.
 type IdempotencyRecordStatus struct {
 	// State says whether the first request is still running.
 	State IdempotencyState `json:"state"`
+	// Holder identifies the run of the request that works on the record now.
+	// +optional
+	Holder string `json:"holder,omitempty"`
+	// HeartbeatAt is renewed while the request runs.
+	// +optional
+	HeartbeatAt *metav1.Time `json:"heartbeatAt,omitempty"`
+	// Attempts counts the runs of the request: more than one when a retry resumed it.
+	// +optional
+	Attempts int `json:"attempts,omitempty"`
 	// StatusCode is the HTTP status of the first response.
 	// +optional
 	StatusCode int `json:"statusCode,omitempty"`

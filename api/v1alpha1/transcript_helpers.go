@@ -49,19 +49,42 @@ func (t *Transcript) SyncConditions() {
 
 // JobID returns the id of the seq-th job (1-based) of the transcript with API id transcriptID:
 // job ids are derived, so a repeated reconcile makes the same job and a job id leads to its
-// transcript.
+// transcript. The sequence number is the decimal number that ends the id, at least two digits
+// (job_…01 … job_…99, job_…100, …), so ids made before the 100th job keep their form.
 func JobID(transcriptID string, seq int) string {
 	return "job_" + strings.TrimPrefix(transcriptID, "tr_") + fmt.Sprintf("%02d", seq)
 }
 
-// TranscriptIDOfJob returns the transcript id a job id belongs to, or false when jobID is not
-// shaped like one.
-func TranscriptIDOfJob(jobID string) (string, bool) {
+// TranscriptIDsOfJob returns the transcript ids a job id may belong to, or none when jobID is
+// not shaped like one. A transcript id may itself end in digits, so the split between it and
+// the sequence number is not always certain: each reading is listed (two digits first, then
+// the longer numbers without a leading zero), and the caller looks for the job in each.
+func TranscriptIDsOfJob(jobID string) []string {
 	rest, ok := strings.CutPrefix(jobID, "job_")
-	if !ok || len(rest) < 3 {
-		return "", false
+	if !ok {
+		return nil
 	}
-	return "tr_" + rest[:len(rest)-2], true
+	var out []string
+	for n := 2; n < len(rest); n++ {
+		tail := rest[len(rest)-n:]
+		if !allDigits(tail) {
+			break
+		}
+		if n > 2 && tail[0] == '0' {
+			continue // JobID pads to two digits only
+		}
+		out = append(out, "tr_"+rest[:len(rest)-n])
+	}
+	return out
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // AddJob appends a queued job of type jobType to t, unless t already has one of that type, and

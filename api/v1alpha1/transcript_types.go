@@ -51,8 +51,8 @@ const (
 	ConditionAIValidated = "AIValidated"
 )
 
-// TranscriptSpec is what the client asked for; it does not change after creation.
-// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable"
+// TranscriptSpec is what the client asked for; it does not change after creation, except the
+// options of an upload grant, which its confirmation may complete (see Transcript).
 type TranscriptSpec struct {
 	// ID is the transcript's API id.
 	// +kubebuilder:validation:Pattern=`^tr_[a-z0-9]+$`
@@ -162,6 +162,10 @@ type Job struct {
 	// FinishedAt is when the job ended.
 	// +optional
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+	// IdempotencyRecord names the IdempotencyRecord of the request that queued the job, so that
+	// a retry of that request after a crash knows the job is its own.
+	// +optional
+	IdempotencyRecord string `json:"idempotencyRecord,omitempty"`
 }
 
 // JobState is the state of a background job.
@@ -345,8 +349,10 @@ type TokenUsage struct {
 	Requests int `json:"requests"`
 }
 
-// Transcript is a submitted transcript and the state of its correction.
+// Transcript is a submitted transcript and the state of its correction. Its spec does not
+// change, except the options of an upload that is not confirmed yet (no phase).
 // +kubebuilder:object:root=true
+// +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec || (oldSelf.spec.source.type == 'upload' && (!has(oldSelf.status) || !has(oldSelf.status.phase) || size(oldSelf.status.phase) == 0) && self.spec.id == oldSelf.spec.id && self.spec.organization == oldSelf.spec.organization && self.spec.source == oldSelf.spec.source)",message="spec is immutable (only the options of an upload may change, until it is confirmed)"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=tr,categories=tcs
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.spec.id`

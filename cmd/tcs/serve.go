@@ -302,6 +302,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			return err
 		}
 		var limiter ratelimit.Limiter
+		var syncSem ratelimit.Semaphore
 		if o.redisURL != "" {
 			ropts, err := redis.ParseURL(o.redisURL)
 			if err != nil {
@@ -310,9 +311,13 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			rc := redis.NewClient(ropts)
 			defer rc.Close()
 			limiter = ratelimit.NewRedis(rc)
+			sem := ratelimit.NewRedisSemaphore(rc)
+			sem.Log = log.WithName("sync-semaphore")
+			syncSem = sem
 		}
 		srv := apiserver.New(apiserver.Options{
 			Limiter:       limiter,
+			SyncSemaphore: syncSem,
 			Namespace:     o.namespace,
 			Cache:         mgr.GetCache(),
 			APIReader:     mgr.GetAPIReader(),
@@ -320,6 +325,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Processor:     processor,
 			Store:         store,
 			OutboundAllow: allow,
+			Resolver:      net.DefaultResolver,
 			AIProvider:    provider,
 			Log:           log.WithName("api"),
 			Metrics:       m,

@@ -27,7 +27,9 @@ const sniffLen = 512
 // than 2xx, and audio or video (by the Content-Type, or by sniffing the first
 // bytes) fail with a *UserError of type "unprocessable"; so does a request
 // the client refuses (see [NewClient]). A URL that cannot be parsed fails with
-// a *UserError of type "invalid_request". Network errors are transient.
+// a *UserError of type "invalid_request"; so does a host that does not exist (its
+// name does not resolve), named alone. Other network errors are transient
+// *FetchErrors, whose PublicMessage names no address of the service.
 func Fetch(ctx context.Context, client *http.Client, url string, max int64) (body []byte, contentType string, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -37,13 +39,14 @@ func Fetch(ctx context.Context, client *http.Client, url string, max int64) (bod
 	req.Header.Set("Accept", "text/plain, text/vtt, application/x-subrip, text/html;q=0.8, */*;q=0.5")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, "", fmt.Errorf("sources: fetching the url source: %w", err)
+		return nil, "", fmt.Errorf("sources: fetching the url source: %w", classify(url, err))
 	}
 	defer resp.Body.Close()
 
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		// The server is busy or broken for now: a later attempt may succeed.
-		return nil, "", fmt.Errorf("the URL answered %s", statusText(resp))
+		msg := "the URL answered " + statusText(resp)
+		return nil, "", &FetchError{Host: req.URL.Hostname(), Err: errors.New(msg), public: msg}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, "", unprocessable("the URL answered %s", statusText(resp))
@@ -62,14 +65,14 @@ func Fetch(ctx context.Context, client *http.Client, url string, max int64) (bod
 		buf.Grow(int(resp.ContentLength))
 	}
 	if _, err := io.CopyN(&buf, r, sniffLen); err != nil && !errors.Is(err, io.EOF) {
-		return nil, "", fmt.Errorf("sources: reading the url source: %w", err)
+		return nil, "", fmt.Errorf("sources: reading the url source: %w", classify(url, err))
 	}
 	head := buf.Bytes()
 	if kind := sniffAV(head); kind != "" {
 		return nil, "", unprocessable("the URL serves %s, not a transcript; submit the video's YouTube link or a transcript file", kind)
 	}
 	if _, err := buf.ReadFrom(r); err != nil {
-		return nil, "", fmt.Errorf("sources: reading the url source: %w", err)
+		return nil, "", fmt.Errorf("sources: reading the url source: %w", classify(url, err))
 	}
 	if int64(buf.Len()) > max {
 		return nil, "", tooLarge(max)

@@ -470,12 +470,16 @@ type statusError struct{ code int }
 
 func (e *statusError) Error() string { return fmt.Sprintf("YouTube answered status %d", e.code) }
 
+// PublicMessage says the same: it names no address.
+func (e *statusError) PublicMessage() string { return e.Error() }
+
 // doYouTube sends req and returns the body of a 2xx response, capped at max
 // bytes. A status other than 2xx is a *statusError.
 func doYouTube(client *http.Client, req *http.Request, max int64) ([]byte, error) {
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, err
+		// YouTube not answering is never the client's problem, whatever the cause.
+		return nil, &FetchError{Host: req.URL.Hostname(), Err: err, public: "YouTube could not be reached"}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -483,7 +487,7 @@ func doYouTube(client *http.Client, req *http.Request, max int64) ([]byte, error
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
-		return nil, err
+		return nil, &FetchError{Host: req.URL.Hostname(), Err: err, public: "the answer of YouTube was cut short"}
 	}
 	if int64(len(body)) > max {
 		return nil, fmt.Errorf("YouTube's response is larger than %d bytes", max)
