@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"tcs.dev/tcs/internal/aipass"
@@ -19,6 +20,7 @@ import (
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/recorder"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
 )
@@ -51,8 +53,9 @@ type harnessOptions struct {
 	uploadExpiry  time.Duration
 	resolver      *net.Resolver
 	syncSemaphore ratelimit.Semaphore
-	// metrics, when set, records the API's metrics.
+	// metrics, when set, records the API's metrics; events records Events.
 	metrics *metrics.Metrics
+	events  bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -111,6 +114,10 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	if opts.metrics != nil {
 		processor.ObserveCorrections(opts.metrics.Correction)
 	}
+	var rec events.EventRecorder
+	if opts.events {
+		rec = mgr.GetEventRecorder(recorder.API)
+	}
 	srv := New(Options{
 		Namespace:      h.namespace,
 		Cache:          mgr.GetCache(),
@@ -126,6 +133,7 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
 		Metrics:        opts.metrics,
+		Recorder:       rec,
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
 	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gorilla/mux"
 
-	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/metrics"
 )
 
@@ -42,13 +41,4 @@ func routeTemplate(router *mux.Router, r *http.Request) string {
 		return metrics.RouteUnmatched
 	}
 	return tpl
-}
-
-// transcriptEnded records t, just written in a final phase by the API server, in the metrics.
-func (s *Server) transcriptEnded(t *tcsv1.Transcript) {
-	outcome := metrics.OutcomeCompleted
-	if t.Status.Phase == tcsv1.PhaseFailed {
-		outcome = metrics.OutcomeFailed
-	}
-	s.metrics.TranscriptEnded(string(t.Spec.Source.Type), outcome, s.now().Sub(t.CreationTimestamp.Time))
 }

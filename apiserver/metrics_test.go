@@ -8,11 +8,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/recorder"
 )
 
 // TestMetricsOfRequests drives real requests and reads the registry the server records into.
@@ -112,5 +115,41 @@ func TestMetricsOfRequests(t *testing.T) {
 	}
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Errorf("lint: %v %v", problems, err)
+	}
+}
+
+// TestPasteRecordsACorrectedEvent checks that a paste, which the API server completes itself,
+// shows in kubectl describe as the reconcilers' transcripts do.
+func TestPasteRecordsACorrectedEvent(t *testing.T) {
+	h := newHarnessWith(t, harnessOptions{events: true})
+	r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": "turn to first corinthians 13 4 and revelations 21"})
+	if r.status != http.StatusCreated {
+		t.Fatalf("paste: %d %s", r.status, r.raw)
+	}
+	id, _ := r.body["id"].(string)
+	tr := &tcsv1.Transcript{}
+	if err := h.client.Get(t.Context(), client.ObjectKey{Namespace: h.namespace, Name: tcsv1.TranscriptName(id)}, tr); err != nil {
+		t.Fatal(err)
+	}
+	want := "Corrected the txt transcript: 2 changes, 2 applied, 0 to review."
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		list := &eventsv1.EventList{}
+		if err := h.client.List(t.Context(), list, client.InNamespace(h.namespace)); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range list.Items {
+			if e.Regarding.UID == tr.UID {
+				got = append(got, e.Reason+": "+e.Note+" by "+e.ReportingController)
+			}
+		}
+		if len(got) == 1 && got[0] == recorder.ReasonCorrected+": "+want+" by "+recorder.API {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events about %s: %q, want one Corrected: %q", id, got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -65,6 +66,8 @@ type Options struct {
 	Now func() time.Time
 	// Metrics records the API's metrics; nil records none.
 	Metrics *metrics.Metrics
+	// Recorder records Events about the transcripts the API server completes; nil records none.
+	Recorder events.EventRecorder
 }
 
 // Server is the REST front-end.
@@ -87,6 +90,7 @@ type Server struct {
 	log           logr.Logger
 	now           func() time.Time
 	metrics       *metrics.Metrics
+	recorder      events.EventRecorder
 
 	// The heartbeat of requests with an Idempotency-Key; tests shorten them.
 	heartbeatEvery, staleAfter, idempotencyWait time.Duration
@@ -131,6 +135,7 @@ func New(opts Options) *Server {
 		log:           opts.Log,
 		now:           now,
 		metrics:       opts.Metrics,
+		recorder:      opts.Recorder,
 
 		heartbeatEvery:  heartbeatEvery,
 		staleAfter:      staleAfter,

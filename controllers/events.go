@@ -5,57 +5,15 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/metrics"
-)
-
-// The reasons of the Kubernetes Events the reconcilers record (kubectl describe shows them).
-const (
-	// ReasonFetchFailed: a fetch or ingest job failed and is retried.
-	ReasonFetchFailed = "FetchFailed"
-	// ReasonCorrected: the deterministic pass completed the transcript.
-	ReasonCorrected = "Corrected"
-	// ReasonFailed: the transcript failed for good.
-	ReasonFailed = "Failed"
-	// ReasonAIPassStarted, ReasonAIPassCompleted and ReasonAIPassFailed follow an AI pass.
-	ReasonAIPassStarted   = "AIPassStarted"
-	ReasonAIPassCompleted = "AIPassCompleted"
-	ReasonAIPassFailed    = "AIPassFailed"
-	// ReasonDeliveryFailing: a webhook delivery attempt failed and is retried.
-	ReasonDeliveryFailing = "DeliveryFailing"
-	// ReasonDeliveryFailed: a webhook delivery was given up.
-	ReasonDeliveryFailed = "DeliveryFailed"
-)
-
-// The recorder names of the reconcilers (the Events' reportingController).
-const (
-	RecorderTranscript = "tcs-transcript"
-	RecorderAIPass     = "tcs-aipass"
-	RecorderWebhook    = "tcs-webhook"
-)
-
-// Actions of the Events (events.k8s.io/v1 requires one).
-const (
-	actionFetch   = "Fetch"
-	actionCorrect = "Correct"
-	actionReview  = "Review"
-	actionDeliver = "Deliver"
+	"tcs.dev/tcs/internal/recorder"
 )
 
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-
-// record records an Event about obj with rec, if there is one.
-func record(rec events.EventRecorder, obj, related runtime.Object, eventtype, reason, action, note string, args ...any) {
-	if rec == nil {
-		return
-	}
-	rec.Eventf(obj, related, eventtype, reason, action, note, args...)
-}
 
 // announce records the Events and metrics of the step from status before to t's status,
 // once it is written.
@@ -65,12 +23,7 @@ func (r *TranscriptReconciler) announce(before *tcsv1.TranscriptStatus, t *tcsv1
 		switch st.Phase {
 		case tcsv1.PhaseCompleted:
 			r.Metrics.TranscriptEnded(string(t.Spec.Source.Type), metrics.OutcomeCompleted, completedAfter(t))
-			s := st.ChangesSummary
-			if s == nil {
-				s = &tcsv1.ChangesSummary{}
-			}
-			record(r.Recorder, t, nil, corev1.EventTypeNormal, ReasonCorrected, actionCorrect,
-				"Corrected the %s transcript: %d changes, %d applied, %d to review.", st.Format, s.Total, s.AutoApplied, s.NeedsReview)
+			recorder.Corrected(r.Recorder, t)
 			return
 		case tcsv1.PhaseFailed:
 			r.Metrics.TranscriptEnded(string(t.Spec.Source.Type), metrics.OutcomeFailed, 0)
@@ -78,7 +31,7 @@ func (r *TranscriptReconciler) announce(before *tcsv1.TranscriptStatus, t *tcsv1
 			if st.Error != nil {
 				typ, msg = st.Error.Type, st.Error.Message
 			}
-			record(r.Recorder, t, nil, corev1.EventTypeWarning, ReasonFailed, actionCorrect, "The transcript failed (%s): %s", typ, msg)
+			recorder.Record(r.Recorder, t, nil, corev1.EventTypeWarning, recorder.ReasonFailed, recorder.ActionCorrect, "The transcript failed (%s): %s", typ, msg)
 			return
 		}
 	}
@@ -88,7 +41,7 @@ func (r *TranscriptReconciler) announce(before *tcsv1.TranscriptStatus, t *tcsv1
 	}
 	for _, old := range before.Jobs {
 		if old.ID == job.ID && old.Attempts < job.Attempts {
-			record(r.Recorder, t, nil, corev1.EventTypeWarning, ReasonFetchFailed, actionFetch,
+			recorder.Record(r.Recorder, t, nil, corev1.EventTypeWarning, recorder.ReasonFetchFailed, recorder.ActionFetch,
 				"The %s job failed (attempt %d of %d) and is retried in %s: %s", job.Type, job.Attempts, r.maxAttempts(), result.RequeueAfter, job.Error)
 			return
 		}
@@ -113,11 +66,11 @@ func (r *AIPassReconciler) announce(before *tcsv1.TranscriptStatus, t *tcsv1.Tra
 	p := st.AIPass
 	switch st.AIPassStatus {
 	case tcsv1.AIPassRunning:
-		record(r.Recorder, t, nil, corev1.EventTypeNormal, ReasonAIPassStarted, actionReview,
+		recorder.Record(r.Recorder, t, nil, corev1.EventTypeNormal, recorder.ReasonAIPassStarted, recorder.ActionReview,
 			"The AI validation pass started with provider %s (model %s).", p.Provider, p.Model)
 	case tcsv1.AIPassCompleted:
 		r.Metrics.AIPass(p.Provider, metrics.OutcomeCompleted, false)
-		record(r.Recorder, t, nil, corev1.EventTypeNormal, ReasonAIPassCompleted, actionReview,
+		recorder.Record(r.Recorder, t, nil, corev1.EventTypeNormal, recorder.ReasonAIPassCompleted, recorder.ActionReview,
 			"The AI validation pass completed: %d confirmed, %d rejected, %d uncertain, %d proposed.", p.Confirmed, p.Rejected, p.Uncertain, p.Proposed)
 	case tcsv1.AIPassFailed:
 		typ, msg := "server_error", "unknown error"
@@ -131,7 +84,7 @@ func (r *AIPassReconciler) announce(before *tcsv1.TranscriptStatus, t *tcsv1.Tra
 		// A pass that ran and failed on the server's side or in time failed with its provider.
 		ran := before.AIPassStatus == tcsv1.AIPassRunning
 		r.Metrics.AIPass(provider, metrics.OutcomeFailed, ran && (typ == "server_error" || typ == "timeout"))
-		record(r.Recorder, t, nil, corev1.EventTypeWarning, ReasonAIPassFailed, actionReview,
+		recorder.Record(r.Recorder, t, nil, corev1.EventTypeWarning, recorder.ReasonAIPassFailed, recorder.ActionReview,
 			"The AI validation pass failed (%s): %s", typ, msg)
 	}
 }
@@ -154,11 +107,11 @@ func (r *WebhookDeliveryReconciler) announce(ctx context.Context, d *tcsv1.Webho
 		if d.Status.NextAttemptAt != nil {
 			next = "at " + d.Status.NextAttemptAt.UTC().Format(time.RFC3339)
 		}
-		r.recordDelivery(ctx, d, corev1.EventTypeWarning, ReasonDeliveryFailing,
+		r.recordDelivery(ctx, d, corev1.EventTypeWarning, recorder.ReasonDeliveryFailing,
 			"Delivering the %s event to endpoint %s failed (attempt %d): %s; retrying %s.", d.Spec.Event, d.Spec.Endpoint, n, attempt.Error, next)
 	case tcsv1.DeliveryFailed:
 		r.Metrics.WebhookAttempt(metrics.DeliveryFailed, n, took)
-		r.recordDelivery(ctx, d, corev1.EventTypeWarning, ReasonDeliveryFailed,
+		r.recordDelivery(ctx, d, corev1.EventTypeWarning, recorder.ReasonDeliveryFailed,
 			"Gave up delivering the %s event to endpoint %s after %d attempts: %s.", d.Spec.Event, d.Spec.Endpoint, n, attempt.Error)
 	}
 }
@@ -168,7 +121,7 @@ func (r *WebhookDeliveryReconciler) recordDelivery(ctx context.Context, d *tcsv1
 	if r.Recorder == nil {
 		return
 	}
-	record(r.Recorder, d, nil, eventtype, reason, actionDeliver, note, args...)
+	recorder.Record(r.Recorder, d, nil, eventtype, reason, recorder.ActionDeliver, note, args...)
 	if d.Spec.TranscriptID == "" {
 		return
 	}
@@ -176,5 +129,5 @@ func (r *WebhookDeliveryReconciler) recordDelivery(ctx context.Context, d *tcsv1
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: tcsv1.TranscriptName(d.Spec.TranscriptID)}, t); err != nil {
 		return
 	}
-	record(r.Recorder, t, d, eventtype, reason, actionDeliver, note, args...)
+	recorder.Record(r.Recorder, t, d, eventtype, reason, recorder.ActionDeliver, note, args...)
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,6 +22,7 @@ import (
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/recorder"
 	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/testenv"
 	iwebhook "tcs.dev/tcs/internal/webhook"
@@ -50,14 +49,14 @@ func runObserved(t *testing.T, ns string, store *blob.Store, provider aipass.Pro
 		Client: mgr.GetClient(), Processor: processor, Store: store,
 		Sources:    &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: "http://127.0.0.1:9", Client: outbound}, Client: outbound},
 		PasteGrace: 50 * time.Millisecond, MaxAttempts: 2,
-		Recorder: mgr.GetEventRecorder(RecorderTranscript), Metrics: m,
+		Recorder: mgr.GetEventRecorder(recorder.Transcript), Metrics: m,
 	}
 	if err := tr.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	ai := &AIPassReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Processor: processor, Provider: provider,
-		Recorder: mgr.GetEventRecorder(RecorderAIPass), Metrics: m,
+		Recorder: mgr.GetEventRecorder(recorder.AIPass), Metrics: m,
 	}
 	if err := ai.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
@@ -149,15 +148,15 @@ func TestEventsAndMetricsOfTranscriptsAndAIPasses(t *testing.T) {
 	if got.Status.AIPassStatus != tcsv1.AIPassCompleted {
 		t.Fatalf("status %+v", got.Status)
 	}
-	es := waitEvents(t, c, got, ReasonCorrected, ReasonAIPassStarted, ReasonAIPassCompleted)
+	es := waitEvents(t, c, got, recorder.ReasonCorrected, recorder.ReasonAIPassStarted, recorder.ReasonAIPassCompleted)
 	s, p := got.Status.ChangesSummary, got.Status.AIPass
 	for reason, note := range map[string]string{
-		ReasonCorrected:       "Corrected the txt transcript: " + strconv.Itoa(s.Total) + " changes, " + strconv.Itoa(s.AutoApplied) + " applied, " + strconv.Itoa(s.NeedsReview) + " to review.",
-		ReasonAIPassStarted:   "The AI validation pass started with provider rules (model " + p.Model + ").",
-		ReasonAIPassCompleted: "The AI validation pass completed: " + strconv.Itoa(p.Confirmed) + " confirmed, " + strconv.Itoa(p.Rejected) + " rejected, " + strconv.Itoa(p.Uncertain) + " uncertain, " + strconv.Itoa(p.Proposed) + " proposed.",
+		recorder.ReasonCorrected:       "Corrected the txt transcript: " + strconv.Itoa(s.Total) + " changes, " + strconv.Itoa(s.AutoApplied) + " applied, " + strconv.Itoa(s.NeedsReview) + " to review.",
+		recorder.ReasonAIPassStarted:   "The AI validation pass started with provider rules (model " + p.Model + ").",
+		recorder.ReasonAIPassCompleted: "The AI validation pass completed: " + strconv.Itoa(p.Confirmed) + " confirmed, " + strconv.Itoa(p.Rejected) + " rejected, " + strconv.Itoa(p.Uncertain) + " uncertain, " + strconv.Itoa(p.Proposed) + " proposed.",
 	} {
 		e := event(t, es, reason)
-		if e.Note != note || e.Type != corev1.EventTypeNormal || e.ReportingController != RecorderTranscript && e.ReportingController != RecorderAIPass {
+		if e.Note != note || e.Type != corev1.EventTypeNormal || e.ReportingController != recorder.Transcript && e.ReportingController != recorder.AIPass {
 			t.Errorf("%s event: %s %q by %s, want %q", reason, e.Type, e.Note, e.ReportingController, note)
 		}
 	}
@@ -171,11 +170,11 @@ func TestEventsAndMetricsOfTranscriptsAndAIPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	failed := eventually(t, c, remote, "failed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseFailed })
-	es = waitEvents(t, c, failed, ReasonFetchFailed, ReasonFailed)
-	if e := event(t, es, ReasonFetchFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The url_fetch job failed (attempt 1 of 2) and is retried in 2s: ") {
+	es = waitEvents(t, c, failed, recorder.ReasonFetchFailed, recorder.ReasonFailed)
+	if e := event(t, es, recorder.ReasonFetchFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The url_fetch job failed (attempt 1 of 2) and is retried in 2s: ") {
 		t.Errorf("FetchFailed: %s %q", e.Type, e.Note)
 	}
-	if e := event(t, es, ReasonFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The transcript failed (server_error): The url_fetch job failed 2 times") {
+	if e := event(t, es, recorder.ReasonFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The transcript failed (server_error): The url_fetch job failed 2 times") {
 		t.Errorf("Failed: %s %q", e.Type, e.Note)
 	}
 
@@ -208,8 +207,8 @@ func TestEventsAndMetricsOfAFailedAIPass(t *testing.T) {
 	if got.Status.AIPassStatus != tcsv1.AIPassFailed {
 		t.Fatalf("status %+v", got.Status)
 	}
-	es := waitEvents(t, c, got, ReasonAIPassStarted, ReasonAIPassFailed)
-	if e := event(t, es, ReasonAIPassFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The AI validation pass failed (server_error): ") {
+	es := waitEvents(t, c, got, recorder.ReasonAIPassStarted, recorder.ReasonAIPassFailed)
+	if e := event(t, es, recorder.ReasonAIPassFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The AI validation pass failed (server_error): ") {
 		t.Errorf("AIPassFailed: %s %q", e.Type, e.Note)
 	}
 	wantMetric(t, reg, "tcs_ai_passes_total", map[string]string{"provider": "openai", "outcome": "failed"}, 1)
@@ -230,18 +229,18 @@ func TestEventsAndMetricsOfFailingWebhookDeliveries(t *testing.T) {
 	tr = h.pending(t, tr)
 	ds := h.waitDeliveries(t, tr.Spec.ID, "failed", allIn(1, tcsv1.DeliveryFailed))
 
-	es := waitEvents(t, h.c, &ds[0], ReasonDeliveryFailing, ReasonDeliveryFailed)
-	if e := event(t, es, ReasonDeliveryFailing); e.Type != corev1.EventTypeWarning ||
+	es := waitEvents(t, h.c, &ds[0], recorder.ReasonDeliveryFailing, recorder.ReasonDeliveryFailed)
+	if e := event(t, es, recorder.ReasonDeliveryFailing); e.Type != corev1.EventTypeWarning ||
 		!strings.HasPrefix(e.Note, "Delivering the transcript.created event to endpoint "+ds[0].Spec.Endpoint+" failed (attempt 1): the endpoint answered 500 Internal Server Error; retrying at ") {
 		t.Errorf("DeliveryFailing: %s %q", e.Type, e.Note)
 	}
 	want := "Gave up delivering the transcript.created event to endpoint " + ds[0].Spec.Endpoint + " after 2 attempts: the endpoint answered 503 Service Unavailable."
-	if e := event(t, es, ReasonDeliveryFailed); e.Note != want {
+	if e := event(t, es, recorder.ReasonDeliveryFailed); e.Note != want {
 		t.Errorf("DeliveryFailed: %q, want %q", e.Note, want)
 	}
 	// kubectl describe transcript shows them too, with the delivery as the related object.
-	es = waitEvents(t, h.c, tr, ReasonDeliveryFailing, ReasonDeliveryFailed)
-	if e := event(t, es, ReasonDeliveryFailed); e.Note != want || e.Related == nil || e.Related.Name != ds[0].Name {
+	es = waitEvents(t, h.c, tr, recorder.ReasonDeliveryFailing, recorder.ReasonDeliveryFailed)
+	if e := event(t, es, recorder.ReasonDeliveryFailed); e.Note != want || e.Related == nil || e.Related.Name != ds[0].Name {
 		t.Errorf("DeliveryFailed on the transcript: %q related %+v", e.Note, e.Related)
 	}
 
@@ -269,18 +268,4 @@ func TestMetricsOfWebhookDeliveriesSkipped(t *testing.T) {
 	h.pending(t, tr)
 	h.waitDeliveries(t, tr.Spec.ID, "skipped", allIn(1, tcsv1.DeliverySkipped))
 	wantMetric(t, reg, "tcs_webhook_deliveries_total", map[string]string{"outcome": "skipped", "attempt": "0"}, 1)
-}
-
-// TestOperationsDocListsEveryEventReason checks that docs/operations.md explains every reason.
-func TestOperationsDocListsEveryEventReason(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "operations.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []string{ReasonFetchFailed, ReasonCorrected, ReasonFailed, ReasonAIPassStarted,
-		ReasonAIPassCompleted, ReasonAIPassFailed, ReasonDeliveryFailing, ReasonDeliveryFailed} {
-		if !strings.Contains(string(doc), "| `"+r+"` |") {
-			t.Errorf("docs/operations.md does not explain the %s events", r)
-		}
-	}
 }

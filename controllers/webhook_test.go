@@ -26,6 +26,7 @@ import (
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/recorder"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/testenv"
@@ -154,7 +155,7 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 		Metrics:        h.opts.metrics,
 	}
 	if h.opts.events {
-		d.Recorder = mgr.GetEventRecorder(RecorderWebhook)
+		d.Recorder = mgr.GetEventRecorder(recorder.Webhook)
 	}
 	if err := d.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

@@ -38,6 +38,7 @@ import (
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/recorder"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
 )
@@ -253,7 +254,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Processor: processor,
 			Store:     store,
 			Sources:   &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: o.youtubeBaseURL, Client: outbound}, Client: outbound},
-			Recorder:  mgr.GetEventRecorder(controllers.RecorderTranscript),
+			Recorder:  mgr.GetEventRecorder(recorder.Transcript),
 			Metrics:   m,
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
@@ -266,7 +267,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Provider:  provider,
 			Timeout:   o.ai.timeout,
 			Workers:   o.ai.workers,
-			Recorder:  mgr.GetEventRecorder(controllers.RecorderAIPass),
+			Recorder:  mgr.GetEventRecorder(recorder.AIPass),
 			Metrics:   m,
 		}
 		if err := aiPass.SetupWithManager(mgr); err != nil {
@@ -284,7 +285,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Store:       store,
 			RetryDelays: o.webhookRetryDelays,
 			Retention:   o.webhookRetention,
-			Recorder:    mgr.GetEventRecorder(controllers.RecorderWebhook),
+			Recorder:    mgr.GetEventRecorder(recorder.Webhook),
 			Metrics:     m,
 		}
 		if err := deliveries.SetupWithManager(mgr); err != nil {
@@ -329,6 +330,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			AIProvider:    provider,
 			Log:           log.WithName("api"),
 			Metrics:       m,
+			Recorder:      mgr.GetEventRecorder(recorder.API),
 		})
 		if err := mgr.Add(apiRunnable(func(ctx context.Context) error {
 			if !mgr.GetCache().WaitForCacheSync(ctx) {
