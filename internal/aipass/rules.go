@@ -11,7 +11,7 @@ import (
 // rulesModel is the version of the rule set, reported as the model of the
 // Rules provider. Raise it whenever a check or a word list changes, so that
 // stored results can be told apart.
-const rulesModel = "rules-v1"
+const rulesModel = "rules-v2"
 
 // Rules is the offline provider: a fixed set of deterministic checks of
 // the words around each change. It is not a language model. It reads only
@@ -64,6 +64,7 @@ type Rules struct {
 	locatives     map[string]bool // "to", "from", "near"
 	strongLoc     map[string]bool // the locatives strong enough for a misheard place
 	placeNouns    map[string]bool // "city", "sea", "road": "the city of", "the road to"
+	titleNouns    map[string]bool // "book", "letter": the nouns of a title cue
 	biblical      map[string]bool // biblical people often named near a place
 	numbers       map[string]int  // spoken numbers: "one" … "ninety"
 	ordinals      map[string]bool // the first word of a numbered book: "first", "1st", "II"
@@ -97,6 +98,7 @@ func NewRules() *Rules {
 		locatives:     wordSet(rulesLocatives()),
 		strongLoc:     wordSet([]string{"in", "to", "from", "at", "near", "into", "toward", "towards", "through", "unto", "of", "via", "across", "beyond", "outside", "inside", "entered", "reached", "visited", "leaving"}),
 		placeNouns:    wordSet(rulesPlaceNouns()),
+		titleNouns:    wordSet([]string{"book", "books", "gospel", "letter", "letters", "epistle", "epistles"}),
 		biblical:      wordSet(rulesBiblicalPeople()),
 		numbers:       map[string]int{},
 		ordinals:      wordSet([]string{"first", "second", "third", "fourth", "1st", "2nd", "3rd", "4th", "1", "2", "3", "4", "i", "ii", "iii", "iv", "one", "two", "three", "four"}),
@@ -160,6 +162,7 @@ func (r *Rules) Review(ctx context.Context, req Request) (*Review, error) {
 	verdicts := make(map[string]Judgement, len(req.Changes))
 	english := isEnglishTag(req.Language)
 	var w ctxWindow
+	guard := correction.NewProseGuard(req.Text)
 	for i := range req.Changes {
 		if i > 0 && i%rulesCtxEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -174,6 +177,9 @@ func (r *Rules) Review(ctx context.Context, req Request) (*Review, error) {
 			v, reason = Uncertain, "the change does not match the text"
 		case !english:
 			v, reason = Uncertain, "the rules know English only"
+		case guard.NotProse(c.Start, c.End) != "":
+			// The engine's own rule: a URL, an address, a path or code is never changed.
+			v, reason = Rejected, "inside "+guard.NotProse(c.Start, c.End)+", not prose"
 		default:
 			w.load(r, req.Text, c.Start, c.End)
 			switch c.Category {
@@ -298,6 +304,9 @@ func (r *Rules) judgeBook(w *ctxWindow, c *correction.Change) (Verdict, string) 
 	key := joinWordsLower(base)
 	english, person := r.bookEnglish[key], r.bookNames[key]
 	risky := english || person
+	if bad := r.notATitle(w, key, ref.ok || r.refAfter(w)); bad != "" {
+		return Rejected, bad
+	}
 	upperMid := startsUppercase(c.Original) && !w.sentenceStart && !w.lineStart
 
 	// A reference after the name, or inside the change.
@@ -386,6 +395,29 @@ func (r *Rules) judgeBook(w *ctxWindow, c *correction.Change) (Verdict, string) 
 		return Uncertain, "capital only from the sentence start; no reference"
 	}
 	return Uncertain, "no reference or cue nearby"
+}
+
+// notATitle returns why the book words key are English and not a title,
+// as the engine reads them, or "": an adjective or demonym before a noun
+// without a reference ("the Galatian believers"), or a "book of" phrase
+// after an indefinite article ("a book of numbers").
+func (r *Rules) notATitle(w *ctxWindow, key string, ref bool) string {
+	if ref {
+		return ""
+	}
+	b := w.before
+	if len(b) >= 3 && (b[0].lower == "of" || b[0].lower == "to") && r.titleNouns[b[1].lower] && r.indefinite[b[2].lower] {
+		return "common noun after '" + clip(b[2].lower+" "+b[1].lower+" "+b[0].lower) + "'"
+	}
+	if correction.IsBookAdjective(key) && !(len(b) >= 2 && (b[0].lower == "of" || b[0].lower == "to") && r.titleNouns[b[1].lower]) {
+		return "adjective or demonym '" + clip(key) + "', no reference"
+	}
+	return ""
+}
+
+// refAfter reports whether a chapter number or "chapter" follows the change.
+func (r *Rules) refAfter(w *ctxWindow) bool {
+	return len(w.after) > 0 && r.mayStartRef(w.after[0]) && r.parseRef(w.after, 0).ok
 }
 
 // mayStartRef reports whether x may be the first word of a reference.
@@ -510,6 +542,9 @@ func (r *Rules) judgePlace(w *ctxWindow, c *correction.Change, changes []correct
 	single := len(w.inside) == 1
 	switch c.Rule {
 	case "place.lowercase":
+		if phrase := r.ordinaryPhrase(w, c); !single && phrase != "" {
+			return Rejected, "ordinary phrase '" + clip(phrase) + "'"
+		}
 		if single && len(w.before) > 0 {
 			prev := w.before[0].lower
 			if r.placeEnglish[key] && r.indefinite[prev] {
@@ -578,6 +613,25 @@ func (r *Rules) judgePlace(w *ctxWindow, c *correction.Change, changes []correct
 		return Uncertain, "no locative cue for '" + clip(c.Replacement) + "'"
 	}
 	return "", ""
+}
+
+// ordinaryPhrase returns the words of a multi-word place change when the
+// only words it capitalises are ordinary ones ("the most holy place", "the
+// city of David"), which the engine leaves alone, or "".
+func (r *Rules) ordinaryPhrase(w *ctxWindow, c *correction.Change) string {
+	repl := strings.Fields(c.Replacement)
+	if len(repl) != len(w.inside) {
+		return ""
+	}
+	for k, x := range w.inside {
+		if startsUppercase(x.lower0) || !startsUppercase(repl[k]) {
+			continue
+		}
+		if !correction.IsCommonPlaceWord(x.lower) {
+			return ""
+		}
+	}
+	return joinWordsLower(w.inside)
 }
 
 // possessive reports whether w is a possessive determiner.

@@ -250,6 +250,21 @@ func TestRulesHandBuilt(t *testing.T) {
 		{"english tag", "went to [[jerusalem]]", "Jerusalem", "place", "place.lowercase", "en-GB", aipass.Confirmed, "after 'to'"},
 		{"non-ascii neighbours", "«went to» — [[jérusalem]]’s walls", "Jérusalem", "place", "place.lowercase", "", aipass.Confirmed, "after 'to'"},
 		{"abbreviating period", "as St. [[john]] said", "John", "bible", "book.lowercase", "", aipass.Rejected, "the name 'john' after 'st'"},
+		// What the engine no longer applies, rejected for the same reasons.
+		{"adjective before a noun", "the [[Galatian]] believers were confused", "Galatians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'galatian'"},
+		{"demonym after an article", "an [[Ephesian]] household", "Ephesians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'ephesian'"},
+		{"adjective with a reference", "[[galatian]] 5 22 says", "Galatians", "bible", "book.misspelling", "", aipass.Confirmed, "5"},
+		{"a book of numbers", "it was a book of [[numbers]] and figures", "Numbers", "bible", "book.lowercase", "", aipass.Rejected, "common noun after 'a book of'"},
+		{"the book of numbers", "the book of [[numbers]] tells of the census", "Numbers", "bible", "book.lowercase", "", aipass.Confirmed, "book of"},
+		{"inside a url", "see https://example.com/[[genesis]]/notes", "Genesis", "bible", "book.lowercase", "", aipass.Rejected, "inside a URL"},
+		{"inside an e-mail address", "mail john.[[acts]]@psalms.org today", "Acts", "bible", "book.lowercase", "", aipass.Rejected, "inside an e-mail address"},
+		{"inside a path", "open /usr/share/[[capernum]].txt now", "Capernaum", "place", "place.fuzzy", "", aipass.Rejected, "inside a file path"},
+		{"inside a file name", "open [[revelations]].txt now", "Revelation", "bible", "book.misspelling", "", aipass.Rejected, "inside a file or domain name"},
+		{"inside inline code", "use `[[jerusalem]]` in the code", "Jerusalem", "place", "place.lowercase", "", aipass.Rejected, "inside code"},
+		{"inside html code", "<code>[[capernum]]</code> is a library", "Capernaum", "place", "place.fuzzy", "", aipass.Rejected, "inside code"},
+		{"ordinary phrase", "the most important place, the [[most holy place]], the most exalted place", "Most Holy Place", "place", "place.lowercase", "", aipass.Rejected, "ordinary phrase 'most holy place'"},
+		{"city of David", "born this day in the [[city of David]], a savior", "City of David", "place", "place.lowercase", "", aipass.Rejected, "ordinary phrase"},
+		{"a proper multi-word name", "the [[sea of galilee]] was calm", "Sea of Galilee", "place", "place.lowercase", "", aipass.Confirmed, "multi-word place name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

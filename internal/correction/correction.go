@@ -94,9 +94,13 @@ func (e *Engine) Find(text string, opts Options) []Change {
 	sc := new(scanner)
 	sc.init(e.d, text)
 	m := matcher{d: e.d, sc: sc, opts: opts, bible: wantBible, place: wantPlace}
+	m.hasCode = strings.IndexByte(text, '`') >= 0 || strings.IndexByte(text, '<') >= 0
+	if wantBible {
+		m.books = make([]bookMiss, 256)
+	}
 	if wantPlace {
 		// About one word in twelve is tried as a misheard place name.
-		m.misses = make([]fuzzyMiss, min(1024, 1<<bits.Len(uint(len(text)/64))))
+		m.misses = make([]fuzzyMiss, max(2, min(1024, 1<<bits.Len(uint(len(text)/64)))))
 	}
 	m.run()
 	n := m.found.n

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"embed"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,6 +79,9 @@ type bookForm struct {
 	pfam  *family
 	pkind kind
 	risk  risk
+	// adjective: also an adjective or a demonym ("galatian"); garbled:
+	// an English word a misheard phrase produces ("acts" for "fact").
+	adjective, garbled bool
 }
 
 // placeForm is what one dictionary form means as a place name.
@@ -95,6 +99,7 @@ type node struct {
 	next  map[string]*node
 	book  *bookForm
 	place *placeForm
+	tails uint32 // bit l: a usable place form ends one word after this node, a word whose first letter has index l
 }
 
 // prefixStyle is how a book number was written.
@@ -117,7 +122,24 @@ type prefix struct {
 type fuzzyTarget struct {
 	lower, name string
 	mentions    int
-	id          sref // name in dict.names
+	id          sref   // name in dict.names
+	idx         uint16 // 1 + its index in dict.fuzzyAll or dict.placeTargets
+}
+
+// fuzzyAt returns the target of dict.fuzzyAll with index idx-1, or nil.
+func (d *dict) fuzzyAt(idx uint16) *fuzzyTarget {
+	if idx == 0 {
+		return nil
+	}
+	return d.fuzzyAll[idx-1]
+}
+
+// placeAt returns the target of dict.placeTargets with index idx-1, or nil.
+func (d *dict) placeAt(idx uint16) *fuzzyTarget {
+	if idx == 0 {
+		return nil
+	}
+	return &d.placeTargets[idx-1]
 }
 
 // dict holds the immutable tables built by NewEngine.
@@ -128,6 +150,31 @@ type dict struct {
 	fuzzy        map[string][]fuzzyTarget
 	fuzzyEnglish map[string]bool
 	placeKeys    map[string]bool // first words of place forms, for the fuzzy pass
+	// adjectives holds the book forms that are also an adjective or a
+	// demonym ("galatian", "roman"): never a book without a reference.
+	adjectives map[string]bool
+	// garbled holds the English-word books that a misheard phrase often
+	// produces ("in acts" for "in fact"): never suggested on a weak cue.
+	garbled map[string]bool
+	// commonPlaceWords holds the ordinary words of multi-word place names.
+	commonPlaceWords map[string]struct{}
+	// fuzzyAll lists the targets of fuzzy, for the matcher's cache.
+	fuzzyAll []*fuzzyTarget
+	// placeTargets are the places a misheard word after a place cue is
+	// compared with: names of five letters or more mentioned five times.
+	placeTargets []fuzzyTarget
+	// placeByLetter indexes placeTargets by the letter index of their
+	// first letter.
+	placeByLetter [27][]int32
+	// bookTargets are the books misspelled names are compared with.
+	bookTargets []bookTarget
+	// chapterEnglish holds the English words often said before
+	// "chapter" or a number: never a misheard book there.
+	chapterEnglish map[string]bool
+	// cues are the words that open a context (see cueKind).
+	cues map[string]cueKind
+	// realWords are English words a recognizer writes for a place.
+	realWords map[string]realWord
 	// first holds, for each word length up to 31 and first and last
 	// letter, whether some root or prefix key has that shape: most words
 	// of a text skip the map lookups through it.
@@ -137,6 +184,10 @@ type dict struct {
 	fuzzyShape shapeSet
 	// anyShape is first and fuzzyShape together, for the scanner.
 	anyShape shapeSet
+	// cueShape holds the shapes of words tried as misheard places only
+	// after a word of placeCues (a bit set over word hashes).
+	cueShape  shapeSet
+	placeCues [4]uint64
 	// keys is a Bloom filter (two bits a key) over the hashes of the ASCII
 	// words the matcher must look up: prefixes, root keys that can lead
 	// to a change, and all root keys of six letters or more (a key stops
@@ -195,6 +246,7 @@ type keyEntry struct {
 	node  *node // nil if the word only is a prefix
 	pre   prefix
 	isPre bool
+	cue   cueKind // the context the word opens, if any
 }
 
 // tableBits is the log2 of the number of slots of dict.table, about
@@ -306,10 +358,33 @@ func (d *dict) nameReplacements() {
 		}
 	}
 	walk(d.root)
-	for _, ts := range d.fuzzy {
+	for k := range d.bookTargets {
+		t := &d.bookTargets[k]
+		t.id = intern(t.name)
+	}
+	for k, rw := range d.realWords {
+		rw.id = intern(rw.name)
+		d.realWords[k] = rw
+	}
+	keys := make([]string, 0, len(d.fuzzy))
+	for key := range d.fuzzy {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		ts := d.fuzzy[key]
 		for k := range ts {
 			ts[k].id = intern(ts[k].name)
+			d.fuzzyAll = append(d.fuzzyAll, &ts[k])
+			ts[k].idx = uint16(len(d.fuzzyAll))
 		}
+	}
+	for k := range d.placeTargets {
+		t := &d.placeTargets[k]
+		t.id = intern(t.name)
+		t.idx = uint16(k + 1)
+		l := letterIndex(t.lower[0])
+		d.placeByLetter[l] = append(d.placeByLetter[l], int32(k))
 	}
 }
 
@@ -359,6 +434,13 @@ func (d *dict) markShapes() {
 			d.entry(k).node = n
 		}
 	}
+	for k, cue := range d.cues {
+		if i := shape(k); i >= 0 {
+			d.first.add(i)
+		}
+		d.addKey(keyHash(k))
+		d.entry(k).cue = cue
+	}
 	for k := range d.prefixes {
 		if i := shape(k); i >= 0 {
 			d.first.add(i)
@@ -369,19 +451,57 @@ func (d *dict) markShapes() {
 			e.pre, e.isPre = d.prefixes[k], true
 		}
 	}
+	cueShape := func(t *fuzzyTarget, spread int) {
+		// After a place cue the scanner also flags words that lost or
+		// changed the last sound ("nazaret", "emmauz": a silent final h,
+		// s and z alike) and words of five letters.
+		ends := []byte{t.lower[len(t.lower)-1]}
+		switch t.lower[len(t.lower)-1] {
+		case 's':
+			ends = append(ends, 'z')
+		case 'z':
+			ends = append(ends, 's')
+		case 'h':
+			ends = append(ends, t.lower[len(t.lower)-2])
+		}
+		for n := len(t.lower) - spread; n <= len(t.lower)+spread; n++ {
+			if n < 5 || n >= 32 || (n == 5 && len(t.lower) > 6) {
+				continue // a word of five letters is compared within one edit
+			}
+			for _, last := range ends {
+				d.cueShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(last))
+			}
+		}
+	}
 	for key, ts := range d.fuzzy {
 		d.addFuzzyKey(key)
-		for _, t := range ts {
+		for k := range ts {
+			t := &ts[k]
 			for n := len(t.lower) - 2; n <= len(t.lower)+2; n++ {
 				if n >= 0 && n < 32 {
 					d.fuzzyShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(t.lower[len(t.lower)-1]))
 				}
 			}
+			cueShape(t, 2)
 		}
+	}
+	for k := range d.placeTargets {
+		cueShape(&d.placeTargets[k], 1)
 	}
 	for k := range d.anyShape {
 		d.anyShape[k] = d.first[k] | d.fuzzyShape[k]
 	}
+	for _, w := range []string{"in", "into", "near", "at", "through", "toward", "towards", "unto",
+		"to", "from", "of", "and", "or", "mount"} {
+		h := keyHash(w)
+		d.placeCues[h>>62] |= 1 << (h >> 32 & 63)
+	}
+}
+
+// placeCueBit returns 1 if the word with hash h may be a place cue ("in",
+// "near", "of", "and"), and 0 if it is not.
+func (d *dict) placeCueBit(h uint64) uint8 {
+	return uint8(d.placeCues[h>>62] >> (h >> 32 & 63) & 1)
 }
 
 func (d *dict) insert(words []string) *node {
@@ -461,15 +581,27 @@ func readTSV(name string, fn func(f []string) error) error {
 // buildDict reads the embedded data into lookup tables.
 func buildDict() (*dict, error) {
 	d := &dict{
-		root:         map[string]*node{},
-		prefixes:     buildPrefixes(),
-		numWords:     buildNumWords(),
-		fuzzy:        map[string][]fuzzyTarget{},
-		fuzzyEnglish: toSet(fuzzyEnglishWords()),
-		placeKeys:    map[string]bool{},
-		table:        make([]uint16, 1<<tableBits),
-		psalm:        "Psalm",
-		psalms:       "Psalms",
+		root:           map[string]*node{},
+		prefixes:       buildPrefixes(),
+		numWords:       buildNumWords(),
+		fuzzy:          map[string][]fuzzyTarget{},
+		fuzzyEnglish:   toSet(fuzzyEnglishWords()),
+		placeKeys:      map[string]bool{},
+		adjectives:     toSet(bookAdjectiveWords()),
+		cues:           cueWords(),
+		chapterEnglish: toSet(chapterEnglishWords()),
+		realWords:      realWordPlaces(),
+		garbled:        toSet(bookGarbledWords()),
+		commonPlaceWords: func() map[string]struct{} {
+			m := map[string]struct{}{}
+			for _, w := range commonPlaceWords() {
+				m[w] = struct{}{}
+			}
+			return m
+		}(),
+		table:  make([]uint16, 1<<tableBits),
+		psalm:  "Psalm",
+		psalms: "Psalms",
 	}
 	if err := d.buildBooks(); err != nil {
 		return nil, err
@@ -479,6 +611,21 @@ func buildDict() (*dict, error) {
 	}
 	d.markShapes()
 	d.nameReplacements()
+	var mark func(m map[string]*node)
+	mark = func(m map[string]*node) {
+		for _, n := range m {
+			for key, c := range n.next {
+				if c.place != nil && !c.place.stop {
+					n.tails |= 1 << letterIndex(key[0])
+				}
+			}
+			mark(n.next)
+		}
+	}
+	mark(d.root)
+	if len(d.fuzzyAll) >= 1<<16 || len(d.placeTargets) >= 1<<16 {
+		return nil, fmt.Errorf("correction: too many fuzzy targets")
+	}
 	if len(d.entries) > len(d.table)/2 {
 		return nil, fmt.Errorf("correction: %d keys overfill the key table", len(d.entries))
 	}
@@ -595,6 +742,7 @@ func (d *dict) buildBooks() error {
 			if f := n.book; f != nil {
 				single := !strings.Contains(f.key, " ")
 				f.risk = riskOf[f.key]
+				f.adjective, f.garbled = d.adjectives[f.key], d.garbled[f.key]
 				if conflict[f] || ambiguous[f.key] || (single && (len(f.key) <= 2 || never[f.key])) {
 					f.kind = kNone
 				}
@@ -609,6 +757,7 @@ func (d *dict) buildBooks() error {
 		}
 	}
 	walk(d.root)
+	d.buildBookTargets(books, fams)
 	return nil
 }
 
@@ -708,6 +857,9 @@ func (d *dict) buildPlaces() error {
 			if len(words) == 1 && !isOther && len(key) >= 6 && r.mentions >= 20 && !stop[key] && isASCIILetters(key) {
 				pk := phoneticKey(key)
 				d.fuzzy[pk] = append(d.fuzzy[pk], fuzzyTarget{lower: key, name: form, mentions: r.mentions})
+			}
+			if len(words) == 1 && i == 0 && len(key) >= 5 && r.mentions >= 5 && !stop[key] && isASCIILetters(key) {
+				d.placeTargets = append(d.placeTargets, fuzzyTarget{lower: key, name: form, mentions: r.mentions})
 			}
 		}
 	}

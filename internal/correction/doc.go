@@ -41,6 +41,28 @@
 //     ("Accho", "Sion") is left as written, and one name is never rewritten
 //     into a synonym (Zion stays Zion, Calvary stays Calvary).
 //
+// Misspellings that no list holds are found by context only. A word
+// before a chapter number, after "the book of" or as the addressees of a
+// letter ("the letter to the colosians") is compared by spelling and sound
+// with the 66 books: applied when the reference or cue is strong,
+// suggested otherwise, and only suggested for an English word three edits
+// away ("the book of rumors"). After a place cue ("in", "near", "the brook
+// of", a list of places) a word is compared with the rarer places too, and
+// a misheard last word completes a multi-word name ("caesarea philipi").
+// An English word a recognizer writes for a place ("cavalry") is suggested
+// when the words of its story are near.
+//
+// Some text is never changed or suggested: words inside URLs, e-mail
+// addresses and handles, file paths and names, and code (backtick spans,
+// fenced blocks, <code> and <pre> written in the text); a book adjective or
+// demonym without a reference ("the Galatian believers"); a "book of"
+// phrase after an indefinite article ("a book of numbers"); a multi-word
+// place whose only words to capitalise are ordinary ones ("the most holy
+// place", "the city of David"); a capitalised word inside a sentence, a
+// demonym or a word after "to" taken for a misheard place without a place
+// cue. ProseGuard, IsBookAdjective and IsCommonPlaceWord let other
+// reviewers of the changes apply the same rules.
+//
 // The embedded data comes from openbibleinfo/Bible-Passage-Reference-Parser
 // v3.2.0 (MIT) and openbibleinfo/Bible-Geocoding-Data (CC BY 4.0); see
 // data/NOTICE.

@@ -21,6 +21,12 @@ type matcher struct {
 	misses       []fuzzyMiss // a cache of words without a fuzzy match; its length is a power of two
 	dyn          [][]string  // replacements built for this text, in blocks (see sref)
 	buf          []byte      // scratch for replacements
+	code         codeState   // the code blocks read so far
+	hasCode      bool        // the text holds a backtick or a '<'
+	books        []bookMiss  // a cache of words compared with the books; its length is a power of two
+	bibleSeen    bool        // a book change has been applied
+	stopNode     *node       // where the latest walk stopped, at token stopJ
+	stopJ        int
 }
 
 // ruleID names the rule of a change.
@@ -35,9 +41,11 @@ const (
 	ruleBookOrdinal
 	rulePsalmSingular
 	ruleReferenceNormalize
+	ruleBookFuzzy
 	rulePlaceLowercase // the place rules come last: see category
 	rulePlaceVariant
 	rulePlaceFuzzy
+	rulePlaceRealWord
 )
 
 func (r ruleID) String() string {
@@ -64,6 +72,10 @@ func (r ruleID) String() string {
 		return "place.variant"
 	case rulePlaceFuzzy:
 		return "place.fuzzy"
+	case ruleBookFuzzy:
+		return "book.fuzzy"
+	case rulePlaceRealWord:
+		return "place.real_word"
 	}
 	return "unknown"
 }
@@ -172,22 +184,41 @@ type cand struct {
 	j int
 }
 
+// lookBack is the number of tokens before the current one that the
+// matcher may read.
+const lookBack = 8
+
 func (m *matcher) run() {
 	sc := m.sc
 	for i := 0; sc.has(i); {
 		// Skip the words the matcher has nothing to try on.
 		toks, base := sc.toks, sc.base
 		k := i - base
-		for k < len(toks) && toks[k].flags&(tFull|tFuzzy) == 0 {
+		for k < len(toks) && toks[k].flags&(tFull|tFuzzy|tDigits) == 0 {
 			k++
 		}
 		i = base + k
-		sc.keep = i - 2
+		sc.keep = i - lookBack
 		if k == len(toks) {
 			continue
 		}
-		if toks[k].flags&tFull == 0 {
-			if m.place {
+		flags := toks[k].flags
+		if flags&tDigits != 0 {
+			// A number no book claimed: the word before may be a misspelled
+			// one of five letters or more.
+			if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.flags&tDigits == 0 && prev.e()-prev.s() >= 5 {
+				if next, ok := m.fuzzyBook(i-1, false); ok {
+					i = max(next, i+1)
+					continue
+				}
+			}
+			if flags&tFull == 0 {
+				i++
+				continue
+			}
+		}
+		if flags&tFull == 0 {
+			if m.place && !m.knownMiss(&toks[k]) {
 				m.fuzzyPlace(i)
 			}
 			i++
@@ -199,6 +230,21 @@ func (m *matcher) run() {
 		}
 		i = next
 	}
+}
+
+// entry returns what key returns and the cue kind of token i.
+func (m *matcher) entry(i int) (*node, prefix, bool, cueKind) {
+	sc := m.sc
+	t := sc.tok(i)
+	if t.flags&tMulti != 0 {
+		n, p, ok := m.key(i)
+		return n, p, ok, cueNone
+	}
+	e := m.d.find(sc.text[t.s():t.e()], t.h, t.upper())
+	if e == nil {
+		return nil, prefix{}, false, cueNone
+	}
+	return e.node, e.pre, e.isPre, e.cue
 }
 
 // key returns the root node of token i (nil if none) and its meaning as
@@ -233,12 +279,72 @@ func (m *matcher) walk(i int, n *node, buf *[8]cand) []cand {
 		if len(n.next) == 0 || len(c) == len(buf) || !sc.nameGap(j) {
 			return c
 		}
-		var ok bool
-		if n, ok = lookup(sc, n.next, j+1); !ok {
+		next, ok := lookup(sc, n.next, j+1)
+		if !ok {
+			m.stopNode, m.stopJ = n, j // the spoken name may go on, misheard
 			return c
 		}
+		n = next
 		j++
 	}
+}
+
+// fuzzyTail looks for a multi-word place name whose first words are tokens
+// i..j, read up to node n, and whose last word token j+1 is a mishearing
+// of ("caesarea philipi", "the sea of galili"): a fix of the first words
+// alone would stop at a shorter name than the one spoken.
+func (m *matcher) fuzzyTail(i, j int, n *node) (int, bool) {
+	sc := m.sc
+	k := j + 1
+	if !sc.has(k) {
+		return 0, false
+	}
+	t := sc.tok(k)
+	size := t.e() - t.s()
+	if size < 4 || size > 24 || t.flags&(tDigits|tMulti) != 0 {
+		return 0, false
+	}
+	lw := sc.lowerBytes(k)
+	maxD := 1
+	if size >= 6 {
+		maxD = 2 // two edits only of the same sound: "galili" for "galilee"
+	}
+	var best *placeForm
+	bestD, bestKey := maxD+1, ""
+	for key, child := range n.next {
+		p := child.place
+		if p == nil || p.stop || len(p.words) != k-i+1 || key[0] != lw[0] ||
+			len(key)-size > maxD || size-len(key) > maxD {
+			continue
+		}
+		d := editDistance(lw, key, maxD)
+		if d > maxD || (d == 2 && phoneticKey(string(lw)) != phoneticKey(key)) {
+			continue
+		}
+		// The nearest, then the most mentioned, then the first in order:
+		// the map's order must not decide.
+		if d < bestD || (d == bestD && (p.mentions > best.mentions || p.mentions == best.mentions && key < bestKey)) {
+			best, bestD, bestKey = p, d, key
+		}
+	}
+	if best == nil || bestD == 0 {
+		return 0, false
+	}
+	// "the most holy places" is no misheard "Most Holy Place": a name of
+	// ordinary words is left alone, as evalPlace leaves it.
+	if _, ok := m.d.commonPlaceWords[strings.ToLower(best.words[len(best.words)-1])]; ok && m.commonPhrase(i, j, best) {
+		return 0, false
+	}
+	conf := 0.75
+	if bestD == 1 && size >= 6 && best.rule != rulePlaceVariant {
+		conf = 0.86 // the first words are the name's already
+	}
+	repl := best.name
+	if allUpper(sc.text[sc.tok(i).s():t.e()]) {
+		repl = strings.ToUpper(repl)
+	}
+	m.add(sc.tok(i).s(), t.e(), m.str(repl), rulePlaceFuzzy, conf)
+	return k + 1, true
 }
 
 // at looks for a correction starting at token i and returns the token to
@@ -259,7 +365,12 @@ func (m *matcher) at(i int) int {
 		}
 	}
 	var buf [8]cand
-	root, p, isPre := m.key(i)
+	root, p, isPre, cue := m.entry(i)
+	if cue != cueNone {
+		if next := m.cueAt(i, cue); next > i {
+			return next
+		}
+	}
 	if m.bible && isPre && sc.nameGap(i) {
 		next, _, _ := m.key(i + 1)
 		cands := m.walk(i+1, next, &buf)
@@ -273,7 +384,14 @@ func (m *matcher) at(i int) int {
 			}
 		}
 	}
+	m.stopNode = nil
 	cands := m.walk(i, root, &buf)
+	if m.place && m.stopNode != nil && m.stopNode.tails != 0 && (m.stopJ > i || m.stopNode.place != nil) &&
+		sc.has(m.stopJ+1) && m.stopNode.tails>>letterIndex(sc.text[sc.tok(m.stopJ+1).s()])&1 != 0 {
+		if next, ok := m.fuzzyTail(i, m.stopJ, m.stopNode); ok {
+			return next
+		}
+	}
 	for k := len(cands) - 1; k >= 0; k-- {
 		c := cands[k]
 		if m.bible && c.n.book != nil {
@@ -298,7 +416,12 @@ func (m *matcher) at(i int) int {
 func (m *matcher) strongCue(i int) bool {
 	sc := m.sc
 	if sc.isAny(i-1, "of", "to") && sc.isAny(i-2, "book", "gospel", "epistle", "epistles", "letter", "letters", "books") {
-		return true
+		// "a book of numbers", "another letter to the romans": an
+		// indefinite article makes the phrase a common noun, not a title.
+		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
+	}
+	if sc.is(i-1, "the") && sc.is(i-2, "to") && sc.isAny(i-3, "letter", "letters", "epistle", "epistles", "wrote", "writes", "writing", "written") {
+		return !sc.isAny(i-4, "a", "an", "another", "any", "some", "every", "each", "one", "no")
 	}
 	return sc.is(i-1, "to") && sc.is(i-2, "according")
 }
@@ -412,6 +535,10 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			conf = 0.88
 		case f.pkind >= kAbbrev:
 			return 0, false
+		case p.style == pOrdWord && (m.weakCue(i) || m.bibleSeen) && !m.personAfter(j+1) && !m.determinerBefore(i):
+			// "turn to first john", or "first peter" in a sermon that cites
+			// books: nothing else reads "first" with a name this way.
+			conf = 0.86
 		default:
 			conf = 0.55
 		}
@@ -471,6 +598,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	misspelled := f.kind == kMisspelling && !strings.EqualFold(orig, name)
 	dangerous := f.kind >= kAbbrev
 	strongCue := m.strongCue(i)
+	if !r.ok && f.adjective && !strongCue {
+		// "the Galatian believers", "an Ephesian household": an adjective or
+		// a demonym, a book only with a reference or after "the book of".
+		return 0, false
+	}
 	var conf float64
 	switch {
 	case rk == riskEnglish:
@@ -483,6 +615,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// "see Revelations 3", "turn to revelations 21": the English word takes no chapter,
 			// but "many revelations 2 of them" counts.
 			conf = 0.86
+		case !r.ok && strongCue:
+			conf = 0.88 // "the book of Revelations says"
 		case !r.ok && midUpper && misspelled:
 			conf = 0.7 // "in Revelations we read", but "the Revelations of the prophets"
 		case r.ok && (m.weakCue(i) || m.listCue(i)) && !m.countAfter(r):
@@ -493,10 +627,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
 			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
-		case !r.ok && strongCue:
-			conf = 0.88
-		case !r.ok && !dangerous && sc.is(i-1, "in"):
-			conf = 0.55 // "in genesis"
+		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled:
+			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
 			return 0, false
 		}
@@ -609,7 +741,20 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 }
 
 func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
+	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
+		notProse(m.sc.text, start, end) {
+		return
+	}
 	m.found.add(start, end, repl, rule, confPct(conf))
+	if rule < rulePlaceLowercase && conf >= autoThreshold {
+		m.bibleSeen = true
+	}
+}
+
+// personAfter reports whether token k makes the name before it a
+// person's: "first john said", "second peter and".
+func (m *matcher) personAfter(k int) bool {
+	return m.sc.isAny(k, "said", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had")
 }
 
 func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
@@ -638,7 +783,7 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		}
 	}
 	m.buf = b
-	if !need {
+	if !need || (i != j && m.commonPhrase(i, j, p)) {
 		return j + 1, true
 	}
 	var conf float64
@@ -666,41 +811,62 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	return j + 1, true
 }
 
+// commonPhrase reports whether the words of tokens i..j that the place
+// form p would capitalise are all ordinary words: "the holy city", "the
+// high places", "the most holy place", "the city of David" are English
+// phrases as well as names.
+func (m *matcher) commonPhrase(i, j int, p *placeForm) bool {
+	sc := m.sc
+	for k := i; k <= j; k++ {
+		w := p.words[k-i]
+		r, _ := utf8.DecodeRuneInString(w)
+		if sc.firstUpper(k) || !unicode.IsUpper(r) {
+			continue
+		}
+		if _, ok := lookup(sc, m.d.commonPlaceWords, k); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // fuzzyMiss remembers a word that has no fuzzy match: its hash and
 // where it occurred.
 type fuzzyMiss struct {
-	h          uint64
-	start, end int32
+	h     uint32 // the high half of the word's hash
+	start int32  // where the word occurred
+	n     uint8  // its length; 0 for a free slot
+	dists uint8  // the distance of near, and of wide << 2
+	// near and wide are 1 + the index of the word's matches in
+	// dict.fuzzyAll and dict.placeTargets, or 0 for none.
+	near, wide uint16
 }
 
-func (f fuzzyMiss) s() int { return int(f.start) }
-func (f fuzzyMiss) e() int { return int(f.end) }
-
-// fuzzyBest returns the well-known place name nearest to token i, of n
-// bytes, and its distance, or nil.
-func (m *matcher) fuzzyBest(i, n int) (*fuzzyTarget, int) {
-	lw := m.sc.lowerBytes(i)
+// fuzzyBest returns the well-known place name that sounds like the
+// lowercase word lw and is nearest to it, and its distance, or nil. The
+// distance is at most one, or two from eight letters (from six when wide).
+func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int, uint16) {
 	for _, c := range lw {
 		if c < 'a' || c > 'z' {
-			return nil, 0
+			return nil, 0, 0
 		}
 	}
 	var kb [32]byte
 	key := appendPhoneticKey(kb[:0], lw)
 	if !m.d.maybeFuzzyKey(key) || m.d.fuzzyEnglish[string(lw)] {
-		return nil, 0
+		return nil, 0, 0
 	}
 	targets := m.d.fuzzy[string(key)]
 	maxD := 1
-	if n >= 8 {
-		maxD = 2
+	if n := len(lw); n >= 8 || (wide && n >= 6) {
+		maxD = 2 // the targets sound the same: "efesus" for "ephesus"
 	}
 	var best *fuzzyTarget
 	bestD := maxD + 1
 	for k := range targets {
 		tg := &targets[k]
 		if tg.lower == string(lw) {
-			return nil, 0
+			return nil, 0, 0
 		}
 		dd := editDistance(lw, tg.lower, maxD)
 		if dd < bestD || (dd == bestD && best != nil && tg.mentions > best.mentions) {
@@ -708,9 +874,9 @@ func (m *matcher) fuzzyBest(i, n int) (*fuzzyTarget, int) {
 		}
 	}
 	if best == nil || bestD > maxD {
-		return nil, 0
+		return nil, 0, 0
 	}
-	return best, bestD
+	return best, bestD, best.idx
 }
 
 // fuzzyPlace looks for a well-known place name that token i may be a
@@ -719,30 +885,101 @@ func (m *matcher) fuzzyPlace(i int) {
 	sc := m.sc
 	t := sc.tok(i)
 	n := t.e() - t.s()
-	if n < 6 || n > 24 || t.digits() {
+	if n < 5 || n > 24 || t.digits() {
 		return
 	}
-	// Whether a word has a fuzzy match depends on the word only: an ASCII
-	// word remembered as a miss is not tried again.
+	// Whether a word is near a place at all depends on the word only: an
+	// ASCII word remembered as a miss is not tried again, whatever its
+	// context.
 	var slot *fuzzyMiss
+	var near, wide *fuzzyTarget // same sound, two edits from six letters; another sound or a rarer place
+	var nearD, wideD int
+	cached := false
 	if t.flags&tMulti == 0 && len(m.misses) > 0 {
-		slot = &m.misses[t.h>>20&uint64(len(m.misses)-1)]
-		if slot.h == t.h && slot.e()-slot.s() == n && asciiEqualFold(sc.str(i), sc.text[slot.s():slot.e()]) {
+		// Two slots a word: two words of one slot do not evict each other.
+		k := int(t.h >> 40 & uint64(len(m.misses)-1))
+		h32 := uint32(t.h >> 32)
+		for _, s := range [2]int{k, k ^ 1} {
+			if x := &m.misses[s]; x.h == h32 && int(x.n) == n && asciiEqualFold(sc.str(i), sc.text[x.start:int(x.start)+n]) {
+				if x.near == 0 && x.wide == 0 {
+					return // no place near this word
+				}
+				slot, cached = x, true
+				near, nearD = m.d.fuzzyAt(x.near), int(x.dists&3)
+				wide, wideD = m.d.placeAt(x.wide), int(x.dists>>2&3)
+				break
+			}
+		}
+		if slot == nil {
+			slot = &m.misses[k]
+			if slot.n != 0 && (m.misses[k^1].n == 0 || t.h>>39&1 == 1) {
+				slot = &m.misses[k^1]
+			}
+		}
+	}
+	if !cached {
+		// Another sound or a rarer place (wide) is used only after a cue.
+		var ni, wi uint16
+		lw := sc.lowerBytes(i)
+		near, nearD, ni = m.fuzzyBest(lw, true)
+		if near == nil && !m.d.fuzzyEnglish[string(lw)] {
+			wide, wideD, wi = m.d.nearestPlace(lw)
+		}
+		if slot != nil {
+			*slot = fuzzyMiss{h: uint32(t.h >> 32), start: t.start, n: uint8(n), near: ni, wide: wi,
+				dists: uint8(nearD) | uint8(wideD)<<2}
+		}
+		if near == nil && wide == nil {
 			return
 		}
 	}
-	best, bestD := m.fuzzyBest(i, n)
-	if best == nil {
-		if slot != nil {
-			*slot = fuzzyMiss{h: t.h, start: t.start, end: t.end}
-		}
+	// A place context: a locative, "the brook of", a list of places. "to"
+	// and "from" also lead to people ("said hello to", "a letter from").
+	strong, toFrom := m.placeCueBefore(i)
+	if !strong && !toFrom && near == nil {
 		return
+	}
+	upper := sc.firstUpper(i) && !sc.sentenceStart(i)
+	if near != nil || !(strong || upper) {
+		wide = nil
+	}
+	if near == nil && wide == nil {
+		return
+	}
+	cue := strong || (toFrom && !sc.isAny(i-2, "hello", "said", "say", "says",
+		"spoke", "speak", "talk", "talked", "wrote", "write", "sent", "send", "gave", "give", "married",
+		"introduced", "belongs", "thanks", "listen", "listened", "letter", "message", "gift", "email"))
+	// A capitalised word inside a sentence that is no known name is most
+	// often another proper noun ("Canadians", "Marian", a product): it is
+	// tried only after a place cue. A demonym is never a misheard place.
+	if (upper && !cue) || demonymEnding(sc.str(i)) {
+		return
+	}
+	best, bestD := near, nearD
+	if best != nil && bestD == 2 && n < 8 && !cue {
+		best = nil // two edits in a short word only after a cue
+	}
+	if best == nil && (strong || (cue && upper)) {
+		// Not a lowercase word after "to": "to create", "to attach" are verbs.
+		best, bestD = wide, wideD
+	}
+	if best == nil || (n < 6 && !strong && !(cue && upper)) {
+		return
+	}
+	if m.bible {
+		// "corintheans 13 4": a book before a reference wins.
+		if _, ok := m.fuzzyBook(i, false); ok {
+			return
+		}
 	}
 	conf := 0.6
 	if bestD == 1 {
 		conf = 0.75
-		if n >= 7 && best.mentions >= 20 && (m.locativeBefore(i) || sc.is(i-1, "of")) {
+		if n >= 7 && best.mentions >= 20 && (cue || sc.is(i-1, "of")) {
 			conf = 0.86
+		}
+		if upper && !strong {
+			conf = 0.75 // "go to Nazaret", but also "went to Marian"
 		}
 	}
 	repl := best.id
@@ -752,10 +989,92 @@ func (m *matcher) fuzzyPlace(i int) {
 	m.add(t.s(), t.e(), repl, rulePlaceFuzzy, conf)
 }
 
+// knownMiss reports whether the word of t, of ASCII letters, is cached as
+// having no place near it: the common case, answered without a call.
+func (m *matcher) knownMiss(t *token) bool {
+	if t.flags&tMulti != 0 || len(m.misses) == 0 {
+		return false
+	}
+	x := &m.misses[t.h>>40&uint64(len(m.misses)-1)]
+	return x.h == uint32(t.h>>32) && x.near|x.wide == 0 && int32(x.n) == t.end-t.start &&
+		asciiEqualFold(m.sc.text[t.start:t.end], m.sc.text[x.start:x.start+int32(x.n)])
+}
+
+// placeCueBefore reports whether a strong place cue precedes token i (a
+// locative such as "in" or "near", "the brook of", a list of places), or
+// "to" or "from". It reads the word before once: it runs on every word
+// that may be a misheard place.
+func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
+	sc := m.sc
+	if i < 1 {
+		return false, false
+	}
+	t := sc.tok(i - 1)
+	if n := t.e() - t.s(); n >= 2 && n <= 7 && t.flags&tMulti == 0 {
+		var buf [7]byte
+		for k := 0; k < n; k++ {
+			buf[k] = sc.text[t.s()+k] | 0x20
+		}
+		switch string(buf[:n]) {
+		case "in", "into", "near", "at", "through", "toward", "towards", "unto":
+			return true, false
+		case "to", "from":
+			return false, true
+		case "of":
+			if m.placeOf(i) {
+				return true, false
+			}
+		}
+	}
+	return m.placeListBefore(i), false
+}
+
+// placeOf reports whether token i follows a place noun and "of": "the
+// brook of", "the land of", "the city of".
+func (m *matcher) placeOf(i int) bool {
+	return m.sc.is(i-1, "of") && m.sc.isAny(i-2, "brook", "city", "land", "sea", "valley", "mount",
+		"mountain", "river", "plain", "plains", "wilderness", "desert", "region", "town", "village",
+		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities", "garden")
+}
+
+// placeListBefore reports whether token i continues a list of places: the
+// latest change is a place that ends one or two tokens before, joined by a
+// comma, "and" or "or" ("from jerusalem, bethany and capernum").
+func (m *matcher) placeListBefore(i int) bool {
+	sc := m.sc
+	if m.found.n == 0 || i < 1 {
+		return false
+	}
+	last := m.found.last()
+	if last.rule < rulePlaceLowercase {
+		return false
+	}
+	end := m.found.end(last)
+	prev := sc.tok(i - 1)
+	if prev.e() == end {
+		return strings.TrimSpace(sc.text[end:sc.tok(i).s()]) == ","
+	}
+	return sc.isAny(i-1, "and", "or") && i >= 2 && sc.tok(i-2).e() == end &&
+		strings.Trim(sc.text[end:prev.s()], " ,") == ""
+}
+
+// demonymEnding reports whether w ends like a demonym or an adjective of
+// a people: "Canadians", "Lebanese", "Israelite".
+func demonymEnding(w string) bool {
+	n := len(w)
+	for _, suf := range []string{"ian", "ians", "ese", "ite", "ites", "ish"} {
+		if n > len(suf)+2 && strings.EqualFold(w[n-len(suf):], suf) {
+			return true
+		}
+	}
+	return false
+}
+
 // ref is a chapter and verse reference after a book name.
 type ref struct {
 	ok           bool
 	strong       bool // more than a bare number: "13:4", "13 4", "chapter 13"
+	chapterWord  bool // the word "chapter" opens it
 	chapterRange bool // "Psalms 120 through 134", "Psalms 1 and 2"
 	chapter      int
 	verse        int
@@ -811,7 +1130,7 @@ func (m *matcher) parseRef(k int) ref {
 	if v < 1 || v > 150 {
 		return r
 	}
-	r = ref{ok: true, strong: chapterWord, chapter: v, endTok: next - 1}
+	r = ref{ok: true, strong: chapterWord, chapterWord: chapterWord, chapter: v, endTok: next - 1}
 	k = next
 	if sc.has(k) {
 		if g := sc.refGap(k - 1); g.ok && !g.dash {

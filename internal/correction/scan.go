@@ -226,7 +226,9 @@ func (sc *scanner) scan() {
 		// Flag the words the matcher tries, without branches: whether a
 		// word is one is not predictable. A word that is no dictionary
 		// key is tried as a misheard place name when it has six to 24
-		// letters and its shape is that of a key or a fuzzy target.
+		// letters and its shape is that of a key or a fuzzy target, or,
+		// after a place cue, five letters or the shape of a lost last
+		// sound or of a rarer place (see dict.cueShape).
 		full := d.keyBit(t.h)
 		if multi {
 			full = 1
@@ -235,6 +237,9 @@ func (sc *scanner) scan() {
 		fuzzy := d.anyShape.bit(k)
 		if uint(size-6) > 24-6 || digits != 0 {
 			fuzzy = 0
+		}
+		if fuzzy == 0 && digits == 0 && uint(size-5) <= 24-5 && len(toks) > 0 && d.cueShape.has(k) {
+			fuzzy = d.placeCueBit(toks[len(toks)-1].h)
 		}
 		t.flags |= full*tFull | fuzzy&^full*tFuzzy
 		toks = append(toks, t)

@@ -145,6 +145,12 @@ func fuzzyEnglishWords() []string {
 		"berries", "barrier", "theory", "hearing", "herring", "bearing",
 		"ashore", "assure", "rather", "father", "feather", "heather",
 		"hither", "thither", "whither", "wither", "either", "neither",
+		// People of the sermons, never a misheard place.
+		"jesus", "christ", "moses", "david", "elijah", "elisha", "joseph", "mary", "martha",
+		"satan", "judas", "herod", "pilate", "lazarus", "stephen", "barnabas", "silas", "aaron",
+		"jacob", "isaac", "sarah", "rebekah", "gideon", "samson", "saul", "goliath", "noah",
+		"abram", "lydia", "priscilla", "apollos", "nicodemus", "zacchaeus", "thomas", "andrew",
+		"philip", "simon", "bartholomew", "caleb", "deborah", "hannah", "naomi", "boaz", "jesse",
 	}
 }
 
@@ -154,4 +160,51 @@ func toSet(words []string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// bookAdjectiveWords returns book forms that are an adjective or a
+// demonym in English: "the Galatian believers", "an Ephesian household",
+// "Roman roads". They name a book only before a reference.
+func bookAdjectiveWords() []string {
+	return []string{
+		"galatian", "ephesian", "corinthian", "philippian", "colossian",
+		"thessalonian", "roman", "hebrew", "philippines",
+	}
+}
+
+// bookGarbledWords returns English-word books that a misheard everyday
+// phrase produces ("in acts" for "in fact", "in numbers"): without a
+// reference they get no suggestion.
+func bookGarbledWords() []string {
+	return []string{"acts", "actss", "numbers", "mark", "palms", "philippines"}
+}
+
+// commonPlaceWords returns the ordinary words of multi-word place names:
+// a phrase whose only words to capitalise are these ("the holy city",
+// "the high places", "the most holy place", "the city of David") is left
+// as written.
+func commonPlaceWords() []string {
+	return []string{
+		"city", "holy", "place", "places", "most", "high", "great", "sea", "valley",
+		"mount", "mountain", "gate", "house", "field", "land", "upper", "lower", "inner",
+		"outer", "old", "new", "tower", "pool", "road", "way", "hill", "river", "brook",
+		"well", "garden", "spring", "stone", "rock", "wall", "walls", "court", "temple",
+		"of", "the", "lake", "plain", "desert", "wilderness", "north", "south", "east",
+		"west", "sanctuary", "king", "kings", "fountain", "waters", "water",
+	}
+}
+
+// chapterEnglishWords returns English words often said before "chapter"
+// or a number, never taken for a misheard book before them: "another
+// chapter", "the final chapter", "gather 12 people".
+func chapterEnglishWords() []string {
+	return []string{
+		"another", "next", "previous", "whole", "first", "second", "third", "last", "this", "that",
+		"every", "each", "same", "final", "opening", "other", "entire", "following", "earlier",
+		"later", "different", "single", "brief", "short", "great", "closing", "whole", "these",
+		"those", "chapters", "verses", "pages", "number", "numbers", "about", "around", "nearly",
+		"almost", "exactly", "roughly", "under", "over", "after", "before", "since", "until",
+		"between", "within", "during", "seven", "eight", "three", "times", "hours", "years",
+		"minutes", "people", "games", "rings", "kinds", "miles", "points", "dollars",
+	}
 }

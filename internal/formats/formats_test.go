@@ -198,6 +198,17 @@ func TestHTMLSkips(t *testing.T) {
 			t.Errorf("html text contains %q: %q", bad, v.Text)
 		}
 	}
+	// Code is not prose: a library named like a biblical town stays out.
+	v = mustExtract(t, []byte("<p>Install <code>capernum</code> and run <pre>jericho --walls\n</pre> in jerusalem, "+
+		"<kbd>romans</kbd> <samp>bethel</samp> <var>acts</var> <tt>zion</tt></p>"), HTML)
+	for _, bad := range []string{"capernum", "jericho", "romans", "bethel", "acts", "zion"} {
+		if strings.Contains(v.Text, bad) {
+			t.Errorf("html text contains code %q: %q", bad, v.Text)
+		}
+	}
+	if !strings.Contains(v.Text, "in jerusalem") {
+		t.Errorf("html text lacks the prose after the code: %q", v.Text)
+	}
 }
 
 // TestExactSpan checks that an edit inside one run changes exactly the

@@ -11,7 +11,8 @@ import (
 // extractHTML takes the text nodes of an HTML document, found with the
 // golang.org/x/net/html tokenizer. Tags with their attributes, comments,
 // the doctype and the contents of script, style and other raw-text
-// elements (except title and textarea) are not text. Character references
+// elements (except title and textarea) and of code elements (code, pre,
+// kbd, samp, var, tt) are not text. Character references
 // are decoded in View.Text and kept byte-exact in the source unless an
 // edit covers them. Text nodes that hold only white space are not runs:
 // they separate the runs around them with " " (or "\n" when they hold a
@@ -22,6 +23,7 @@ func extractHTML(src []byte) (*View, error) {
 	pos := skipBOM(src)
 	z := html.NewTokenizer(bytes.NewReader(src[pos:]))
 	raw := false // the next text token is the content of a raw-text element
+	code := 0    // open code elements: their text is not prose
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -42,6 +44,10 @@ func extractHTML(src []byte) (*View, error) {
 				b.separate("\n")
 				continue
 			}
+			if code > 0 {
+				b.separate(" ")
+				continue
+			}
 			if isBlank(tok) {
 				if bytes.IndexByte(tok, '\n') >= 0 {
 					b.separate("\n")
@@ -60,12 +66,31 @@ func extractHTML(src []byte) (*View, error) {
 			if isBlockTag(name) {
 				b.separate("\n")
 			}
+			if isCodeTag(name) {
+				switch tt {
+				case html.StartTagToken:
+					code++
+				case html.EndTagToken:
+					code = max(code-1, 0)
+				}
+			}
 		}
 	}
 	if pos != len(src) {
 		return nil, fmt.Errorf("formats: html: tokenizer stopped at offset %d of %d", pos, len(src))
 	}
 	return b.view(), nil
+}
+
+// isCodeTag reports whether element name holds code, keyboard input or
+// program output, whose text is never corrected: "<code>capernaum</code>"
+// names a library, not a town.
+func isCodeTag(name []byte) bool {
+	switch string(name) {
+	case "code", "pre", "kbd", "samp", "var", "tt":
+		return true
+	}
+	return false
 }
 
 // isRawText reports whether the tokenizer reads the content of element
