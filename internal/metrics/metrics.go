@@ -33,12 +33,11 @@ const (
 	RouteUnmatched = "unmatched"
 )
 
-// Sources are the transcript source types; Classes the rate-limit classes; Deliveries the
-// webhook delivery outcomes.
+// sources are the transcript source types and classes the rate-limit classes: the label
+// values whose series start at zero.
 var (
-	Sources    = []string{"paste", "youtube", "url", "upload"}
-	Classes    = []string{"create", "read", "sync"}
-	Deliveries = []string{DeliverySucceeded, DeliveryRetry, DeliveryFailed, DeliverySkipped, DeliveryCanceled}
+	sources = [...]string{"paste", "youtube", "url", "upload"}
+	classes = [...]string{"create", "read", "sync"}
 )
 
 // maxAttemptLabel is the highest attempt number with its own label value; later attempts
@@ -160,12 +159,12 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C, errs *[]er
 // initialize creates the series of known label values at zero, so that rates and alerts see
 // them before their first event.
 func (m *Metrics) initialize() {
-	for _, s := range Sources {
+	for _, s := range sources {
 		m.transcriptsCreated.WithLabelValues(s)
 		m.transcriptsEnded.WithLabelValues(s, OutcomeCompleted)
 		m.transcriptsEnded.WithLabelValues(s, OutcomeFailed)
 	}
-	for _, c := range Classes {
+	for _, c := range classes {
 		m.rateLimited.WithLabelValues(c)
 	}
 	m.webhookDeliveries.WithLabelValues(DeliverySucceeded, "1")
@@ -319,7 +318,7 @@ func Families() ([]Family, error) {
 	}
 	// A family shows once it has a series.
 	m.APIRequest(RouteUnmatched, "GET", 404, 0)
-	m.TranscriptEnded(Sources[0], OutcomeCompleted, 0)
+	m.TranscriptEnded(sources[0], OutcomeCompleted, 0)
 	m.Correction("txt", 0, 0)
 	m.WebhookAttempt(DeliverySucceeded, 1, 0)
 	m.AIPass("rules", OutcomeFailed, true)

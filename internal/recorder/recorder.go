@@ -30,8 +30,10 @@ const (
 )
 
 // Reasons lists every reason, for documentation checks.
-var Reasons = []string{ReasonFetchFailed, ReasonCorrected, ReasonFailed, ReasonAIPassStarted,
-	ReasonAIPassCompleted, ReasonAIPassFailed, ReasonDeliveryFailing, ReasonDeliveryFailed}
+func Reasons() []string {
+	return []string{ReasonFetchFailed, ReasonCorrected, ReasonFailed, ReasonAIPassStarted,
+		ReasonAIPassCompleted, ReasonAIPassFailed, ReasonDeliveryFailing, ReasonDeliveryFailed}
+}
 
 // The names Events are recorded under (their reportingController).
 const (

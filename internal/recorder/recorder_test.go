@@ -13,7 +13,7 @@ func TestOperationsDocListsEveryReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range Reasons {
+	for _, r := range Reasons() {
 		if !strings.Contains(string(doc), "| `"+r+"` |") {
 			t.Errorf("docs/operations.md does not explain the %s events", r)
 		}
