@@ -37,6 +37,7 @@ func (s *Server) newTranscript(org, id string, src tcsv1.TranscriptSource, opts 
 				tcsv1.LabelOrganization: org,
 				tcsv1.LabelSourceType:   string(src.Type),
 			},
+			Finalizers: []string{tcsv1.FinalizerStoredObjects},
 		},
 		Spec: tcsv1.TranscriptSpec{ID: id, Organization: org, Source: src, Options: opts},
 	}

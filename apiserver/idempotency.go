@@ -276,7 +276,13 @@ func (s *Server) awaitRecord(ctx context.Context, run *idemRun) (*tcsv1.Idempote
 			return nil, serverError(fmt.Errorf("reading an idempotency record: %w", err))
 		}
 		if !s.now().Before(rec.Spec.ExpiresAt.Time) {
-			// An expired record no longer replays; remove it unless someone else did.
+			// An expired record no longer replays; remove it unless someone else did. Its
+			// stored body goes first, so that a failure leaves the record to try again.
+			if ref := rec.Status.BodyRef; ref != "" {
+				if err := s.store.Delete(ctx, ref); err != nil {
+					return nil, serverError(fmt.Errorf("removing the body of an expired idempotency record: %w", err))
+				}
+			}
 			err := s.client.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rec.ResourceVersion})
 			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				return nil, serverError(fmt.Errorf("removing an expired idempotency record: %w", err))

@@ -161,4 +161,34 @@ func TestIdempotency(t *testing.T) {
 			t.Fatalf("after expiry: %d %s", again.status, again.raw)
 		}
 	})
+
+	t.Run("an expired key's stored body goes with it", func(t *testing.T) {
+		// A response above the inline limit is kept in the object store.
+		big := strings.Repeat("turn to romans 8 28 ", 400)
+		first := h.post(t, paste, h.keyA.Value, "expired-big", `{"source_type":"paste","content":"`+big+`"}`)
+		if first.status != 201 {
+			t.Fatalf("first: %d %s", first.status, first.raw)
+		}
+		rec := &tcsv1.IdempotencyRecord{}
+		name := IdempotencyRecordName(h.keyA.OrganizationID, "POST "+paste, "expired-big")
+		if err := h.client.Get(t.Context(), types.NamespacedName{Namespace: h.namespace, Name: name}, rec); err != nil {
+			t.Fatal(err)
+		}
+		ref := rec.Status.BodyRef
+		if ref == "" {
+			t.Fatalf("a %d-byte response was kept inline", len(first.raw))
+		}
+		rec.Spec.ExpiresAt = metav1.NewTime(time.Now().Add(-time.Second))
+		if err := h.client.Update(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+		// The retry's answer is small, so nothing writes the same key again.
+		again := h.post(t, paste, h.keyA.Value, "expired-big", `{"source_type":"paste","content":"x"}`)
+		if again.status != 201 || again.header.Get(HeaderIdempotentReplayed) != "" {
+			t.Fatalf("after expiry: %d %s", again.status, again.raw)
+		}
+		if ok, err := h.store.Exists(t.Context(), ref); err != nil || ok {
+			t.Fatalf("the expired record's body %s is still stored (exists %t, %v)", ref, ok, err)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -282,12 +283,74 @@ func TestAIPassOfATranscriptThatFailsFailsToo(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := eventually(t, c, tr, "AI pass ended", aiDone)
-	want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptFailed, tcsv1.EventAIPassFailed}
+	// A pass that never ran is announced all the same: ai_pass.started, then ai_pass.failed.
+	want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptFailed, tcsv1.EventAIPassStarted, tcsv1.EventAIPassFailed}
 	if ev := got.EmittedEventTypes(); got.Status.Phase != tcsv1.PhaseFailed || got.Status.AIPassStatus != tcsv1.AIPassFailed || !slices.Equal(ev, want) ||
 		got.Status.AIPass.Error == nil || !strings.Contains(got.Status.AIPass.Error.Message, "failed before") {
 		t.Fatalf("status %+v, events %v", got.Status, ev)
 	}
 	wantCondition(t, got, tcsv1.ConditionAIValidated, metav1.ConditionFalse, "Failed")
+}
+
+// A soft delete ends the transcript's work in flight as failures a receiver hears of: a queued
+// pass (with the deterministic pass still pending) and a running one each send ai_pass.started
+// and then ai_pass.failed, and a restore finds them ended.
+func TestAIPassOfASoftDeletedTranscriptEnds(t *testing.T) {
+	c, store, ns := aiNamespace(t)
+	p := &verdicts{block: make(chan struct{})}
+	t.Cleanup(func() { close(p.block) })
+
+	// Queued behind a pending fetch, deleted before any manager saw it.
+	queued := newTranscript(ns, "org_a", tcsv1.SourceURL)
+	queued.Spec.Source.URL, queued.Spec.Source.Format = "http://127.0.0.1:9/notes.txt", "txt"
+	queued.Spec.Options.AIPass.Enabled = true
+	if err := c.Create(t.Context(), queued); err != nil {
+		t.Fatal(err)
+	}
+	queued.Status.Phase, queued.Status.AIPassStatus = tcsv1.PhasePending, tcsv1.AIPassIdle
+	queued.AddJob(tcsv1.JobURLFetch, metav1.Now())
+	queued.QueueRequestedAIPass(metav1.Now())
+	queued.Emit(tcsv1.EventTranscriptCreated, time.Now())
+	deleted := metav1.Now()
+	queued.Status.DeletedAt = &deleted
+	if err := c.Status().Update(t.Context(), queued); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: p}))
+	got := eventually(t, c, queued, "queued pass ended", aiDone)
+	want := []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptFailed, tcsv1.EventAIPassStarted, tcsv1.EventAIPassFailed}
+	if ev := got.EmittedEventTypes(); !slices.Equal(ev, want) || got.Status.Phase != tcsv1.PhaseFailed ||
+		got.Status.AIPass.Error == nil || got.Status.AIPass.Error.Message != tcsv1.DeletedBeforeAIPassEnded || got.Status.AIPass.Error.Type != "conflict" {
+		t.Fatalf("events %v, status %+v", ev, got.Status)
+	}
+
+	// Running in the provider when the delete comes.
+	running := pasteWithAIPass(t, c, store, ns, aiSermon, false)
+	eventually(t, c, running, "running", func(t *tcsv1.Transcript) bool { return t.Status.AIPassStatus == tcsv1.AIPassRunning })
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(t.Context(), client.ObjectKeyFromObject(running), running); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		running.Status.DeletedAt = &now
+		return c.Status().Update(t.Context(), running)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = eventually(t, c, running, "running pass ended", aiDone)
+	want = []string{tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted, tcsv1.EventAIPassStarted, tcsv1.EventAIPassFailed}
+	if ev := got.EmittedEventTypes(); !slices.Equal(ev, want) || got.Status.Phase != tcsv1.PhaseCompleted ||
+		got.Status.AIPass.Error == nil || got.Status.AIPass.Error.Message != tcsv1.DeletedBeforeAIPassEnded {
+		t.Fatalf("events %v, status %+v", ev, got.Status)
+	}
+	// The provider's late answer changes nothing.
+	p.block <- struct{}{}
+	time.Sleep(300 * time.Millisecond)
+	again := eventually(t, c, running, "unchanged", func(*tcsv1.Transcript) bool { return true })
+	if !slices.Equal(again.EmittedEventTypes(), want) || again.Status.AIPassStatus != tcsv1.AIPassFailed {
+		t.Fatalf("after the provider answered: events %v, ai %s", again.EmittedEventTypes(), again.Status.AIPassStatus)
+	}
 }
 
 // chatServer is a local OpenAI-compatible Chat Completions endpoint answering with answer, or

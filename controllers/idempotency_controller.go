@@ -37,16 +37,18 @@ func (r *IdempotencyRecordReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	if wait := rec.Spec.ExpiresAt.Sub(now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
+	// The body goes first and the record last: an error on either is retried, because the
+	// record that points at the body is still there to bring the reconciler back.
+	if rec.Status.BodyRef != "" {
+		if err := r.Store.Delete(ctx, rec.Status.BodyRef); err != nil {
+			return ctrl.Result{}, fmt.Errorf("deleting the body of idempotency record %s: %w", rec.Name, err)
+		}
+	}
 	if err := r.Client.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rec.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{Requeue: true}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("deleting idempotency record %s: %w", rec.Name, err)
-	}
-	if rec.Status.BodyRef != "" {
-		if err := r.Store.Delete(ctx, rec.Status.BodyRef); err != nil {
-			return ctrl.Result{}, fmt.Errorf("deleting the body of idempotency record %s: %w", rec.Name, err)
-		}
 	}
 	return ctrl.Result{}, nil
 }

@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -95,9 +96,24 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !t.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return r.finalize(ctx, t)
+	}
+	if !controllerutil.ContainsFinalizer(t, tcsv1.FinalizerStoredObjects) {
+		// Transcripts made before the finalizer existed, or by hand, get it before anything
+		// is stored for them by this reconciler; the update brings the transcript back.
+		return ctrl.Result{}, r.addFinalizer(ctx, t)
 	}
 	if t.Status.DeletedAt != nil {
+		// A soft delete ends what was in flight, in one status write, before the purge waits.
+		if t.EndOnSoftDelete(metav1.NewTime(r.now())) {
+			if err := r.Client.Status().Update(ctx, t); err != nil {
+				if apierrors.IsConflict(err) {
+					return ctrl.Result{Requeue: true}, nil
+				}
+				return ctrl.Result{}, fmt.Errorf("ending the work of deleted transcript %s: %w", t.Spec.ID, err)
+			}
+			return ctrl.Result{}, nil
+		}
 		return r.purge(ctx, t)
 	}
 	before := t.Status.DeepCopy()
@@ -292,7 +308,8 @@ func (r *TranscriptReconciler) expireGrant(ctx context.Context, t *tcsv1.Transcr
 	return ctrl.Result{}, nil
 }
 
-// purge removes a soft-deleted transcript's objects and resource once its retention is over.
+// purge deletes a soft-deleted transcript once its retention is over; the finalizer then
+// removes its objects.
 func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
 	retention := r.Retention
 	if retention <= 0 {
@@ -301,19 +318,68 @@ func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (
 	if wait := t.Status.DeletedAt.Add(retention).Sub(r.now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	// The resource goes first, with a precondition that keeps a transcript restored a moment
-	// ago; only then the content, so a restore never finds its text gone.
+	// The precondition keeps a transcript restored a moment ago, with its text.
 	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{Requeue: true}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("purging %s: %w", t.Spec.ID, err)
 	}
+	return ctrl.Result{}, nil
+}
+
+// addFinalizer adds FinalizerStoredObjects to t.
+func (r *TranscriptReconciler) addFinalizer(ctx context.Context, t *tcsv1.Transcript) error {
+	orig := t.DeepCopy()
+	controllerutil.AddFinalizer(t, tcsv1.FinalizerStoredObjects)
+	if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return nil // the newer transcript, or its deletion, brings it back
+		}
+		return fmt.Errorf("adding the finalizer of %s: %w", t.Spec.ID, err)
+	}
+	return nil
+}
+
+// finalize removes what a deleted transcript kept in the object store, and its webhook
+// deliveries with their payloads, and only then its finalizer, so an error (returned, and
+// retried with backoff) never leaves an object behind.
+func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(t, tcsv1.FinalizerStoredObjects) {
+		return ctrl.Result{}, nil
+	}
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
 	for _, key := range keys.All() {
 		if err := r.Store.Delete(ctx, key); err != nil {
-			log.FromContext(ctx).Error(err, "purging content of a deleted transcript left an object behind", "key", key)
+			return ctrl.Result{}, fmt.Errorf("removing the objects of deleted transcript %s: %w", t.Spec.ID, err)
 		}
+	}
+	deliveries := &tcsv1.WebhookDeliveryList{}
+	if err := r.Client.List(ctx, deliveries, client.InNamespace(t.Namespace),
+		client.MatchingLabels{tcsv1.LabelOrganization: t.Spec.Organization}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing the deliveries of deleted transcript %s: %w", t.Spec.ID, err)
+	}
+	for i := range deliveries.Items {
+		d := &deliveries.Items[i]
+		if d.Spec.TranscriptID != t.Spec.ID {
+			continue
+		}
+		if d.Spec.PayloadRef != "" {
+			if err := r.Store.Delete(ctx, d.Spec.PayloadRef); err != nil {
+				return ctrl.Result{}, fmt.Errorf("removing the payload of delivery %s: %w", d.Spec.ID, err)
+			}
+		}
+		if err := r.Client.Delete(ctx, d); err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("removing delivery %s: %w", d.Spec.ID, err)
+		}
+	}
+	orig := t.DeepCopy()
+	controllerutil.RemoveFinalizer(t, tcsv1.FinalizerStoredObjects)
+	if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("removing the finalizer of %s: %w", t.Spec.ID, err))
 	}
 	return ctrl.Result{}, nil
 }

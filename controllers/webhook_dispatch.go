@@ -75,7 +75,9 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !t.DeletionTimestamp.IsZero() || t.Status.DeletedAt != nil || len(t.Status.EmittedEvents) == 0 {
+	// A soft-deleted transcript's events are still delivered: those from before the delete, and
+	// the failures with which the delete ended its work in flight. A deleted one's are not.
+	if !t.DeletionTimestamp.IsZero() || len(t.Status.EmittedEvents) == 0 {
 		return ctrl.Result{}, nil
 	}
 	retention := r.Retention
@@ -120,6 +122,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		bodies[seq] = apiview.NewTranscript(shown, content)
 		return bodies[seq], nil
 	}
+	var result ctrl.Result
 	for seq, emitted := range t.Status.EmittedEvents {
 		// An event older than the history's retention was delivered and collected already:
 		// it is never sent again.
@@ -132,12 +135,37 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, event) {
 				continue
 			}
+			// An endpoint receives only the events emitted while it subscribed to their type:
+			// never one from before it existed, or before the type was added to it. Event
+			// times are whole seconds, so an event of the second it subscribed in is sent.
+			since, known := subscribedSince(ep, event)
+			if !known {
+				// The type was added a moment ago; the endpoint controller records since when.
+				result.RequeueAfter = time.Second
+				continue
+			}
+			if emitted.Time.Time.Before(since.Truncate(time.Second)) {
+				continue
+			}
 			if err := r.deliver(ctx, t, seq, emitted, ep, func() (apiview.Transcript, error) { return body(seq) }); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
 	}
-	return ctrl.Result{}, nil
+	return result, nil
+}
+
+// subscribedSince returns since when ep subscribes to event, as its status records it; an
+// endpoint whose status was never written subscribes to its types since its creation. It
+// returns false for a type added to the spec that the status does not record yet.
+func subscribedSince(ep *tcsv1.WebhookEndpoint, event string) (time.Time, bool) {
+	if since, ok := ep.SubscribedSince(event); ok {
+		return since, true
+	}
+	if ep.Status.ObservedGeneration == 0 {
+		return ep.CreationTimestamp.Time, true
+	}
+	return time.Time{}, false
 }
 
 // content returns the corrected text of a completed transcript, as the API shows it.
@@ -224,7 +252,8 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	return nil
 }
 
-// completion or a condition's transition. Every event is emitted at or before it.
+// lastChange returns the time of the latest change of t: its creation, a job's start or end,
+// its completion or a condition's transition. Every event is emitted at or before it.
 func lastChange(t *tcsv1.Transcript) time.Time {
 	last := t.CreationTimestamp.Time
 	later := func(mt *metav1.Time) {

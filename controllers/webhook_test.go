@@ -146,6 +146,9 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 	if err := h.dispatch.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
+	if err := (&WebhookEndpointReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
 	d := &WebhookDeliveryReconciler{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Store: h.store, AllowCIDRs: allow,
 		HTTP:           sources.NewClient(sources.ClientOptions{AllowCIDRs: allow, RootCAs: h.roots}),
@@ -179,6 +182,22 @@ func (h *hookEnv) endpoint(t testing.TB, org, url, secret string, events ...stri
 		t.Fatal(err)
 	}
 	return ep
+}
+
+// editEndpoint changes the latest spec of ep with change, retrying on conflicts: the endpoint
+// controller writes its status.
+func (h *hookEnv) editEndpoint(t testing.TB, ep *tcsv1.WebhookEndpoint, change func(*tcsv1.WebhookEndpoint)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := h.c.Get(t.Context(), client.ObjectKeyFromObject(ep), ep); err != nil {
+			return err
+		}
+		change(ep)
+		return h.c.Update(t.Context(), ep)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // transcript creates a paste transcript of org as the API server does.
@@ -448,10 +467,7 @@ func TestWebhookSkipsAPausedEndpointAndReplays(t *testing.T) {
 	rc := newReceiver(t, secret)
 	h, _ := startWebhooks(t, rc, hookOptions{})
 	ep := h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated)
-	ep.Spec.Paused = true
-	if err := h.c.Update(t.Context(), ep); err != nil {
-		t.Fatal(err)
-	}
+	h.editEndpoint(t, ep, func(ep *tcsv1.WebhookEndpoint) { ep.Spec.Paused = true })
 	tr := h.transcript(t, "org_a")
 	h.pending(t, tr)
 	ds := h.waitDeliveries(t, tr.Spec.ID, "skipped", allIn(1, tcsv1.DeliverySkipped))
@@ -460,10 +476,7 @@ func TestWebhookSkipsAPausedEndpointAndReplays(t *testing.T) {
 		t.Fatalf("%d requests to a paused endpoint", n)
 	}
 
-	ep.Spec.Paused = false
-	if err := h.c.Update(t.Context(), ep); err != nil {
-		t.Fatal(err)
-	}
+	h.editEndpoint(t, ep, func(ep *tcsv1.WebhookEndpoint) { ep.Spec.Paused = false })
 	replay(t, h.c, &ds[0])
 	ds = h.waitDeliveries(t, tr.Spec.ID, "replayed", allIn(1, tcsv1.DeliverySucceeded))
 	got := rc.requests()
@@ -616,21 +629,124 @@ func TestWebhookDispatchCreatesNothingTwice(t *testing.T) {
 	}
 }
 
-func TestWebhookIgnoresDeletedTranscripts(t *testing.T) {
+func TestWebhookDeliversTheEventsOfASoftDeletedTranscriptButNotOfADeletedOne(t *testing.T) {
 	secret := iwebhook.NewSecret()
 	rc := newReceiver(t, secret)
 	h, _ := startWebhooks(t, rc, hookOptions{})
-	h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated)
-	tr := h.transcript(t, "org_a")
-	h.setStatus(t, tr, func(x *tcsv1.Transcript) {
+	h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptFailed)
+	soft := h.transcript(t, "org_a")
+	h.setStatus(t, soft, func(x *tcsv1.Transcript) {
 		now := metav1.Now()
-		x.Status.Phase = tcsv1.PhaseFailed
-		x.Status.DeletedAt = &now
+		x.Status.Phase = tcsv1.PhasePending
 		x.Emit(tcsv1.EventTranscriptCreated, time.Now())
+		x.Status.DeletedAt = &now
+		x.EndOnSoftDelete(now)
 	})
+	h.waitDeliveries(t, soft.Spec.ID, "the soft-deleted transcript's events delivered", func(ds []tcsv1.WebhookDelivery) bool {
+		return allIn(2, tcsv1.DeliverySucceeded)(ds) && ds[0].Spec.Event == tcsv1.EventTranscriptCreated && ds[1].Spec.Event == tcsv1.EventTranscriptFailed
+	})
+
+	// A transcript being deleted (kept by its finalizer) gets no deliveries.
+	gone := newTranscript(h.ns, "org_a", tcsv1.SourcePaste)
+	gone.Finalizers = []string{"test.tcs.dev/hold"}
+	if err := h.c.Create(t.Context(), gone); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.Delete(t.Context(), gone); err != nil {
+		t.Fatal(err)
+	}
+	h.setStatus(t, gone, func(x *tcsv1.Transcript) { x.Emit(tcsv1.EventTranscriptCreated, time.Now()) })
 	time.Sleep(500 * time.Millisecond)
-	if ds := h.deliveries(t, tr.Spec.ID); len(ds) != 0 {
+	if ds := h.deliveries(t, gone.Spec.ID); len(ds) != 0 {
 		t.Fatalf("%d deliveries for a deleted transcript", len(ds))
+	}
+	h.setStatus(t, gone, func(x *tcsv1.Transcript) {})
+	got := &tcsv1.Transcript{}
+	if err := h.c.Get(t.Context(), client.ObjectKeyFromObject(gone), got); err != nil {
+		t.Fatal(err)
+	}
+	got.Finalizers = nil
+	if err := h.c.Update(t.Context(), got); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An endpoint receives only the events emitted while it subscribed to their types: neither a
+// restart nor a later status write of an old transcript sends it anything from before, and a
+// type added to it later starts with the events after the addition.
+func TestWebhookNeverBackfillsAnEndpoint(t *testing.T) {
+	secret := iwebhook.NewSecret()
+	rc := newReceiver(t, secret)
+	h, stop := startWebhooks(t, rc, hookOptions{})
+	var old []*tcsv1.Transcript
+	for range 3 {
+		tr := h.transcript(t, "org_a")
+		h.complete(t, tr, "text\n")
+		old = append(old, tr)
+	}
+	// Event times are whole seconds: the endpoint comes in a later one.
+	time.Sleep(1100 * time.Millisecond)
+	ep := h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted)
+	waitSubscribed(t, h, ep, tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted)
+	stop()
+	t.Cleanup(h.run(t)) // a restart reconciles every old transcript again
+	for _, tr := range old {
+		h.setStatus(t, tr, func(x *tcsv1.Transcript) { x.Status.Title = "Renamed" }) // and a status write
+	}
+
+	// A later transcript is delivered; the old ones never are.
+	later := h.transcript(t, "org_a")
+	h.complete(t, later, "text\n")
+	h.waitDeliveries(t, later.Spec.ID, "the later events delivered", allIn(2, tcsv1.DeliverySucceeded))
+
+	// ai_pass.started is added to the endpoint after an old transcript's pass started: the
+	// old start is not sent, the next one is.
+	h.setStatus(t, old[0], func(x *tcsv1.Transcript) {
+		x.QueueAIPass(false, metav1.Now())
+		x.StartAIPass("rules", "rules-v1", metav1.Now())
+	})
+	time.Sleep(1100 * time.Millisecond)
+	h.editEndpoint(t, ep, func(ep *tcsv1.WebhookEndpoint) { ep.Spec.Events = append(ep.Spec.Events, tcsv1.EventAIPassStarted) })
+	waitSubscribed(t, h, ep, tcsv1.EventAIPassStarted)
+	h.setStatus(t, later, func(x *tcsv1.Transcript) {
+		x.QueueAIPass(false, metav1.Now())
+		x.StartAIPass("rules", "rules-v1", metav1.Now())
+	})
+	h.waitDeliveries(t, later.Spec.ID, "the later start delivered", allIn(3, tcsv1.DeliverySucceeded))
+	h.setStatus(t, old[0], func(x *tcsv1.Transcript) { x.Status.Title = "Renamed again" })
+	time.Sleep(time.Second)
+	for _, tr := range old {
+		if ds := h.deliveries(t, tr.Spec.ID); len(ds) != 0 {
+			t.Fatalf("%d deliveries of %s, an event from before the endpoint subscribed: %s", len(ds), tr.Spec.ID, ds[0].Spec.Event)
+		}
+	}
+	if n := len(rc.requests()); n != 3 {
+		t.Fatalf("%d requests, want the 3 of the later transcript", n)
+	}
+}
+
+// waitSubscribed waits until ep's status records its subscription to events.
+func waitSubscribed(t *testing.T, h *hookEnv, ep *tcsv1.WebhookEndpoint, events ...string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cur := &tcsv1.WebhookEndpoint{}
+		if err := h.c.Get(t.Context(), client.ObjectKeyFromObject(ep), cur); err != nil {
+			t.Fatal(err)
+		}
+		all := true
+		for _, e := range events {
+			if _, ok := cur.SubscribedSince(e); !ok {
+				all = false
+			}
+		}
+		if all {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("subscriptions %+v lack %v", cur.Status.Subscriptions, events)
+		}
+		time.Sleep(25 * time.Millisecond)
 	}
 }
 

@@ -197,10 +197,19 @@ func (t *Transcript) StartAIPass(provider, model string, now metav1.Time) {
 // msg, which API clients see, and emits ai_pass.failed in the same status write. detail, for
 // the cluster's operators, is the AIValidated condition's message; empty means msg. The
 // deterministic pass's results stay as they are.
+//
+// A pass that never started (still queued) emits ai_pass.started first, in the same write, so
+// that every pass a receiver hears of is announced by ai_pass.started and ended by exactly one
+// of ai_pass.completed and ai_pass.failed.
 func (t *Transcript) FailAIPass(typ, msg, detail string, now metav1.Time) {
 	res := t.Status.AIPass
 	if res == nil || !t.AIPassBusy() {
 		return
+	}
+	if t.Status.AIPassStatus == AIPassQueued {
+		// The started event shows the pass running, without a start time: it never ran.
+		t.Status.AIPassStatus = AIPassRunning
+		t.EmitKeyed(EventAIPassStarted, res.JobID, now.Time)
 	}
 	res.Error, res.FinishedAt = &TranscriptError{Type: typ, Message: msg}, &now
 	if job := t.AIPassJob(); job != nil {
@@ -228,4 +237,42 @@ func (t *Transcript) CompleteAIPass(now metav1.Time) {
 	t.Status.AIPassStatus = AIPassCompleted
 	t.SetCondition(ConditionAIValidated, metav1.ConditionTrue, "Completed", "The AI validation pass judged every change.")
 	t.EmitKeyed(EventAIPassCompleted, res.JobID, now.Time)
+}
+
+// Messages of the failures a soft delete ends in-flight work with.
+const (
+	// DeletedBeforeAIPassEnded is the AI pass's error message when its transcript was deleted
+	// while the pass was queued or running.
+	DeletedBeforeAIPassEnded = "The transcript was deleted before the AI validation pass ended."
+	// DeletedBeforeCompleted is the transcript's error message when it was deleted while pending.
+	DeletedBeforeCompleted = "The transcript was deleted before its processing finished."
+)
+
+// EndOnSoftDelete ends what a soft-deleted transcript still had in flight, as failures of API
+// type conflict: a pending deterministic pass (emitting transcript.failed) and a queued or
+// running AI pass (emitting ai_pass.started if it never ran, then ai_pass.failed). It reports
+// whether it changed t.
+func (t *Transcript) EndOnSoftDelete(now metav1.Time) bool {
+	if t.Status.DeletedAt == nil {
+		return false
+	}
+	changed := false
+	if t.Status.Phase == PhasePending {
+		if job := t.ActiveJob(); job != nil {
+			job.State, job.Error, job.FinishedAt = JobFailed, DeletedBeforeCompleted, &now
+		}
+		t.Status.Phase = PhaseFailed
+		t.Status.Error = &TranscriptError{Type: "conflict", Message: DeletedBeforeCompleted}
+		t.Emit(EventTranscriptCreated, now.Time)
+		t.Emit(EventTranscriptFailed, now.Time)
+		changed = true
+	}
+	if t.AIPassBusy() {
+		t.FailAIPass("conflict", DeletedBeforeAIPassEnded, "", now)
+		changed = true
+	}
+	if changed {
+		t.SyncConditions()
+	}
+	return changed
 }

@@ -59,6 +59,32 @@ type WebhookEndpointStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Subscriptions record since when the endpoint subscribes to each of its event types: it
+	// receives only the events emitted from then on, never those from before.
+	// +optional
+	// +listType=map
+	// +listMapKey=event
+	Subscriptions []EventSubscription `json:"subscriptions,omitempty"`
+}
+
+// EventSubscription is one event type an endpoint subscribes to.
+type EventSubscription struct {
+	// Event is the event type.
+	Event string `json:"event"`
+	// Since is when the endpoint subscribed to it: its creation for the types it was created
+	// with, else when the controller first saw the type in its spec.
+	Since metav1.Time `json:"since"`
+}
+
+// SubscribedSince returns since when ep subscribes to event, and false when its status does
+// not record it (yet).
+func (ep *WebhookEndpoint) SubscribedSince(event string) (time.Time, bool) {
+	for _, s := range ep.Status.Subscriptions {
+		if s.Event == event {
+			return s.Since.Time, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // WebhookEndpoint is an HTTPS URL of an organization that receives signed events.

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -89,13 +91,28 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 	if err != nil {
 		return err
 	}
+	etcdDir := filepath.Join(stateDir, "etcd")
+	// A tcs dev killed before this one may have left its etcd and kube-apiserver running on
+	// the same data: they would hold etcd's lock and this start would wait for ever.
+	stopped, err := controlplane.StopLeftovers(etcdDir, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	for _, l := range stopped {
+		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: stopped %s (pid %d), left running by an earlier tcs dev on %s\n", l.Name, l.PID, stateDir)
+	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "tcs dev: starting the local control plane from", assets)
-	cp, err := controlplane.Start(controlplane.Options{
+	opts := controlplane.Options{
 		AssetsDir:    assets,
-		DataDir:      filepath.Join(stateDir, "etcd"),
+		DataDir:      etcdDir,
 		CRDs:         crds,
 		AttachOutput: attach,
-	})
+	}
+	if runtime.GOOS == "linux" {
+		// Through these links etcd and kube-apiserver die with this process, even by SIGKILL.
+		opts.ShimDir = filepath.Join(stateDir, "bin")
+	}
+	cp, err := startControlPlane(ctx, opts, etcdDir)
 	if err != nil {
 		return err
 	}
@@ -141,6 +158,29 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: ready; the lines above are in %s (source it: set -a; . %s; set +a). Ctrl-C stops.\n", envFile, envFile)
 	}
 	return serve(ctx, cp.Config, o, ready)
+}
+
+// startControlPlane starts the control plane, unless ctx ends first (SIGINT or SIGTERM): then
+// it stops what was started and returns ctx's error at once.
+func startControlPlane(ctx context.Context, opts controlplane.Options, etcdDir string) (*controlplane.ControlPlane, error) {
+	type started struct {
+		cp  *controlplane.ControlPlane
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		cp, err := controlplane.Start(opts)
+		done <- started{cp, err}
+	}()
+	select {
+	case s := <-done:
+		return s.cp, s.err
+	case <-ctx.Done():
+		// Start cannot be interrupted: stop its processes from outside (they would also die
+		// with this process), and leave it behind.
+		_, _ = controlplane.StopLeftovers(etcdDir, 5*time.Second)
+		return nil, fmt.Errorf("stopped while the control plane was starting: %w", context.Cause(ctx))
+	}
 }
 
 // lockStateDir makes sure only one `tcs dev` uses a state dir at a time.

@@ -8,9 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"tcs.dev/tcs/internal/controlplane"
 )
 
 func main() {
+	// Started as etcd or kube-apiserver by tcs dev: become it, dying with tcs dev.
+	controlplane.ExecChild()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newRootCommand().ExecuteContext(ctx); err != nil {

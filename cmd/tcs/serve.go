@@ -274,6 +274,9 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			return fmt.Errorf("setting up the AI pass controller: %w", err)
 		}
 		log.Info("AI validation pass", "provider", provider.Name(), "model", provider.Model())
+		if err := (&controllers.WebhookEndpointReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the webhook endpoint controller: %w", err)
+		}
 		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store, Retention: o.webhookRetention, Metrics: m}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook dispatch controller: %w", err)
 		}

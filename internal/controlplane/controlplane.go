@@ -69,6 +69,10 @@ type Options struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// AttachOutput copies the processes' output to this process's stdout and stderr.
 	AttachOutput bool
+	// ShimDir, when set, holds links named etcd and kube-apiserver to the running binary,
+	// which must call ExecChild first in main: through them the processes die with this one
+	// even when it is killed (Linux).
+	ShimDir string
 }
 
 // ControlPlane is a running etcd and kube-apiserver.
@@ -92,11 +96,24 @@ func Start(opts Options) (*ControlPlane, error) {
 		ControlPlaneStopTimeout:  20 * time.Second,
 		AttachControlPlaneOutput: opts.AttachOutput,
 	}
+	env.ControlPlane.Etcd = &envtest.Etcd{}
 	if opts.DataDir != "" {
 		if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("creating etcd data dir: %w", err)
 		}
-		env.ControlPlane.Etcd = &envtest.Etcd{DataDir: opts.DataDir}
+		env.ControlPlane.Etcd.DataDir = opts.DataDir
+	}
+	if opts.ShimDir != "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("finding the running binary: %w", err)
+		}
+		etcd, apiserver, err := shim(opts.ShimDir, exe, opts.AssetsDir)
+		if err != nil {
+			return nil, err
+		}
+		env.ControlPlane.Etcd.Path = etcd
+		env.ControlPlane.GetAPIServer().Path = apiserver
 	}
 	cfg, err := env.Start()
 	if err != nil {

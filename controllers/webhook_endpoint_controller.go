@@ -1,0 +1,90 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+)
+
+// WebhookEndpointReconciler records since when a WebhookEndpoint subscribes to each of its
+// event types, so that the dispatcher never sends it an event from before.
+type WebhookEndpointReconciler struct {
+	Client client.Client
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints/status,verbs=get;update;patch
+
+// Reconcile brings the endpoint's subscriptions in line with its spec.
+func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ep := &tcsv1.WebhookEndpoint{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ep); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !ep.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	before := ep.Status.DeepCopy()
+	ep.Status.Subscriptions = Subscriptions(ep, now())
+	ep.Status.ObservedGeneration = ep.Generation
+	if equality.Semantic.DeepEqual(before, &ep.Status) {
+		return ctrl.Result{}, nil
+	}
+	if err := r.Client.Status().Update(ctx, ep); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("recording the subscriptions of endpoint %s: %w", ep.Name, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// Subscriptions returns the subscriptions ep's status should record at now: the recorded ones
+// still in its spec, and for each new type in the spec, its creation time when the status has
+// never been written (the endpoint was created with it), else now (it was added since).
+func Subscriptions(ep *tcsv1.WebhookEndpoint, now time.Time) []tcsv1.EventSubscription {
+	var out []tcsv1.EventSubscription
+	for _, event := range ep.Spec.Events {
+		since, ok := ep.SubscribedSince(event)
+		switch {
+		case ok:
+		case ep.Status.ObservedGeneration == 0:
+			since = ep.CreationTimestamp.Time
+		default:
+			since = now
+		}
+		out = append(out, tcsv1.EventSubscription{Event: event, Since: metav1.NewTime(since.Truncate(time.Second))})
+	}
+	slices.SortFunc(out, func(a, b tcsv1.EventSubscription) int {
+		switch {
+		case a.Event < b.Event:
+			return -1
+		case a.Event > b.Event:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// SetupWithManager registers the reconciler with mgr.
+func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&tcsv1.WebhookEndpoint{}).
+		Named("webhook-endpoint").
+		Complete(r)
+}
