@@ -77,6 +77,15 @@ postgres: ## Install PostgreSQL (Debian) for the results-store tests when missin
 helm: ## Build (once) the Helm CLI of the chart tests into bin/.
 	@hack/helm.sh >/dev/null
 
+.PHONY: chromium
+chromium: ## Install (Debian) the Chromium of the dashboard's browser tests when missing.
+	@hack/chromium.sh >/dev/null
+
+.PHONY: screenshots
+screenshots: build envtest chromium ## Retake the dashboard screenshots of docs/dashboard/ with the browser tests.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_BIN="$(TCS)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_UPDATE_SCREENSHOTS=1 \
+		go test $(GO_TEST_FLAGS) -run TestDashboardInBrowser ./test/e2e/
+
 .PHONY: run
 run: build envtest ## Run the service on its embedded default (state in .tcs-dev/).
 	$(TCS) dev
@@ -84,8 +93,8 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet envtest s3server redis postgres helm build ## Run every test.
-	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_BIN="$(TCS)" \
+test: verify-generated vet envtest s3server redis postgres helm chromium build ## Run every test.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
 
 .PHONY: bench

@@ -12,6 +12,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/apikey"
+	"tcs.dev/tcs/internal/orgs"
 )
 
 // IndexAPIKeyHash is the cache index of API-key Secrets by the lookup hash of their key.
@@ -103,7 +104,28 @@ func (s *Server) lookupKey(ctx context.Context, header string) (Principal, error
 		if org == "" || sec.DeletionTimestamp != nil {
 			break
 		}
+		s.recordUse(ctx, sec)
 		return Principal{KeyID: sec.Labels[tcsv1.LabelAPIKeyID], OrganizationID: org, Label: sec.Annotations[tcsv1.AnnotationAPIKeyLabel]}, nil
 	}
 	return Principal{}, errUnauthorized
+}
+
+// recordUse records, at most once a minute per key, that the key in sec was used: in the
+// background, so that no request waits for it.
+func (s *Server) recordUse(ctx context.Context, sec *corev1.Secret) {
+	now := s.now()
+	if !orgs.NeedsLastUsed(sec, now) {
+		return
+	}
+	if last, ok := s.keyUses.Load(sec.Name); ok && now.Sub(last.(time.Time)) < orgs.LastUsedResolution {
+		return
+	}
+	s.keyUses.Store(sec.Name, now)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := orgs.RecordLastUsed(ctx, s.client, s.namespace, sec.Name, now); err != nil {
+			s.log.Error(err, "recording an API key's last use")
+		}
+	}()
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -87,16 +88,29 @@ type Server struct {
 	limiter       ratelimit.Limiter
 	aiProvider    aipass.Provider
 	waiters       *waiters
-	log           logr.Logger
-	now           func() time.Time
-	metrics       *metrics.Metrics
-	recorder      events.EventRecorder
+	// keyUses holds when this process last recorded each key's use (by Secret name).
+	keyUses  sync.Map
+	log      logr.Logger
+	now      func() time.Time
+	metrics  *metrics.Metrics
+	recorder events.EventRecorder
+	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
+	mounts map[string]http.Handler
 
 	// The heartbeat of requests with an Idempotency-Key; tests shorten them.
 	heartbeatEvery, staleAfter, idempotencyWait time.Duration
 	// afterEffect, when set (by tests only), is called once a request made its effect (created
 	// or queued transcript id) and before it answers and records its response.
 	afterEffect func(ctx context.Context, id string)
+}
+
+// Mount serves h for the paths under prefix (such as "/dashboard/"), and redirects / there;
+// call it before Serve.
+func (s *Server) Mount(prefix string, h http.Handler) {
+	if s.mounts == nil {
+		s.mounts = map[string]http.Handler{}
+	}
+	s.mounts[prefix] = h
 }
 
 // New returns a Server.
@@ -197,6 +211,11 @@ func (s *Server) Handler() http.Handler {
 	if s.uploads != nil {
 		// Upload URLs carry their own signature; they need no API key.
 		r.PathPrefix("/uploads/").Handler(s.uploads).Methods(http.MethodPut)
+	}
+
+	for prefix, h := range s.mounts {
+		r.PathPrefix(prefix).Handler(h)
+		r.Handle("/", http.RedirectHandler(prefix, http.StatusFound)).Methods(http.MethodGet, http.MethodHead)
 	}
 
 	return withRequestID(s.withMetrics(r, withLogging(s.log)(r)))

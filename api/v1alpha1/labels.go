@@ -14,6 +14,9 @@ const (
 	AnnotationAPIKeyLabel = "tcs.dev/label"
 	// AnnotationAPIKeyExpiresAt holds an API key's expiry time (RFC 3339); absent means it never expires.
 	AnnotationAPIKeyExpiresAt = "tcs.dev/expires-at"
+	// AnnotationAPIKeyLastUsed holds when the API last authenticated a request with a key
+	// (RFC 3339), recorded at most once a minute.
+	AnnotationAPIKeyLastUsed = "tcs.dev/last-used-at"
 	// SecretTypeAPIKey is the type of Secrets that hold API keys.
 	SecretTypeAPIKey = "tcs.dev/api-key"
 	// SecretKeyAPIKey is the data key of the API key value in its Secret.

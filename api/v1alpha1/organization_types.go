@@ -30,8 +30,9 @@ type OrganizationSpec struct {
 type Member struct {
 	// Email identifies the member.
 	Email string `json:"email"`
-	// Role is the member's role.
-	// +kubebuilder:validation:Enum=owner;member
+	// Role is the member's role: owner (everything, members included), admin (API keys and
+	// webhook endpoints) or member (reads everything, reveals keys and endpoint secrets).
+	// +kubebuilder:validation:Enum=owner;admin;member
 	// +kubebuilder:default=member
 	// +optional
 	Role string `json:"role,omitempty"`

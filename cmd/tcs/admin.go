@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -75,6 +78,9 @@ func newAdminCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := orgs.ValidateLabel(label); err != nil {
+				return fmt.Errorf("--%w", err)
+			}
 			k, err := orgs.CreateKey(cmd.Context(), c, o.namespace, args[0], label)
 			if err != nil {
 				return err
@@ -83,8 +89,53 @@ func newAdminCommand() *cobra.Command {
 			return nil
 		},
 	}
-	createKey.Flags().StringVar(&label, "label", "", "the key's label")
-	key.AddCommand(createKey)
+	createKey.Flags().StringVar(&label, "label", "", "the key's label: what it is for (required)")
+	key.AddCommand(createKey, &cobra.Command{
+		Use:   "list ORG_ID",
+		Short: "List the API keys of an organization: id, label, prefix, created, last used",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !ids.Valid("org", args[0]) {
+				return fmt.Errorf("%q is not an organization id (org_…)", args[0])
+			}
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			keys, err := orgs.Keys(cmd.Context(), c, o.namespace, args[0])
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tLABEL\tPREFIX\tCREATED\tLAST USED")
+			for _, k := range keys {
+				used := "never"
+				if !k.LastUsed.IsZero() {
+					used = k.LastUsed.UTC().Format(time.RFC3339)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.ID, oneLine(k.Label, 40), k.Prefix(), k.Created.UTC().Format(time.RFC3339), used)
+			}
+			return tw.Flush()
+		},
+	}, &cobra.Command{
+		Use:   "revoke ORG_ID KEY_ID",
+		Short: "Revoke an API key: the API refuses it from then on",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			if err := orgs.RevokeKey(cmd.Context(), c, o.namespace, args[0], args[1]); err != nil {
+				if errors.Is(err, orgs.ErrNotFound) {
+					return fmt.Errorf("API key %s of organization %s does not exist", args[1], args[0])
+				}
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", args[1])
+			return nil
+		},
+	})
 
 	transcript := &cobra.Command{Use: "transcript", Short: "Transcripts"}
 	transcript.AddCommand(&cobra.Command{
@@ -126,6 +177,6 @@ func newAdminCommand() *cobra.Command {
 			return nil
 		},
 	})
-	cmd.AddCommand(org, key, transcript, newAdminWebhookCommand(o))
+	cmd.AddCommand(org, key, transcript, newAdminWebhookCommand(o), newAdminMemberCommand(o))
 	return cmd
 }

@@ -342,3 +342,36 @@ func TestAdminWebhook(t *testing.T) {
 		}
 	})
 }
+
+func TestAdminMember(t *testing.T) {
+	a := newAdminCLI(t)
+	org := strings.TrimSpace(a.mustRun(t, "org", "create", "Grace Chapel"))
+	link := strings.TrimSpace(a.mustRun(t, "member", "add", "--org", org, "--email", "Pastor@Grace.example", "--role", "owner", "--public-url", "https://tcs.example.org/"))
+	if !strings.HasPrefix(link, "https://tcs.example.org/dashboard/invitation/") || len(link) < len("https://tcs.example.org/dashboard/invitation/")+30 {
+		t.Fatalf("member add printed %q", link)
+	}
+	a.mustFail(t, "role must be one of owner, admin, member", "member", "add", "--org", org, "--email", "x@grace.example", "--role", "root")
+	a.mustFail(t, "email is not an email address", "member", "add", "--org", org, "--email", "nobody", "--role", "member")
+	a.mustFail(t, "organization id", "member", "add", "--org", "grace", "--email", "x@grace.example")
+	a.mustRun(t, "member", "add", "--org", org, "--email", "reader@grace.example")
+	if out := a.mustRun(t, "member", "list", "--org", org); !strings.Contains(out, "pastor@grace.example  owner") || !strings.Contains(out, "reader@grace.example  member") {
+		t.Fatalf("member list:\n%s", out)
+	}
+	a.mustFail(t, "at least one owner", "member", "remove", "--org", org, "--email", "pastor@grace.example")
+	a.mustRun(t, "member", "remove", "--org", org, "--email", "reader@grace.example")
+	if out := a.mustRun(t, "member", "list", "--org", org); strings.Contains(out, "reader@") {
+		t.Fatalf("a removed member is listed:\n%s", out)
+	}
+
+	// API keys: a label is required; list shows the prefix; revoke removes the key.
+	a.mustFail(t, "--label is required", "key", "create", org)
+	fields := strings.Fields(a.mustRun(t, "key", "create", org, "--label", "sermon uploader"))
+	if len(fields) != 2 || !strings.HasPrefix(fields[1], "sk_live_") {
+		t.Fatalf("key create printed %q", fields)
+	}
+	if out := a.mustRun(t, "key", "list", org); !strings.Contains(out, fields[0]) || !strings.Contains(out, fields[1][:12]+"…") || !strings.Contains(out, "never") {
+		t.Fatalf("key list:\n%s", out)
+	}
+	a.mustRun(t, "key", "revoke", org, fields[0])
+	a.mustFail(t, "does not exist", "key", "revoke", org, fields[0])
+}

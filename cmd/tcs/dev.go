@@ -15,7 +15,9 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"tcs.dev/tcs/apiserver/dashboard"
 	"tcs.dev/tcs/config/crd"
+	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/controlplane"
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/orgs"
@@ -142,9 +144,23 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 		return err
 	}
 
+	invites, err := demoInvitations(ctx, c, o.namespace, keyA.OrganizationID, keyB.OrganizationID)
+	if err != nil {
+		return err
+	}
+
 	ready := func(addr string) {
+		public := o.publicURL
+		if public == "" {
+			public = "http://" + addr
+		}
 		lines := strings.Join([]string{
 			"TCS_URL=http://" + addr,
+			"TCS_DASHBOARD_URL=" + strings.TrimSuffix(public, "/") + dashboard.Prefix,
+			"TCS_DEMO_EMAIL=" + demoOwnerA,
+			"TCS_DEMO_INVITE=" + dashboard.InvitationURL(public, invites[0]),
+			"TCS_DEMO_EMAIL_B=" + demoOwnerB,
+			"TCS_DEMO_INVITE_B=" + dashboard.InvitationURL(public, invites[1]),
 			"TCS_API_KEY=" + keyA.Value,
 			"TCS_ORG=" + keyA.OrganizationID,
 			"TCS_API_KEY_B=" + keyB.Value,
@@ -155,6 +171,7 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 		if err := writeFileAtomic(envFile, []byte(lines), 0o600); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "tcs dev:", err)
 		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: the dashboard is at %s; open TCS_DEMO_INVITE to set a password for %s (a one-time link, new at every start)\n", strings.TrimSuffix(public, "/")+dashboard.Prefix, demoOwnerA)
 		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: ready; the lines above are in %s (source it: set -a; . %s; set +a). Ctrl-C stops.\n", envFile, envFile)
 	}
 	return serve(ctx, cp.Config, o, ready)
@@ -220,4 +237,28 @@ func stateSecret(path string) (string, error) {
 		return "", err
 	}
 	return secret, nil
+}
+
+// The demo owners of the demo organizations of `tcs dev`.
+const (
+	demoOwnerA = "owner@demo-a.example"
+	demoOwnerB = "owner@demo-b.example"
+)
+
+// demoInvitations makes a fresh invitation for the owner of each demo organization and returns
+// their tokens: a developer sets a password (again) with it.
+func demoInvitations(ctx context.Context, c client.Client, namespace, orgA, orgB string) ([]string, error) {
+	a, err := accounts.New(accounts.Options{Client: c, Namespace: namespace})
+	if err != nil {
+		return nil, err
+	}
+	var tokens []string
+	for _, d := range []struct{ org, email string }{{orgA, demoOwnerA}, {orgB, demoOwnerB}} {
+		tok, err := a.Invite(ctx, d.org, d.email, accounts.RoleOwner)
+		if err != nil {
+			return nil, fmt.Errorf("inviting the demo owner %s: %w", d.email, err)
+		}
+		tokens = append(tokens, tok)
+	}
+	return tokens, nil
 }

@@ -335,6 +335,9 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Metrics:       m,
 			Recorder:      mgr.GetEventRecorder(recorder.API),
 		})
+		if err := mountDashboard(mgr, srv, store, o.namespace, publicURL, allow, log); err != nil {
+			return err
+		}
 		if err := mgr.Add(apiRunnable(func(ctx context.Context) error {
 			if !mgr.GetCache().WaitForCacheSync(ctx) {
 				return fmt.Errorf("the cache did not sync")

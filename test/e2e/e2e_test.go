@@ -91,9 +91,16 @@ func startDev(t *testing.T, stateDir string, extra ...string) *devProcess {
 			t.Fatalf("env file lacks %s: %v", k, p.env)
 		}
 	}
-	// The same lines are printed on stdout.
-	if got := parseEnv(stdout.Bytes()); got["TCS_API_KEY"] != p.env["TCS_API_KEY"] || got["TCS_URL"] != p.env["TCS_URL"] {
-		t.Fatalf("stdout %q does not carry the env lines %v", stdout, p.env)
+	// The same lines are printed on stdout, before the file is written; the pipe's copier may
+	// hand them over a moment later.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got := parseEnv(stdout.Bytes())
+		if got["TCS_API_KEY"] == p.env["TCS_API_KEY"] && got["TCS_URL"] == p.env["TCS_URL"] {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stdout %q does not carry the env lines %v", stdout, p.env)
+		}
 	}
 	return p
 }

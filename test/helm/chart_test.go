@@ -21,6 +21,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -86,6 +87,7 @@ var valueSets = []valueSet{
 			"redisURLSecret":      "tcs-redis",
 			"publicURL":           "https://tcs.example.org",
 			"outboundAllowCIDRs":  []any{"10.20.0.0/16", "192.168.7.0/24"},
+			"ingress":             map[string]any{"enabled": true, "className": "nginx", "tlsSecret": "tcs-tls"},
 			"ai": map[string]any{
 				"baseURL":      "http://127.0.0.1:11434/v1",
 				"model":        "llama3.1:8b",
@@ -254,6 +256,7 @@ type rendered struct {
 	metricsReaders  []*rbacv1.ClusterRole
 	metricsServices []*corev1.Service
 	monitoring      []*unstructured.Unstructured
+	ingresses       []*networkingv1.Ingress
 }
 
 // decoder decodes manifests strictly: an unknown or duplicate field is an error.
@@ -319,6 +322,8 @@ func decodeManifests(data []byte) (*rendered, error) {
 				continue
 			}
 			r.services = append(r.services, o)
+		case *networkingv1.Ingress:
+			r.ingresses = append(r.ingresses, o)
 		default:
 			return nil, fmt.Errorf("the chart renders a %T the tests do not know", obj)
 		}
@@ -425,6 +430,8 @@ func TestValuesSchema(t *testing.T) {
 		{"misspelt ServiceMonitor value", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enable": true}}}, "enable"},
 		{"metrics.secure not a boolean", map[string]any{"metrics": map[string]any{"secure": "yes"}}, "secure"},
 		{"scrape interval not a duration", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"interval": "often"}}}, "interval"},
+		{"misspelt ingress value", map[string]any{"ingress": map[string]any{"enable": true}}, "enable"},
+		{"ingress host with a scheme", map[string]any{"ingress": map[string]any{"host": "https://tcs.example.org"}}, "host"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vs := valueSet{name: tc.name, release: "tcs", namespace: "tcs", values: tc.values}
@@ -548,6 +555,28 @@ func TestTemplate(t *testing.T) {
 			for _, p := range svc.Spec.Ports {
 				if containerPort(c, p.TargetPort) == 0 {
 					t.Errorf("the Service's port %s targets %s, which the container does not declare", p.Name, p.TargetPort.String())
+				}
+			}
+			// An Ingress, when enabled, routes the host of the public URL to the Service.
+			wantIngress := 0
+			if ing, _ := vs.values["ingress"].(map[string]any); ing["enabled"] == true {
+				wantIngress = 1
+			}
+			if len(r.ingresses) != wantIngress {
+				t.Errorf("the chart renders %d Ingresses, want %d", len(r.ingresses), wantIngress)
+			}
+			for _, ing := range r.ingresses {
+				public, _ := vs.values["publicURL"].(string)
+				host := strings.TrimPrefix(strings.TrimPrefix(public, "https://"), "http://")
+				if len(ing.Spec.Rules) != 1 || ing.Spec.Rules[0].Host != host || ing.Spec.Rules[0].HTTP == nil || len(ing.Spec.Rules[0].HTTP.Paths) != 1 {
+					t.Fatalf("Ingress %s has rules %+v, want one for host %q", ing.Name, ing.Spec.Rules, host)
+				}
+				backend := ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service
+				if backend == nil || backend.Name != svc.Name || !slices.ContainsFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return p.Name == backend.Port.Name }) {
+					t.Errorf("Ingress %s routes to %+v, not to a port of Service %s", ing.Name, backend, svc.Name)
+				}
+				if len(ing.Spec.TLS) != 1 || ing.Spec.TLS[0].SecretName != "tcs-tls" || !slices.Equal(ing.Spec.TLS[0].Hosts, []string{host}) {
+					t.Errorf("Ingress %s has TLS %+v", ing.Name, ing.Spec.TLS)
 				}
 			}
 			for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {

@@ -1,0 +1,452 @@
+// Package dashboard is the web UI of tcs for the members of organizations: sign-in, transcripts
+// with live progress, API keys, webhook endpoints, delivery history and replay, members and an
+// audit trail. It renders HTML on the server and reads and writes through the same code as the
+// API (apiserver's handlers) and `tcs admin` (internal/orgs, internal/endpoints,
+// internal/accounts).
+package dashboard
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"tcs.dev/tcs/internal/accounts"
+	"tcs.dev/tcs/internal/endpoints"
+)
+
+// The dashboard writes webhook endpoints, organizations (members) and Events (the audit trail),
+// and reads the audit trail back.
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;list;watch
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Prefix is the path the dashboard is served under.
+const Prefix = "/dashboard/"
+
+// cookieName is the name of the session cookie.
+const cookieName = "tcs_session"
+
+// APIReader reads the API's resources as an organization, through the API's own handlers.
+type APIReader interface {
+	Read(ctx context.Context, org, path string, query url.Values, out any) error
+}
+
+// Payloads reads and writes webhook payloads by object-store key.
+type Payloads interface {
+	Get(ctx context.Context, key string) ([]byte, error)
+	Put(ctx context.Context, key string, data []byte, contentType string) error
+}
+
+// Options configures a Dashboard.
+type Options struct {
+	// Namespace holds the service's objects.
+	Namespace string
+	// Client writes objects and reads custom resources (from the cache).
+	Client client.Client
+	// Reader reads straight from the API server (Secrets, Events).
+	Reader client.Reader
+	// Cache is the informer cache whose transcript watch feeds live progress.
+	Cache cache.Cache
+	// API reads transcripts, changes and jobs the way the API does.
+	API APIReader
+	// Accounts manages members, passwords and sessions.
+	Accounts *accounts.Accounts
+	// Endpoints manages webhook endpoints and deliveries.
+	Endpoints *endpoints.Manager
+	// Payloads keeps the bodies of deliveries.
+	Payloads Payloads
+	// PublicURL is where people reach the service: invitation links point there, cookies are
+	// Secure when it is https, and state-changing requests must come from its origin.
+	PublicURL string
+	// Log receives server errors.
+	Log logr.Logger
+	// Now returns the time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Dashboard serves the web UI.
+type Dashboard struct {
+	o      Options
+	origin string
+	secure bool
+	pages  map[string]*template.Template
+	live   *hub
+	cop    *http.CrossOriginProtection
+}
+
+// New returns a Dashboard; its templates are parsed once here.
+func New(o Options) (*Dashboard, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	u, err := url.Parse(o.PublicURL)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)
+	}
+	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, live: newHub(),
+		cop: http.NewCrossOriginProtection()}
+	if err := d.cop.AddTrustedOrigin(d.origin); err != nil {
+		return nil, fmt.Errorf("the public URL %q: %w", o.PublicURL, err)
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" || base == "partials" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", n, err)
+		}
+		d.pages[base] = t
+	}
+	return d, nil
+}
+
+// InvitationURL is the link at which the holder of an invitation token sets a password.
+func InvitationURL(publicURL, token string) string {
+	return strings.TrimSuffix(publicURL, "/") + Prefix + "invitation/" + token
+}
+
+// sweepEvery is how often expired sessions and invitations are deleted.
+const sweepEvery = 10 * time.Minute
+
+// Start feeds live progress from the transcript watch, and deletes expired sessions and
+// invitations every sweepEvery, until ctx ends.
+func (d *Dashboard) Start(ctx context.Context) error {
+	go func() {
+		tick := time.NewTicker(sweepEvery)
+		defer tick.Stop()
+		for {
+			if _, err := d.o.Accounts.Sweep(ctx); err != nil && ctx.Err() == nil {
+				d.o.Log.Error(err, "deleting expired sessions and invitations")
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return d.live.start(ctx, d.o.Cache)
+}
+
+// Handler returns the dashboard's handler, for paths under Prefix.
+func (d *Dashboard) Handler() http.Handler {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(staticFS, "static")
+	m.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/static/", cacheFor(time.Hour, http.FileServerFS(static))))
+	m.HandleFunc("GET /dashboard/{$}", d.home)
+	m.HandleFunc("GET /dashboard/signin", d.signInPage)
+	m.HandleFunc("POST /dashboard/signin", d.sameOrigin(d.signIn))
+	m.HandleFunc("POST /dashboard/signout", d.sameOrigin(d.signOut))
+	m.HandleFunc("GET /dashboard/invitation/{token}", d.invitationPage)
+	m.HandleFunc("POST /dashboard/invitation/{token}", d.sameOrigin(d.acceptInvitation))
+
+	org := func(pattern string, min string, h orgHandler) {
+		method, path, _ := strings.Cut(pattern, " ")
+		m.Handle(method+" /dashboard/o/{org}"+path, d.inOrg(min, method != http.MethodGet, h))
+	}
+	org("GET /{$}", accounts.RoleMember, d.overview)
+	org("GET /transcripts", accounts.RoleMember, d.transcripts)
+	org("GET /transcripts/{id}", accounts.RoleMember, d.transcript)
+	org("GET /transcripts/{id}/download", accounts.RoleMember, d.download)
+	org("GET /live", accounts.RoleMember, d.liveEvents)
+	org("GET /keys", accounts.RoleMember, d.keys)
+	org("POST /keys", accounts.RoleAdmin, d.createKey)
+	org("POST /keys/{id}/reveal", accounts.RoleMember, d.revealKey)
+	org("POST /keys/{id}/revoke", accounts.RoleAdmin, d.revokeKey)
+	org("GET /endpoints", accounts.RoleMember, d.endpoints)
+	org("POST /endpoints", accounts.RoleAdmin, d.createEndpoint)
+	org("GET /endpoints/{id}", accounts.RoleMember, d.endpoint)
+	org("POST /endpoints/{id}", accounts.RoleAdmin, d.editEndpoint)
+	org("POST /endpoints/{id}/reveal", accounts.RoleMember, d.revealEndpoint)
+	org("POST /endpoints/{id}/rotate", accounts.RoleAdmin, d.rotateEndpoint)
+	org("POST /endpoints/{id}/pause", accounts.RoleAdmin, d.pauseEndpoint(true))
+	org("POST /endpoints/{id}/resume", accounts.RoleAdmin, d.pauseEndpoint(false))
+	org("POST /endpoints/{id}/delete", accounts.RoleAdmin, d.deleteEndpoint)
+	org("POST /endpoints/{id}/test", accounts.RoleAdmin, d.testEndpoint)
+	org("GET /deliveries/{id}", accounts.RoleMember, d.delivery)
+	org("POST /deliveries/{id}/replay", accounts.RoleAdmin, d.replayDelivery)
+	org("GET /members", accounts.RoleMember, d.members)
+	org("POST /members", accounts.RoleOwner, d.inviteMember)
+	org("POST /members/role", accounts.RoleOwner, d.changeRole)
+	org("POST /members/remove", accounts.RoleOwner, d.removeMember)
+	org("GET /audit", accounts.RoleAdmin, d.audit)
+	return securityHeaders(m)
+}
+
+// RootRedirect sends / to the dashboard.
+func RootRedirect(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, Prefix, http.StatusFound)
+}
+
+func cacheFor(d time.Duration, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(d.Seconds())))
+		h.ServeHTTP(w, r)
+	})
+}
+
+// maxForm bounds the body of a form.
+const maxForm = 64 << 10
+
+// securityHeaders keeps pages out of frames and scripts to the dashboard's own, and bounds
+// request bodies.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		if !strings.HasPrefix(r.URL.Path, "/dashboard/static/") {
+			h.Set("Cache-Control", "no-store")
+		}
+		if r.Body != nil {
+			// Forms are small; a larger body reads as an empty form.
+			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// originAllowed reports whether a state-changing request comes from the dashboard's own
+// origin, by net/http's cross-origin protection (Sec-Fetch-Site, else Origin against Host),
+// with the public URL's origin trusted for proxies that change the Host.
+func (d *Dashboard) originAllowed(r *http.Request) bool {
+	return d.cop.Check(r) == nil
+}
+
+// sameOrigin refuses a cross-site request.
+func (d *Dashboard) sameOrigin(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !d.originAllowed(r) {
+			d.fail(w, r, http.StatusForbidden, "This form was sent from another site, so it was refused.")
+			return
+		}
+		h(w, r)
+	}
+}
+
+// session returns the request's live session, or nil.
+func (d *Dashboard) session(r *http.Request) (*accounts.Session, error) {
+	c, err := r.Cookie(cookieName)
+	if err != nil {
+		return nil, nil
+	}
+	s, err := d.o.Accounts.Session(r.Context(), c.Value)
+	if errors.Is(err, accounts.ErrNoSession) {
+		return nil, nil
+	}
+	return s, err
+}
+
+// view is what every page template gets.
+type view struct {
+	Title   string
+	Session *accounts.Session
+	// Orgs are the organizations of the signed-in member; Org is the current one.
+	Orgs []accounts.Membership
+	Org  *accounts.Membership
+	// Flash is a message about the last action.
+	Flash string
+	// Errors are messages about form fields, by field name.
+	Errors map[string]string
+	// Form holds the values a refused form is shown again with.
+	Form url.Values
+	// Path is the path of the request.
+	Path string
+	// Data is the page's own.
+	Data any
+}
+
+// Can reports whether the current member's role is at least min.
+func (v *view) Can(min string) bool {
+	return v.Org != nil && accounts.RoleAtLeast(v.Org.Role, min)
+}
+
+// CSRF is the token forms carry.
+func (v *view) CSRF() string {
+	if v.Session == nil {
+		return ""
+	}
+	return v.Session.CSRF
+}
+
+// Base is the path of the current organization's pages.
+func (v *view) Base() string {
+	if v.Org == nil {
+		return strings.TrimSuffix(Prefix, "/")
+	}
+	return Prefix + "o/" + v.Org.OrganizationID
+}
+
+type orgHandler func(w http.ResponseWriter, r *http.Request, v *view)
+
+// inOrg requires a session whose member belongs to the {org} of the path with a role of at
+// least min; a state-changing request must also come from the dashboard's origin and carry
+// the session's CSRF token. Anything else of another organization reads as not found.
+func (d *Dashboard) inOrg(min string, changes bool, h orgHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, err := d.session(r)
+		if err != nil {
+			d.serverError(w, r, err)
+			return
+		}
+		if changes && !d.originAllowed(r) {
+			d.fail(w, r, http.StatusForbidden, "This form was sent from another site, so it was refused.")
+			return
+		}
+		if s == nil {
+			if changes {
+				d.fail(w, r, http.StatusForbidden, "Your session has ended. Sign in again.")
+				return
+			}
+			http.Redirect(w, r, Prefix+"signin?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
+			return
+		}
+		if changes && (s.CSRF == "" || subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.CSRF)) != 1) {
+			d.fail(w, r, http.StatusForbidden, "This form has expired. Go back, reload the page and try again.")
+			return
+		}
+		orgs, err := d.o.Accounts.Memberships(r.Context(), s.Email)
+		if err != nil {
+			d.serverError(w, r, err)
+			return
+		}
+		v := &view{Session: s, Orgs: orgs, Flash: d.takeFlash(w, r), Path: r.URL.Path}
+		for i := range orgs {
+			if orgs[i].OrganizationID == r.PathValue("org") {
+				v.Org = &orgs[i]
+			}
+		}
+		if v.Org == nil {
+			d.render(w, r, http.StatusNotFound, "error", &view{Session: s, Orgs: orgs, Title: "Not found", Data: "There is no such page in your organizations."})
+			return
+		}
+		if !accounts.RoleAtLeast(v.Org.Role, min) {
+			d.render(w, r, http.StatusForbidden, "error", &view{Session: s, Orgs: orgs, Org: v.Org, Title: "Not allowed",
+				Data: fmt.Sprintf("Your role (%s) does not allow this; it needs %s or above.", v.Org.Role, min)})
+			return
+		}
+		h(w, r, v)
+	})
+}
+
+// render writes page with v.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, page string, v *view) {
+	t, ok := d.pages[page]
+	if !ok {
+		d.serverError(w, r, fmt.Errorf("no template %q", page))
+		return
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, v); err != nil {
+		d.serverError(w, r, fmt.Errorf("rendering %s: %w", page, err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// fail answers with a page that says msg.
+func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	d.render(w, r, status, "error", &view{Title: http.StatusText(status), Data: msg})
+}
+
+// serverError logs err and answers with a page that shows nothing of it.
+func (d *Dashboard) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	id := r.Header.Get("X-Request-Id")
+	if id == "" {
+		id = w.Header().Get("X-Request-Id")
+	}
+	d.o.Log.Error(err, "dashboard request failed", "method", r.Method, "path", r.URL.Path, "requestID", id)
+	t := d.pages["error"]
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusInternalServerError)
+	_ = t.Execute(w, &view{Title: "Something went wrong", Data: "Something went wrong on our side. Try again in a moment; if it keeps happening, quote request " + id + "."})
+}
+
+// flashCookie carries a message about an action to the page shown after it. A cookie, not a
+// query parameter, so that nobody can make the dashboard say something with a link.
+const flashCookie = "tcs_flash"
+
+// redirectWithFlash sends the browser to u, where msg is shown once.
+func (d *Dashboard) redirectWithFlash(w http.ResponseWriter, r *http.Request, u, msg string) {
+	if msg != "" {
+		http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(msg), Path: Prefix, MaxAge: 60,
+			HttpOnly: true, Secure: d.secure, SameSite: http.SameSiteLaxMode})
+	}
+	http.Redirect(w, r, u, http.StatusSeeOther)
+}
+
+// takeFlash returns the message of the last action, once.
+func (d *Dashboard) takeFlash(w http.ResponseWriter, r *http.Request) string {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return ""
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, Secure: d.secure, SameSite: http.SameSiteLaxMode})
+	msg, err := url.QueryUnescape(c.Value)
+	if err != nil || len(msg) > 300 {
+		return ""
+	}
+	return msg
+}
+
+// redirect sends the browser to path of the current organization with a message.
+func (d *Dashboard) redirect(w http.ResponseWriter, r *http.Request, v *view, path, flash string) {
+	d.redirectWithFlash(w, r, v.Base()+path, flash)
+}
+
+var funcs = template.FuncMap{
+	"ago": func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"join": strings.Join,
+	// args passes several values to a template, which reads them with index.
+	"args": func(vs ...any) []any { return vs },
+	"list": func(vs ...string) []string { return vs },
+	"inc":  func(i int) int { return i + 1 },
+	"has": func(list []string, s string) bool {
+		for _, x := range list {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	},
+	"deref": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	},
+}

@@ -1,0 +1,754 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/apiserver"
+	"tcs.dev/tcs/internal/accounts"
+	"tcs.dev/tcs/internal/apiview"
+	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/pipeline"
+)
+
+// list is the API's list object.
+type list[T any] struct {
+	Data    []T  `json:"data"`
+	HasMore bool `json:"has_more"`
+}
+
+// readErr answers a failed API read: the API's own 4xx message, or a server error.
+func (d *Dashboard) readErr(w http.ResponseWriter, r *http.Request, v *view, err error) {
+	var re *apiserver.ReadError
+	if errors.As(err, &re) && re.Status < 500 {
+		status := re.Status
+		if status == http.StatusForbidden {
+			status = http.StatusNotFound
+		}
+		v.Title, v.Data = "Not found", re.Message
+		d.render(w, r, status, "error", v)
+		return
+	}
+	d.serverError(w, r, err)
+}
+
+// overviewData is the overview page's.
+type overviewData struct {
+	Days      []dayCount
+	Statuses  []string
+	BySource  map[string]int
+	Sources   []string
+	Recent    []apiview.Transcript
+	Truncated bool
+}
+
+type dayCount struct {
+	Day    string
+	Counts map[string]int
+	Total  int
+}
+
+// overviewDays and overviewMax bound what the overview counts.
+const (
+	overviewDays = 7
+	overviewMax  = 1000
+)
+
+func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
+	now := d.o.Now().UTC()
+	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -(overviewDays - 1))
+	data := &overviewData{Statuses: []string{"pending", "completed", "failed"}, BySource: map[string]int{}, Sources: []string{"paste", "youtube", "url", "upload"}}
+	byDay := map[string]*dayCount{}
+	for i := 0; i < overviewDays; i++ {
+		day := from.AddDate(0, 0, i).Format("2006-01-02")
+		dc := &dayCount{Day: day, Counts: map[string]int{}}
+		byDay[day] = dc
+		data.Days = append(data.Days, *dc)
+	}
+	q := url.Values{"limit": {"100"}, "created[gte]": {from.Format(time.RFC3339)}}
+	seen := 0
+	for {
+		var page list[apiview.Transcript]
+		if err := d.o.API.Read(r.Context(), v.Org.OrganizationID, "/transcripts", q, &page); err != nil {
+			d.readErr(w, r, v, err)
+			return
+		}
+		for _, t := range page.Data {
+			if len(data.Recent) < 10 {
+				data.Recent = append(data.Recent, t)
+			}
+			if dc := byDay[t.CreatedAt[:10]]; dc != nil {
+				dc.Counts[string(t.Status)]++
+				dc.Total++
+			}
+			data.BySource[string(t.SourceType)]++
+		}
+		seen += len(page.Data)
+		if !page.HasMore || len(page.Data) == 0 {
+			break
+		}
+		if seen >= overviewMax {
+			data.Truncated = true
+			break
+		}
+		q.Set("starting_after", page.Data[len(page.Data)-1].ID)
+	}
+	for i := range data.Days {
+		data.Days[i] = *byDay[data.Days[i].Day]
+	}
+	// Newest day first.
+	sort.SliceStable(data.Days, func(i, j int) bool { return data.Days[i].Day > data.Days[j].Day })
+	v.Title, v.Data = "Overview", data
+	d.render(w, r, http.StatusOK, "overview", v)
+}
+
+// transcriptsData is the transcript list page's.
+type transcriptsData struct {
+	Items   []apiview.Transcript
+	HasMore bool
+	Next    string
+	Prev    string
+}
+
+// listParams are the API's list parameters the page passes on.
+var listParams = []string{"status", "source_type", "created[gte]", "created[lte]", "limit", "starting_after", "ending_before"}
+
+func (d *Dashboard) transcripts(w http.ResponseWriter, r *http.Request, v *view) {
+	q := url.Values{}
+	for _, p := range listParams {
+		if val := strings.TrimSpace(r.URL.Query().Get(p)); val != "" {
+			q.Set(p, val)
+		}
+	}
+	if q.Get("limit") == "" {
+		q.Set("limit", "20")
+	}
+	v.Title, v.Form = "Transcripts", q
+	var page list[apiview.Transcript]
+	err := d.o.API.Read(r.Context(), v.Org.OrganizationID, "/transcripts", q, &page)
+	var re *apiserver.ReadError
+	if errors.As(err, &re) && re.Status == http.StatusBadRequest {
+		// The API's message goes next to the field it names; nothing is listed.
+		v.Errors = map[string]string{re.Param: re.Message}
+		v.Data = &transcriptsData{}
+		d.render(w, r, http.StatusBadRequest, "transcripts", v)
+		return
+	}
+	if err != nil {
+		d.readErr(w, r, v, err)
+		return
+	}
+	data := &transcriptsData{Items: page.Data, HasMore: page.HasMore}
+	if n := len(page.Data); n > 0 {
+		base := url.Values{}
+		for _, p := range []string{"status", "source_type", "created[gte]", "created[lte]", "limit"} {
+			if q.Get(p) != "" {
+				base.Set(p, q.Get(p))
+			}
+		}
+		backwards := q.Get("ending_before") != ""
+		if page.HasMore || backwards {
+			nq := cloneValues(base)
+			nq.Set("starting_after", page.Data[n-1].ID)
+			data.Next = "?" + nq.Encode()
+		}
+		if q.Get("starting_after") != "" || (backwards && page.HasMore) {
+			pq := cloneValues(base)
+			pq.Set("ending_before", page.Data[0].ID)
+			data.Prev = "?" + pq.Encode()
+		}
+	}
+	v.Data = data
+	d.render(w, r, http.StatusOK, "transcripts", v)
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// transcriptData is the transcript page's.
+type transcriptData struct {
+	T          apiview.Transcript
+	Changes    []changeRow
+	Jobs       []apiview.Job
+	Deliveries []tcsv1.WebhookDelivery
+	Finished   bool
+}
+
+// changeRow is a change with its context: the line of the corrected content it is on, cut
+// around the text the change left there (its replacement, or its original when not applied).
+type changeRow struct {
+	pipeline.Change
+	Applied              bool
+	Before, Match, After string
+}
+
+// contextRunes is how much of a line is shown on each side of a change.
+const contextRunes = 60
+
+// withContext fills in the context of each change from the lines of content.
+func withContext(rows []changeRow, content string) {
+	lines := strings.Split(content, "\n")
+	for i := range rows {
+		c := &rows[i]
+		if c.Line < 1 || c.Line > len(lines) {
+			continue
+		}
+		line := lines[c.Line-1]
+		find := c.Original
+		if c.Applied {
+			find = c.Replacement
+		}
+		at := strings.Index(line, find)
+		if at < 0 || find == "" {
+			continue
+		}
+		before, after := []rune(line[:at]), []rune(line[at+len(find):])
+		if len(before) > contextRunes {
+			before = append([]rune("…"), before[len(before)-contextRunes:]...)
+		}
+		if len(after) > contextRunes {
+			after = append(after[:contextRunes], []rune("…")...)
+		}
+		c.Before, c.Match, c.After = string(before), find, string(after)
+	}
+}
+
+// maxChanges bounds the changes one page shows.
+const maxChanges = 1000
+
+func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) {
+	ctx, org, id := r.Context(), v.Org.OrganizationID, r.PathValue("id")
+	data := &transcriptData{}
+	if err := d.o.API.Read(ctx, org, "/transcripts/"+id, nil, &data.T); err != nil {
+		d.readErr(w, r, v, err)
+		return
+	}
+	q := url.Values{"limit": {"100"}}
+	for len(data.Changes) < maxChanges {
+		var page list[struct {
+			pipeline.Change
+			Applied bool `json:"applied"`
+		}]
+		if err := d.o.API.Read(ctx, org, "/transcripts/"+id+"/changes", q, &page); err != nil {
+			d.readErr(w, r, v, err)
+			return
+		}
+		for _, c := range page.Data {
+			data.Changes = append(data.Changes, changeRow{Change: c.Change, Applied: c.Applied})
+		}
+		if !page.HasMore || len(page.Data) == 0 {
+			break
+		}
+		q.Set("starting_after", page.Data[len(page.Data)-1].ID)
+	}
+	if data.T.Content != nil {
+		withContext(data.Changes, *data.T.Content)
+	}
+	for _, j := range data.T.Jobs {
+		var job apiview.Job
+		if err := d.o.API.Read(ctx, org, "/jobs/"+j.ID, nil, &job); err != nil {
+			d.readErr(w, r, v, err)
+			return
+		}
+		data.Jobs = append(data.Jobs, job)
+	}
+	dels, err := d.o.Endpoints.Deliveries(ctx, endpoints.DeliveryFilter{Organization: org, TranscriptID: id, Limit: 100})
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	data.Deliveries = dels
+	data.Finished = data.T.Status != tcsv1.PhasePending && data.T.AIPassStatus != tcsv1.AIPassQueued && data.T.AIPassStatus != tcsv1.AIPassRunning
+	v.Title, v.Data = "Transcript "+id, data
+	d.render(w, r, http.StatusOK, "transcript", v)
+}
+
+// extensions are the file extensions of the source formats.
+var extensions = map[string]string{"txt": "txt", "srt": "srt", "vtt": "vtt", "markdown": "md", "md": "md", "html": "html", "json": "json", "docx": "docx"}
+
+var contentTypes = map[string]string{"txt": "text/plain", "srt": "application/x-subrip", "vtt": "text/vtt", "md": "text/markdown", "html": "text/plain", "json": "application/json",
+	"docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+
+func (d *Dashboard) download(w http.ResponseWriter, r *http.Request, v *view) {
+	var t apiview.Transcript
+	if err := d.o.API.Read(r.Context(), v.Org.OrganizationID, "/transcripts/"+r.PathValue("id"), nil, &t); err != nil {
+		d.readErr(w, r, v, err)
+		return
+	}
+	if t.Content == nil {
+		v.Title, v.Data = "Not ready", "This transcript has no corrected content yet."
+		d.render(w, r, http.StatusConflict, "error", v)
+		return
+	}
+	ext := extensions[t.SourceFormat]
+	if ext == "" {
+		ext = "txt"
+	}
+	w.Header().Set("Content-Type", contentTypes[ext]+"; charset=utf-8")
+	if ext == "docx" {
+		w.Header().Set("Content-Type", contentTypes[ext])
+	}
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", t.ID+"."+ext))
+	_, _ = w.Write([]byte(*t.Content))
+}
+
+// keysData is the API keys page's.
+type keysData struct {
+	Keys []orgs.Key
+	// Created is the key just created, shown once.
+	Created *orgs.Key
+	// Revealed is the key whose value is shown.
+	Revealed *orgs.Key
+}
+
+func (d *Dashboard) keysPage(w http.ResponseWriter, r *http.Request, v *view, status int, data *keysData) {
+	keys, err := orgs.Keys(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID)
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	data.Keys = keys
+	v.Title, v.Data = "API keys", data
+	d.render(w, r, status, "keys", v)
+}
+
+func (d *Dashboard) keys(w http.ResponseWriter, r *http.Request, v *view) {
+	d.keysPage(w, r, v, http.StatusOK, &keysData{})
+}
+
+func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, v *view) {
+	label := r.PostFormValue("label")
+	if err := orgs.ValidateLabel(label); err != nil {
+		v.Errors, v.Form = map[string]string{"label": err.Error()}, r.PostForm
+		d.keysPage(w, r, v, http.StatusBadRequest, &keysData{})
+		return
+	}
+	k, err := orgs.CreateKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, label)
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyCreated", "%s created API key %s (%q)", v.Session.Email, k.ID, k.Label)
+	// The cache sees the new key a moment later; the list shows it from the answer.
+	d.waitForKey(r, v, k.ID, true)
+	v.Flash = "API key created. Copy it now: it is shown here once (it can be revealed again later)."
+	d.keysPage(w, r, v, http.StatusOK, &keysData{Created: k})
+}
+
+// waitForKey waits, briefly, until the cache the API authenticates with shows key id (or no
+// longer does), so that what the page says is what the API does.
+func (d *Dashboard) waitForKey(r *http.Request, v *view, id string, present bool) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		_, err := orgs.GetKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, id)
+		if (err == nil) == present {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (d *Dashboard) revealKey(w http.ResponseWriter, r *http.Request, v *view) {
+	k, err := orgs.GetKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, r.PathValue("id"))
+	if errors.Is(err, orgs.ErrNotFound) {
+		d.notFound(w, r, v)
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevealed", "%s revealed API key %s", v.Session.Email, k.ID)
+	d.keysPage(w, r, v, http.StatusOK, &keysData{Revealed: k})
+}
+
+func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, v *view) {
+	id := r.PathValue("id")
+	err := orgs.RevokeKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, id)
+	if errors.Is(err, orgs.ErrNotFound) {
+		d.notFound(w, r, v)
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevoked", "%s revoked API key %s", v.Session.Email, id)
+	d.waitForKey(r, v, id, false)
+	d.redirect(w, r, v, "/keys", "API key "+id+" is revoked: the API refuses it from now on.")
+}
+
+func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request, v *view) {
+	v.Title, v.Data = "Not found", "There is no such page in this organization."
+	d.render(w, r, http.StatusNotFound, "error", v)
+}
+
+// endpointsData is the webhook endpoints page's.
+type endpointsData struct {
+	Endpoints []tcsv1.WebhookEndpoint
+	Events    []string
+	// Created is the endpoint just created, with its secret.
+	Created *tcsv1.WebhookEndpoint
+	Secret  string
+}
+
+func (d *Dashboard) endpointsPage(w http.ResponseWriter, r *http.Request, v *view, status int, data *endpointsData) {
+	eps, err := d.o.Endpoints.List(r.Context(), v.Org.OrganizationID)
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	data.Endpoints, data.Events = eps, endpoints.Events
+	v.Title, v.Data = "Webhook endpoints", data
+	d.render(w, r, status, "endpoints", v)
+}
+
+func (d *Dashboard) endpoints(w http.ResponseWriter, r *http.Request, v *view) {
+	d.endpointsPage(w, r, v, http.StatusOK, &endpointsData{})
+}
+
+// fieldErrors turns a refused input into messages by field; ok is false for other errors.
+func fieldErrors(err error) (map[string]string, bool) {
+	var fe *endpoints.FieldError
+	if errors.As(err, &fe) {
+		return map[string]string{fe.Field: fe.Message}, true
+	}
+	var ae *accounts.FieldError
+	if errors.As(err, &ae) {
+		return map[string]string{ae.Field: ae.Message}, true
+	}
+	return nil, false
+}
+
+func (d *Dashboard) createEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
+	_ = r.ParseForm()
+	ep, secret, err := d.o.Endpoints.Create(r.Context(), v.Org.OrganizationID, strings.TrimSpace(r.PostFormValue("url")), r.PostForm["events"])
+	if errs, ok := fieldErrors(err); ok {
+		v.Errors, v.Form = errs, r.PostForm
+		d.endpointsPage(w, r, v, http.StatusBadRequest, &endpointsData{})
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointCreated", "%s created webhook endpoint %s (%s)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
+	v.Flash = "Webhook endpoint created. Its signing secret is below; it can be revealed again at any time."
+	d.endpointsPage(w, r, v, http.StatusCreated, &endpointsData{Created: ep, Secret: secret})
+}
+
+// endpointData is a webhook endpoint's page's.
+type endpointData struct {
+	EP         *tcsv1.WebhookEndpoint
+	Events     []string
+	Secret     string
+	Deliveries []tcsv1.WebhookDelivery
+}
+
+func (d *Dashboard) getEndpoint(w http.ResponseWriter, r *http.Request, v *view) (*tcsv1.WebhookEndpoint, bool) {
+	ep, err := d.o.Endpoints.Get(r.Context(), r.PathValue("id"), v.Org.OrganizationID)
+	var fe *endpoints.FieldError
+	if errors.Is(err, endpoints.ErrNotFound) || errors.As(err, &fe) {
+		d.notFound(w, r, v)
+		return nil, false
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return nil, false
+	}
+	return ep, true
+}
+
+func (d *Dashboard) endpointPage(w http.ResponseWriter, r *http.Request, v *view, status int, ep *tcsv1.WebhookEndpoint, secret string) {
+	dels, err := d.o.Endpoints.Deliveries(r.Context(), endpoints.DeliveryFilter{Organization: v.Org.OrganizationID, Endpoint: ep.Name, Limit: 100})
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	v.Title, v.Data = "Endpoint "+ep.Spec.ID, &endpointData{EP: ep, Events: endpoints.Events, Secret: secret, Deliveries: dels}
+	d.render(w, r, status, "endpoint", v)
+}
+
+func (d *Dashboard) endpoint(w http.ResponseWriter, r *http.Request, v *view) {
+	if ep, ok := d.getEndpoint(w, r, v); ok {
+		d.endpointPage(w, r, v, http.StatusOK, ep, "")
+	}
+}
+
+func (d *Dashboard) editEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
+	ep, ok := d.getEndpoint(w, r, v)
+	if !ok {
+		return
+	}
+	_ = r.ParseForm()
+	err := d.o.Endpoints.Edit(r.Context(), ep, strings.TrimSpace(r.PostFormValue("url")), r.PostForm["events"])
+	if errs, ok := fieldErrors(err); ok {
+		v.Errors, v.Form = errs, r.PostForm
+		d.endpointPage(w, r, v, http.StatusBadRequest, ep, "")
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointEdited", "%s set webhook endpoint %s to %s for %s", v.Session.Email, ep.Spec.ID, ep.Spec.URL, strings.Join(ep.Spec.Events, ", "))
+	d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Endpoint saved.")
+}
+
+func (d *Dashboard) revealEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
+	ep, ok := d.getEndpoint(w, r, v)
+	if !ok {
+		return
+	}
+	secret, err := d.o.Endpoints.Reveal(r.Context(), ep)
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookSecretRevealed", "%s revealed the signing secret of webhook endpoint %s", v.Session.Email, ep.Spec.ID)
+	d.endpointPage(w, r, v, http.StatusOK, ep, secret)
+}
+
+func (d *Dashboard) rotateEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
+	ep, ok := d.getEndpoint(w, r, v)
+	if !ok {
+		return
+	}
+	secret, err := d.o.Endpoints.Rotate(r.Context(), ep, d.o.Now())
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookSecretRotated", "%s rotated the signing secret of webhook endpoint %s", v.Session.Email, ep.Spec.ID)
+	v.Flash = "Secret rotated. For 24 hours deliveries carry a signature with the previous secret too."
+	d.endpointPage(w, r, v, http.StatusOK, ep, secret)
+}
+
+func (d *Dashboard) pauseEndpoint(paused bool) orgHandler {
+	return func(w http.ResponseWriter, r *http.Request, v *view) {
+		ep, ok := d.getEndpoint(w, r, v)
+		if !ok {
+			return
+		}
+		if err := d.o.Endpoints.SetPaused(r.Context(), ep, paused); err != nil {
+			d.serverError(w, r, err)
+			return
+		}
+		reason, verb := "WebhookEndpointPaused", "paused"
+		if !paused {
+			reason, verb = "WebhookEndpointResumed", "resumed"
+		}
+		d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, reason, "%s %s webhook endpoint %s", v.Session.Email, verb, ep.Spec.ID)
+		d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Endpoint "+verb+".")
+	}
+}
+
+func (d *Dashboard) deleteEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
+	ep, ok := d.getEndpoint(w, r, v)
+	if !ok {
+		return
+	}
+	if err := d.o.Endpoints.Delete(r.Context(), ep); err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointDeleted", "%s deleted webhook endpoint %s (%s)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
+	d.redirect(w, r, v, "/endpoints", "Endpoint "+ep.Spec.ID+" deleted.")
+}
+
+// deliveryData is a delivery's page's.
+type deliveryData struct {
+	D       *tcsv1.WebhookDelivery
+	Payload string
+	// Endpoint is the id of the delivery's endpoint, when it still exists.
+	Endpoint string
+}
+
+func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
+	del, err := d.o.Endpoints.Delivery(r.Context(), r.PathValue("id"), v.Org.OrganizationID)
+	var fe *endpoints.FieldError
+	if errors.Is(err, endpoints.ErrNotFound) || errors.As(err, &fe) {
+		d.notFound(w, r, v)
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	data := &deliveryData{D: del, Payload: "(the payload is no longer stored)"}
+	if raw, err := d.o.Payloads.Get(r.Context(), del.Spec.PayloadRef); err == nil {
+		var buf bytes.Buffer
+		if json.Indent(&buf, raw, "", "  ") == nil {
+			data.Payload = buf.String()
+		} else {
+			data.Payload = string(raw)
+		}
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		d.serverError(w, r, fmt.Errorf("reading the payload of %s: %w", del.Spec.ID, err))
+		return
+	}
+	var ep tcsv1.WebhookEndpoint
+	if err := d.o.Client.Get(r.Context(), client.ObjectKey{Namespace: del.Namespace, Name: del.Spec.Endpoint}, &ep); err == nil && ep.Spec.Organization == v.Org.OrganizationID {
+		data.Endpoint = ep.Spec.ID
+	}
+	v.Title, v.Data = "Delivery "+del.Spec.ID, data
+	d.render(w, r, http.StatusOK, "delivery", v)
+}
+
+func (d *Dashboard) testEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
+	ep, ok := d.getEndpoint(w, r, v)
+	if !ok {
+		return
+	}
+	del, err := d.o.Endpoints.SendTest(r.Context(), d.o.Payloads, ep, d.o.Now())
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookTestSent", "%s sent test event %s to webhook endpoint %s", v.Session.Email, del.Spec.ID, ep.Spec.ID)
+	d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Test event "+del.Spec.ID+" is on its way.")
+}
+
+func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *view) {
+	del, err := d.o.Endpoints.Delivery(r.Context(), r.PathValue("id"), v.Org.OrganizationID)
+	var fe *endpoints.FieldError
+	if errors.Is(err, endpoints.ErrNotFound) || errors.As(err, &fe) {
+		d.notFound(w, r, v)
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	if err := d.o.Endpoints.Replay(r.Context(), del, d.o.Now()); err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookDeliveryReplayed", "%s replayed delivery %s", v.Session.Email, del.Spec.ID)
+	back := safeBack(r.PostFormValue("back"), v)
+	d.redirectWithFlash(w, r, back, "Delivery "+del.Spec.ID+" replayed: its next attempt is on its way.")
+}
+
+// safeBack returns back when it is a page of the current organization, else its endpoints page.
+func safeBack(back string, v *view) string {
+	if strings.HasPrefix(back, v.Base()+"/") && !strings.ContainsAny(back, "?#\\\r\n") {
+		return back
+	}
+	return v.Base() + "/endpoints"
+}
+
+// membersData is the members page's.
+type membersData struct {
+	Members []tcsv1.Member
+	Roles   []string
+	// Link is the invitation link just made.
+	Link  string
+	Email string
+}
+
+func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, v *view, status int, data *membersData) {
+	org, err := d.o.Accounts.Organization(r.Context(), v.Org.OrganizationID)
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	data.Members, data.Roles = org.Spec.Members, accounts.Roles
+	v.Title, v.Data = "Members", data
+	d.render(w, r, status, "members", v)
+}
+
+func (d *Dashboard) members(w http.ResponseWriter, r *http.Request, v *view) {
+	d.membersPage(w, r, v, http.StatusOK, &membersData{})
+}
+
+func (d *Dashboard) inviteMember(w http.ResponseWriter, r *http.Request, v *view) {
+	email, role := r.PostFormValue("email"), r.PostFormValue("role")
+	token, err := d.o.Accounts.Invite(r.Context(), v.Org.OrganizationID, email, role)
+	if errs, ok := fieldErrors(err); ok {
+		v.Errors, v.Form = errs, r.PostForm
+		d.membersPage(w, r, v, http.StatusBadRequest, &membersData{})
+		return
+	}
+	if errors.Is(err, accounts.ErrLastOwner) {
+		v.Errors, v.Form = map[string]string{"role": err.Error()}, r.PostForm
+		d.membersPage(w, r, v, http.StatusBadRequest, &membersData{})
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	email, _ = accounts.NormalizeEmail(email)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberInvited", "%s invited %s as %s", v.Session.Email, email, role)
+	v.Flash = "Invitation made. Send this one-time link to " + email + "; it expires and works once."
+	d.membersPage(w, r, v, http.StatusOK, &membersData{Link: InvitationURL(d.o.PublicURL, token), Email: email})
+}
+
+func (d *Dashboard) changeRole(w http.ResponseWriter, r *http.Request, v *view) {
+	email, role := r.PostFormValue("email"), r.PostFormValue("role")
+	if _, err := d.o.Accounts.Role(r.Context(), v.Org.OrganizationID, strings.ToLower(strings.TrimSpace(email))); err != nil {
+		d.notFound(w, r, v)
+		return
+	}
+	err := d.o.Accounts.SetMember(r.Context(), v.Org.OrganizationID, email, role)
+	if errs, ok := fieldErrors(err); ok {
+		v.Errors = errs
+		d.membersPage(w, r, v, http.StatusBadRequest, &membersData{})
+		return
+	}
+	if errors.Is(err, accounts.ErrLastOwner) {
+		v.Errors = map[string]string{"role": err.Error()}
+		d.membersPage(w, r, v, http.StatusBadRequest, &membersData{})
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberRoleChanged", "%s made %s %s", v.Session.Email, email, role)
+	d.redirect(w, r, v, "/members", email+" is now "+role+".")
+}
+
+func (d *Dashboard) removeMember(w http.ResponseWriter, r *http.Request, v *view) {
+	email := r.PostFormValue("email")
+	err := d.o.Accounts.RemoveMember(r.Context(), v.Org.OrganizationID, email)
+	switch {
+	case errors.Is(err, accounts.ErrNotFound):
+		d.notFound(w, r, v)
+		return
+	case errors.Is(err, accounts.ErrLastOwner):
+		v.Errors = map[string]string{"remove": err.Error()}
+		d.membersPage(w, r, v, http.StatusBadRequest, &membersData{})
+		return
+	case err != nil:
+		if _, ok := fieldErrors(err); ok {
+			d.notFound(w, r, v)
+			return
+		}
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberRemoved", "%s removed %s", v.Session.Email, email)
+	d.redirect(w, r, v, "/members", email+" was removed.")
+}

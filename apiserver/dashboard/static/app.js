@@ -1,0 +1,44 @@
+// Live progress: the server streams each transcript's status and jobs; rows and panels that
+// name a transcript with data-live are updated in place. Copy buttons copy their target.
+(function () {
+  "use strict";
+  var root = document.querySelector("[data-live-url]");
+  if (root && window.EventSource) {
+    var es = new EventSource(root.getAttribute("data-live-url"));
+    es.addEventListener("progress", function (ev) {
+      var p = JSON.parse(ev.data);
+      document.querySelectorAll('[data-live="' + p.id + '"]').forEach(function (el) {
+        el.querySelectorAll("[data-field=status]").forEach(function (s) {
+          s.textContent = p.status;
+          s.className = "status status-" + p.status;
+        });
+        el.querySelectorAll("[data-field=ai_pass_status]").forEach(function (s) { s.textContent = p.ai_pass_status; });
+        el.querySelectorAll("[data-field=changes]").forEach(function (s) { s.textContent = String(p.changes); });
+        el.querySelectorAll("tbody[data-field=jobs]").forEach(function (tb) {
+          while (tb.firstChild) tb.removeChild(tb.firstChild);
+          p.jobs.forEach(function (j) {
+            var tr = document.createElement("tr");
+            [j.id, j.type, j.status, j.progress + "%", j.error ? j.error.message : ""].forEach(function (v) {
+              var td = document.createElement("td");
+              td.textContent = v;
+              tr.appendChild(td);
+            });
+            tb.appendChild(tr);
+          });
+        });
+        if (p.status !== "pending") {
+          el.querySelectorAll("[data-field=reload]").forEach(function (r) { r.hidden = false; });
+        }
+      });
+    });
+  }
+  document.querySelectorAll("button[data-copy]").forEach(function (b) {
+    b.hidden = false;
+    b.addEventListener("click", function () {
+      var t = document.getElementById(b.getAttribute("data-copy"));
+      if (t && navigator.clipboard) {
+        navigator.clipboard.writeText(t.textContent.trim()).then(function () { b.textContent = "Copied"; });
+      }
+    });
+  });
+})();

@@ -1,0 +1,73 @@
+package endpoints
+
+import (
+	"errors"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestValidateURL(t *testing.T) {
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	for _, tc := range []struct {
+		url   string
+		allow []netip.Prefix
+		want  string // in the error; empty means accepted
+	}{
+		{"https://hooks.example.org/tcs", nil, ""},
+		{"https://127.0.0.1:8443/hook", loopback, ""},
+		{"http://127.0.0.1:8080/hook", loopback, ""},
+		{"", nil, "url is required"},
+		{"   ", nil, "url is required"},
+		{"ftp://hooks.example.org", nil, "scheme must be https"},
+		{"https:///path", nil, "no host"},
+		{"https://u:p@hooks.example.org", nil, "credentials"},
+		{"http://hooks.example.org/x", nil, "http is allowed only"},
+		{"http://93.184.216.34/x", nil, "http is allowed only"},
+		{"http://127.0.0.1:8080/x", nil, "http is allowed only"},
+		{"https://10.1.2.3/x", nil, "private"},
+		{"https://169.254.169.254/latest", nil, "private"},
+		{"https://[::1]/x", nil, "private"},
+		{"https://127.0.0.1/x", nil, "private"},
+		{"https://localhost/x", nil, "private"},
+		{"https://2130706433/x", nil, "non-standard"},
+		{"https://x.example/" + strings.Repeat("a", 2050), nil, "longer than"},
+	} {
+		err := ValidateURL(tc.url, tc.allow)
+		var fe *FieldError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("ValidateURL(%.40q) = %v, want accepted", tc.url, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("ValidateURL(%.40q) = %v, want an error mentioning %q", tc.url, err, tc.want)
+		case err != nil && (!errors.As(err, &fe) || fe.Field != "url"):
+			t.Errorf("ValidateURL(%.40q) = %v, not a FieldError of url", tc.url, err)
+		}
+	}
+}
+
+func TestParseEvents(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want []string
+		err  string
+	}{
+		{[]string{"transcript.completed", " ai_pass.failed", "transcript.completed"}, []string{"transcript.completed", "ai_pass.failed"}, ""},
+		{[]string{"all"}, Events, ""},
+		{[]string{"", " "}, nil, "events is required"},
+		{nil, nil, "events is required"},
+		{[]string{"transcript.created", "transcript.deleted"}, nil, `unknown event type "transcript.deleted"`},
+	} {
+		got, err := ParseEvents(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseEvents(%q) = %v, %v; want an error mentioning %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("ParseEvents(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+}
