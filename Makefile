@@ -1,7 +1,7 @@
 # tcs — the Transcript Cleaning Service.
 #
 #   make run    start the service on its embedded default (local control plane, filesystem store)
-#   make test   everything: generated code check, vet, unit, envtest and e2e tests
+#   make test   everything: generated code check, vet, lint, unit, envtest and e2e tests
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -12,7 +12,15 @@ export PATH := $(LOCALBIN):$(PATH)
 
 CONTROLLER_GEN_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
+GOLANGCI_LINT_VERSION ?= v2.15.0
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 TCS ?= $(LOCALBIN)/tcs
+
+# The version is the chart's appVersion; the image make docker-build builds is the one the
+# chart and config/manager default to.
+VERSION ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' charts/tcs/Chart.yaml)
+IMG ?= tcs:$(VERSION)
+CONTAINER_TOOL ?= docker
 
 # Package sets: the e2e tests start the real binary and run last.
 GO_TEST_FLAGS ?= -count=1
@@ -25,11 +33,12 @@ all: build
 ##@ Development
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the CRDs and RBAC into config/ and the chart.
-	$(CONTROLLER_GEN) rbac:roleName=tcs-manager crd paths="./api/..." paths="./controllers/..." paths="./apiserver/..." \
+manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the namespaced RBAC into config/ and the chart.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." paths="./apiserver/..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	cp config/crd/bases/*.yaml charts/tcs/crds/
 	sed -n '/^rules:/,$$p' config/rbac/role.yaml | tail -n +2 > charts/tcs/files/role-rules.yaml
+	sed -n '/^rules:/,$$p' config/rbac/leader_election_role.yaml | tail -n +2 > charts/tcs/files/leader-election-rules.yaml
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
@@ -37,14 +46,27 @@ generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
 
 .PHONY: verify-generated
 verify-generated: manifests generate ## Fail when committed generated files are not current.
+	@go run ./hack/chartdoc -check
 	@if [ -n "$$(git status --porcelain -- api config charts/tcs/crds charts/tcs/files)" ]; then \
 		echo "generated files are not current; run 'make manifests generate' and commit:"; \
 		git status --porcelain -- api config charts/tcs/crds charts/tcs/files; git diff --stat -- api config charts/tcs/crds charts/tcs/files; exit 1; \
 	fi
 
+.PHONY: chart-docs
+chart-docs: ## Write the chart's values table into charts/tcs/README.md from its schema and values.
+	go run ./hack/chartdoc
+
 .PHONY: fmt
 fmt: ## gofmt the tree.
 	gofmt -w $$(git ls-files '*.go')
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: lint-fix
+lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply its fixes.
+	$(GOLANGCI_LINT) run --fix ./...
 
 .PHONY: vet
 vet: ## go vet and a gofmt check.
@@ -56,6 +78,14 @@ vet: ## go vet and a gofmt check.
 .PHONY: build
 build: ## Build the tcs binary into bin/.
 	go build -o $(TCS) ./cmd/tcs
+
+.PHONY: docker-build
+docker-build: ## Build the container image IMG (default tcs:<chart appVersion>, the chart's default).
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the container image IMG.
+	$(CONTAINER_TOOL) push $(IMG)
 
 .PHONY: envtest
 envtest: ## Build (once) and link the local control plane: etcd, kube-apiserver, kubectl.
@@ -93,7 +123,7 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet envtest s3server redis postgres helm chromium build ## Run every test.
+test: verify-generated vet lint envtest s3server redis postgres helm chromium build ## Run every test.
 	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
 
@@ -105,6 +135,13 @@ $(CONTROLLER_GEN):
 	mkdir -p $(LOCALBIN)
 	GOBIN=$(LOCALBIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 	mv $(LOCALBIN)/controller-gen $(CONTROLLER_GEN)
+
+# golangci-lint is built from the Go module proxy, once per version (its docs prefer release
+# binaries, which our machines cannot download).
+$(GOLANGCI_LINT):
+	mkdir -p $(LOCALBIN)
+	GOBIN=$(LOCALBIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(LOCALBIN)/golangci-lint $(GOLANGCI_LINT)
 
 .PHONY: help
 help:

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -61,7 +62,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.lookupKey(r.Context(), r.Header.Get("Authorization"))
 		if err != nil {
-			if ae, ok := err.(*apiError); ok {
+			var ae *apiError
+			if errors.As(err, &ae) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="tcs"`)
 				writeError(w, r, ae)
 				return

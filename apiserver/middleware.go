@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -69,7 +70,7 @@ func withLogging(log logr.Logger) func(http.Handler) http.Handler {
 			rec := &statusRecorder{ResponseWriter: w}
 			defer func() {
 				if p := recover(); p != nil {
-					if p == http.ErrAbortHandler {
+					if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 						panic(p)
 					}
 					log.Error(fmt.Errorf("panic: %v", p), "handler panicked", "requestID", RequestID(r.Context()), "path", r.URL.Path)

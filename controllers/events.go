@@ -13,7 +13,7 @@ import (
 	"tcs.dev/tcs/internal/recorder"
 )
 
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=tcs-system
 
 // announce records the Events and metrics of the step from status before to t's status,
 // once it is written.

@@ -22,7 +22,7 @@ type IdempotencyRecordReconciler struct {
 	Now func() time.Time
 }
 
-// +kubebuilder:rbac:groups=tcs.dev,resources=idempotencyrecords,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=tcs.dev,resources=idempotencyrecords,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
 
 // Reconcile deletes an expired record, or comes back when it expires.
 func (r *IdempotencyRecordReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {

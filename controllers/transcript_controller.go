@@ -81,13 +81,12 @@ const DefaultRetention = 30 * 24 * time.Hour
 // the network, so more than one keeps the queue moving.
 const DefaultWorkers = 8
 
-// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;create;update;patch
-// +kubebuilder:rbac:groups=tcs.dev,resources=organizations/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;create;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=organizations/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch,namespace=tcs-system
 
 // Reconcile brings one Transcript a step further; each step ends in one status update.
 func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {

@@ -65,9 +65,9 @@ func WebhookPayloadKey(org, deliveryID string) string {
 	return "webhooks/" + org + "/" + deliveryID + ".json"
 }
 
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch,namespace=tcs-system
 
 // Reconcile creates the deliveries of one Transcript's emitted events that do not exist yet.
 func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -250,26 +250,6 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	}
 	r.Metrics.WebhookEnded(metrics.DeliverySkipped)
 	return nil
-}
-
-// lastChange returns the time of the latest change of t: its creation, a job's start or end,
-// its completion or a condition's transition. Every event is emitted at or before it.
-func lastChange(t *tcsv1.Transcript) time.Time {
-	last := t.CreationTimestamp.Time
-	later := func(mt *metav1.Time) {
-		if mt != nil && mt.After(last) {
-			last = mt.Time
-		}
-	}
-	later(t.Status.CompletedAt)
-	for i := range t.Status.Jobs {
-		later(t.Status.Jobs[i].StartedAt)
-		later(t.Status.Jobs[i].FinishedAt)
-	}
-	for i := range t.Status.Conditions {
-		later(&t.Status.Conditions[i].LastTransitionTime)
-	}
-	return last
 }
 
 func (r *WebhookDispatchReconciler) now() time.Time {

@@ -23,7 +23,7 @@ type WebhookEndpointReconciler struct {
 	Now func() time.Time
 }
 
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints/status,verbs=get;update;patch,namespace=tcs-system
 
 // Reconcile brings the endpoint's subscriptions in line with its spec.
 func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {

@@ -28,10 +28,10 @@ import (
 
 // The dashboard writes webhook endpoints, organizations (members) and Events (the audit trail),
 // and reads the audit trail back.
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;list;watch
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;list;watch,namespace=tcs-system
 
 //go:embed templates/*.html
 var templateFS embed.FS
@@ -254,8 +254,11 @@ func (d *Dashboard) sameOrigin(h http.HandlerFunc) http.HandlerFunc {
 // session returns the request's live session, or nil.
 func (d *Dashboard) session(r *http.Request) (*accounts.Session, error) {
 	c, err := r.Cookie(cookieName)
-	if err != nil {
+	if errors.Is(err, http.ErrNoCookie) {
 		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the session cookie: %w", err)
 	}
 	s, err := d.o.Accounts.Session(r.Context(), c.Value)
 	if errors.Is(err, accounts.ErrNoSession) {

@@ -155,9 +155,9 @@ func endToEnd(n int, tcsBin string) error {
 	}
 	files := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write(body)
+		_, _ = w.Write(body)
 	}), ReadHeaderTimeout: 5 * time.Second}
-	go files.Serve(ln)
+	go func() { _ = files.Serve(ln) }()
 	defer files.Close()
 	fileURL := "http://" + ln.Addr().String() + "/sermon.txt"
 
@@ -436,7 +436,7 @@ func benchWebhooks(tcsBin string, env map[string]string, hc *http.Client, hookUR
 	out, err := exec.Command(tcsBin, "admin", "webhook", "create", "--org", env["TCS_ORG"], "--url", hookURL,
 		"--events", "all", "--kubeconfig", env["KUBECONFIG"]).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("creating the webhook endpoint: %v: %s", err, out)
+		return fmt.Errorf("creating the webhook endpoint: %w: %s", err, out)
 	}
 	paste := func() (time.Time, error) {
 		req, _ := http.NewRequest(http.MethodPost, env["TCS_URL"]+"/api/v1/transcripts",

@@ -142,7 +142,11 @@ func checkRequestID(header http.Header, body []byte) error {
 	}
 	// Only the API's error object has a request_id (a failed job's error and the upload
 	// handler's errors have none).
-	if json.Unmarshal(body, &e) != nil || e.Error == nil || e.Error.RequestID == nil {
+	if !json.Valid(body) {
+		return nil
+	}
+	_ = json.Unmarshal(body, &e) // JSON of another shape leaves e.Error nil
+	if e.Error == nil || e.Error.RequestID == nil {
 		return nil
 	}
 	if *e.Error.RequestID != header.Get("X-Request-Id") {

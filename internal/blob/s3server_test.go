@@ -139,7 +139,7 @@ func (s *s3Server) waitReady(timeout time.Duration) error {
 	for time.Now().Before(deadline) {
 		select {
 		case <-s.exited:
-			return fmt.Errorf("versitygw exited (%v); its output:\n%s", s.waitErr, s.log)
+			return fmt.Errorf("versitygw exited (%w); its output:\n%s", s.waitErr, s.log)
 		default:
 		}
 		if resp, err := client.Get(s.endpoint + "/"); err == nil {

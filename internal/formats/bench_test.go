@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -69,7 +68,7 @@ func BenchmarkRewrite(b *testing.B) {
 			}
 			edits := findNames(v.Text, sermonNames)
 			if len(edits) == 0 {
-				b.Fatal(fmt.Sprintf("no edits in %s", f))
+				b.Fatalf("no edits in %s", f)
 			}
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()

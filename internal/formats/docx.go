@@ -154,6 +154,7 @@ func rezip(orig, xml []byte) ([]byte, error) {
 	for _, f := range zr.File {
 		if f.Name == docxMain {
 			h := f.FileHeader
+			//nolint:staticcheck // the deprecated 32-bit sizes are zeroed too, so that no stale size is written
 			h.CRC32, h.CompressedSize, h.UncompressedSize, h.CompressedSize64, h.UncompressedSize64 = 0, 0, 0, 0, 0
 			if h.Method != zip.Store {
 				h.Method = zip.Deflate

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -27,7 +28,7 @@ func extractHTML(src []byte) (*View, error) {
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
-			if err := z.Err(); err != io.EOF {
+			if err := z.Err(); !errors.Is(err, io.EOF) {
 				return nil, fmt.Errorf("formats: html: %w", err)
 			}
 			break

@@ -301,7 +301,7 @@ func TestCaptionsErrors(t *testing.T) {
 	f := newFakeYouTube(t)
 	f.pages["Bt0kChk3ckA"] = `<html><script>var ytInitialPlayerResponse = {"playabilityStatus":{"status":"LOGIN_REQUIRED","reason":"Sign in to confirm you’re not a bot","messages":["This helps protect our community. Learn more"]}};</script></html>`
 	f.pages["NoJs0nAtA11"] = `<html><body>Before you continue to YouTube</body></html>`
-	f.pages["Xml0nlyTr4k"] = strings.Replace(mustRead(t, "watch_asr_only.html"), "Rt5mN2pQw8E\\u0026", "Xml0nlyTr4k\\u0026", -1)
+	f.pages["Xml0nlyTr4k"] = strings.ReplaceAll(mustRead(t, "watch_asr_only.html"), "Rt5mN2pQw8E\\u0026", "Xml0nlyTr4k\\u0026")
 	tests := []struct {
 		name     string
 		id       string
@@ -339,7 +339,7 @@ func TestCaptionsErrors(t *testing.T) {
 func TestCaptionsRefusesTrackOffYouTube(t *testing.T) {
 	f := newFakeYouTube(t)
 	page := mustRead(t, "watch_asr_only.html")
-	f.pages["Off51teTrak"] = strings.Replace(page, `"baseUrl":"https://www.youtube.com/api/timedtext`, `"baseUrl":"https://attacker.example/api/timedtext`, -1)
+	f.pages["Off51teTrak"] = strings.ReplaceAll(page, `"baseUrl":"https://www.youtube.com/api/timedtext`, `"baseUrl":"https://attacker.example/api/timedtext`)
 	_, _, err := f.youTube().Captions(testContext(t), "Off51teTrak", "en")
 	if err == nil || !strings.Contains(err.Error(), "not on YouTube") {
 		t.Fatalf("Captions error = %v, want the track refused as not on YouTube", err)

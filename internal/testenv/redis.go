@@ -54,9 +54,9 @@ func StartRedis(t testing.TB) string {
 			t.Fatalf("starting %s: %v", bin, err)
 		}
 		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
+		go func() { _ = cmd.Wait(); close(exited) }()
 		stop := func() {
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill()
 			<-exited
 		}
 

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -161,3 +163,26 @@ func (b *SyncBuffer) Bytes() []byte {
 
 // String returns what was written so far.
 func (b *SyncBuffer) String() string { return string(b.Bytes()) }
+
+// DefaultImage returns the image `make docker-build` builds when IMG is not given, as make
+// itself works it out.
+func DefaultImage() (string, error) {
+	cmd := exec.Command("make", "--no-print-directory", "-n", "docker-build")
+	cmd.Dir = Root()
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "IMG=") && !strings.HasPrefix(kv, "VERSION=") && !strings.HasPrefix(kv, "MAKEFLAGS=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("make -n docker-build: %w", err)
+	}
+	fields := strings.Fields(string(out))
+	for i, f := range fields {
+		if f == "-t" && i+1 < len(fields) {
+			return fields[i+1], nil
+		}
+	}
+	return "", fmt.Errorf("make -n docker-build printed %q, without -t IMAGE", out)
+}

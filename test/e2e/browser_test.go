@@ -120,7 +120,7 @@ func (b *browser) submitWith(t *testing.T, sel string, click chromedp.Action[chr
 			return
 		}
 		if time.Now().After(deadline) {
-			b.fatal(t, fmt.Errorf("no new page 20 s after clicking %s (%v)", sel, err))
+			b.fatal(t, fmt.Errorf("no new page 20 s after clicking %s: %w", sel, err))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

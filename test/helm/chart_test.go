@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"tcs.dev/tcs/config/crd"
+	"tcs.dev/tcs/internal/chartdoc"
 	"tcs.dev/tcs/internal/testenv"
 )
 
@@ -249,14 +250,19 @@ type rendered struct {
 	serviceAccounts     []*corev1.ServiceAccount
 	clusterRoles        []*rbacv1.ClusterRole
 	clusterRoleBindings []*rbacv1.ClusterRoleBinding
+	roles               []*rbacv1.Role
+	roleBindings        []*rbacv1.RoleBinding
 	deployments         []*appsv1.Deployment
 	services            []*corev1.Service
 	// metricsReaders and metricsServices are the ClusterRole that lets scrapers in and the
 	// Service they scrape; monitoring holds the Prometheus Operator's objects.
-	metricsReaders  []*rbacv1.ClusterRole
-	metricsServices []*corev1.Service
-	monitoring      []*unstructured.Unstructured
-	ingresses       []*networkingv1.Ingress
+	metricsReaders []*rbacv1.ClusterRole
+	// metricsAuth and metricsAuthBindings let the service review scrapers (metrics.secure).
+	metricsAuth         []*rbacv1.ClusterRole
+	metricsAuthBindings []*rbacv1.ClusterRoleBinding
+	metricsServices     []*corev1.Service
+	monitoring          []*unstructured.Unstructured
+	ingresses           []*networkingv1.Ingress
 }
 
 // decoder decodes manifests strictly: an unknown or duplicate field is an error.
@@ -307,13 +313,25 @@ func decodeManifests(data []byte) (*rendered, error) {
 		case *corev1.ServiceAccount:
 			r.serviceAccounts = append(r.serviceAccounts, o)
 		case *rbacv1.ClusterRole:
+			if strings.HasSuffix(o.Name, "-metrics-auth") {
+				r.metricsAuth = append(r.metricsAuth, o)
+				continue
+			}
 			if strings.HasSuffix(o.Name, "-metrics-reader") {
 				r.metricsReaders = append(r.metricsReaders, o)
 				continue
 			}
 			r.clusterRoles = append(r.clusterRoles, o)
 		case *rbacv1.ClusterRoleBinding:
+			if strings.HasSuffix(o.Name, "-metrics-auth") {
+				r.metricsAuthBindings = append(r.metricsAuthBindings, o)
+				continue
+			}
 			r.clusterRoleBindings = append(r.clusterRoleBindings, o)
+		case *rbacv1.Role:
+			r.roles = append(r.roles, o)
+		case *rbacv1.RoleBinding:
+			r.roleBindings = append(r.roleBindings, o)
 		case *appsv1.Deployment:
 			r.deployments = append(r.deployments, o)
 		case *corev1.Service:
@@ -341,8 +359,9 @@ func render(t *testing.T, vs valueSet) *rendered {
 	if err != nil {
 		t.Fatalf("helm template: %v", err)
 	}
-	if n := []int{len(r.serviceAccounts), len(r.clusterRoles), len(r.clusterRoleBindings), len(r.deployments), len(r.services)}; !slices.Equal(n, []int{1, 1, 1, 1, 1}) {
-		t.Fatalf("the chart renders %d ServiceAccounts, %d ClusterRoles, %d ClusterRoleBindings, %d Deployments and %d Services, want one of each", n[0], n[1], n[2], n[3], n[4])
+	// Least privilege: Roles in the service's namespace, nothing cluster-wide.
+	if n := []int{len(r.serviceAccounts), len(r.roles), len(r.roleBindings), len(r.clusterRoles), len(r.clusterRoleBindings), len(r.deployments), len(r.services)}; !slices.Equal(n, []int{1, 2, 2, 0, 0, 1, 1}) {
+		t.Fatalf("the chart renders %d ServiceAccounts, %d Roles, %d RoleBindings, %d ClusterRoles, %d ClusterRoleBindings, %d Deployments and %d Services, want 1, 2, 2, 0, 0, 1 and 1", n[0], n[1], n[2], n[3], n[4], n[5], n[6])
 	}
 	if n := []int{len(r.metricsReaders), len(r.metricsServices)}; !slices.Equal(n, []int{1, 1}) {
 		t.Fatalf("the chart renders %d metrics-reader ClusterRoles and %d metrics Services, want one of each", n[0], n[1])
@@ -448,22 +467,87 @@ func TestValuesSchema(t *testing.T) {
 
 // TestTemplate renders the chart with each value set and checks the objects against the
 // generated CRDs and RBAC, against each other, and against the values.
+// TestImage checks that the chart's default image is the one `make docker-build` builds, and
+// that the values table of its README is generated from values.schema.json and values.yaml.
+func TestImage(t *testing.T) {
+	helmPath(t)
+	img, err := testenv.DefaultImage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart, err := os.ReadFile(filepath.Join(chartDir(), "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		AppVersion string `json:"appVersion"`
+	}
+	if err := yaml.Unmarshal(chart, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if want := "tcs:" + meta.AppVersion; img != want {
+		t.Errorf("make docker-build builds %s, want %s (the chart's appVersion)", img, want)
+	}
+	r := render(t, valueSets[0])
+	if got := container(t, r.deployments[0]).Image; got != img {
+		t.Errorf("the chart's default image is %s, make docker-build builds %s", got, img)
+	}
+	// A tag given wins.
+	vs := valueSets[0]
+	vs.values = map[string]any{"image": map[string]any{"repository": "registry.example.org/tcs", "tag": "v9"}}
+	if got := container(t, render(t, vs).deployments[0]).Image; got != "registry.example.org/tcs:v9" {
+		t.Errorf("with image values the chart runs %s", got)
+	}
+}
+
+// TestValuesReadme checks that charts/tcs/README.md documents every value of the schema, with
+// its description and its default, and nothing else (`make chart-docs` writes it).
+func TestValuesReadme(t *testing.T) {
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join(chartDir(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	values, err := chartdoc.Values(read("values.schema.json"), read("values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := read("README.md")
+	want, err := chartdoc.Update(readme, chartdoc.Table(values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(readme, want) {
+		t.Errorf("charts/tcs/README.md's values table is not current; run `make chart-docs`")
+	}
+	if len(values) < 10 {
+		t.Errorf("only %d values documented", len(values))
+	}
+}
+
 func TestTemplate(t *testing.T) {
 	helmPath(t)
 	generated, err := crd.CRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	roleData, err := os.ReadFile(filepath.Join(testenv.Root(), "config", "rbac", "role.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var generatedRole rbacv1.ClusterRole
-	if err := yaml.UnmarshalStrict(roleData, &generatedRole); err != nil {
-		t.Fatalf("config/rbac/role.yaml: %v", err)
-	}
-	if len(generatedRole.Rules) == 0 {
-		t.Fatal("config/rbac/role.yaml has no rules")
+	// The Roles `make manifests` generates (the manager's) and config/ holds (leader election).
+	configRoles := map[string]*rbacv1.Role{}
+	for _, f := range []string{"role.yaml", "leader_election_role.yaml"} {
+		data, err := os.ReadFile(filepath.Join(testenv.Root(), "config", "rbac", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var role rbacv1.Role
+		if err := yaml.UnmarshalStrict(data, &role); err != nil {
+			t.Fatalf("config/rbac/%s: %v", f, err)
+		}
+		if role.Kind != "Role" || len(role.Rules) == 0 {
+			t.Fatalf("config/rbac/%s is a %s with %d rules, want a namespaced Role with rules", f, role.Kind, len(role.Rules))
+		}
+		configRoles[f] = &role
 	}
 
 	for _, vs := range valueSets {
@@ -488,31 +572,55 @@ func TestTemplate(t *testing.T) {
 				}
 			}
 
-			// Its ClusterRole grants exactly the generated RBAC rules.
-			role := r.clusterRoles[0]
-			if !reflect.DeepEqual(role.Rules, generatedRole.Rules) {
-				t.Errorf("ClusterRole %s's rules differ from config/rbac/role.yaml (run `make manifests`): %s", role.Name, firstDifference(role.Rules, generatedRole.Rules))
-			}
-
-			// The binding gives that role to the ServiceAccount the pods run as, in the release's namespace.
-			d, sa, b := r.deployments[0], r.serviceAccounts[0], r.clusterRoleBindings[0]
+			// Its Roles grant exactly the rules of config/rbac, in the service's namespace, to the
+			// ServiceAccount the pods run as, in the release's namespace.
+			d, sa := r.deployments[0], r.serviceAccounts[0]
 			if d.Spec.Template.Spec.ServiceAccountName != sa.Name {
 				t.Errorf("the pods run as ServiceAccount %q, the chart creates %q", d.Spec.Template.Spec.ServiceAccountName, sa.Name)
 			}
-			if b.RoleRef != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name}) {
-				t.Errorf("ClusterRoleBinding %s refers to %+v, want ClusterRole %s", b.Name, b.RoleRef, role.Name)
+			roles := map[string]*rbacv1.Role{}
+			for _, role := range r.roles {
+				roles[role.Name] = role
+			}
+			for name, f := range map[string]string{vs.release + "-manager": "role.yaml", vs.release + "-leader-election": "leader_election_role.yaml"} {
+				role, ok := roles[name]
+				if !ok {
+					t.Errorf("the chart renders no Role %s", name)
+					continue
+				}
+				if !reflect.DeepEqual(role.Rules, configRoles[f].Rules) {
+					t.Errorf("Role %s's rules differ from config/rbac/%s (run `make manifests`): %s", name, f, firstDifference(role.Rules, configRoles[f].Rules))
+				}
 			}
 			wantSubject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: vs.namespace}
-			if !slices.Equal(b.Subjects, []rbacv1.Subject{wantSubject}) {
-				t.Errorf("ClusterRoleBinding %s binds %+v, want %+v", b.Name, b.Subjects, wantSubject)
+			var bound []string
+			for _, b := range r.roleBindings {
+				if _, ok := roles[b.RoleRef.Name]; !ok || b.RoleRef.Kind != "Role" || b.RoleRef.APIGroup != rbacv1.GroupName {
+					t.Errorf("RoleBinding %s refers to %+v, not a Role of the chart", b.Name, b.RoleRef)
+				}
+				if !slices.Equal(b.Subjects, []rbacv1.Subject{wantSubject}) {
+					t.Errorf("RoleBinding %s binds %+v, want %+v", b.Name, b.Subjects, wantSubject)
+				}
+				bound = append(bound, b.RoleRef.Name)
+			}
+			slices.Sort(bound)
+			if want := []string{vs.release + "-leader-election", vs.release + "-manager"}; !slices.Equal(bound, want) {
+				t.Errorf("the RoleBindings bind %v, want %v", bound, want)
 			}
 
 			// Namespaced objects name the release's namespace, so that `helm template | kubectl
-			// apply` puts them where the binding's subject points; cluster-scoped ones name none.
+			// apply` puts them where the binding's subject points, except the Roles and their
+			// bindings, which name the service's; cluster-scoped ones name none.
 			for _, o := range r.all {
 				kind := reflect.TypeOf(o).Elem().Name()
-				clusterScoped := kind == "CustomResourceDefinition" || kind == "ClusterRole" || kind == "ClusterRoleBinding"
-				if want := map[bool]string{true: "", false: vs.namespace}[clusterScoped]; o.GetNamespace() != want {
+				want := vs.namespace
+				switch kind {
+				case "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding":
+					want = ""
+				case "Role", "RoleBinding":
+					want = vs.serviceNamespace
+				}
+				if o.GetNamespace() != want {
 					t.Errorf("%s %s has namespace %q, want %q", kind, o.GetName(), o.GetNamespace(), want)
 				}
 				if kind != "CustomResourceDefinition" && !strings.HasPrefix(o.GetName(), vs.release) {

@@ -22,6 +22,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -263,6 +264,62 @@ func installAndRun(t *testing.T, c *cluster, bin string, vs valueSet) {
 	}
 	useService(t, c, bin, vs, d, p, proc)
 	scrapeMetrics(t, c, vs, p)
+	confined(t, c, vs, p.user)
+}
+
+// confined checks that user, the ServiceAccount the service ran as, may read and write its
+// own namespace but nothing in another one, nor in all namespaces at once.
+func confined(t *testing.T, c *cluster, vs valueSet, user string) {
+	t.Helper()
+	ctx := t.Context()
+	const elsewhere = "tcs-elsewhere"
+	if err := c.admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: elsewhere}}); client.IgnoreAlreadyExists(err) != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: elsewhere, Name: "not-yours"}, StringData: map[string]string{"key": "sk_live_of_someone_else"}}
+	if err := c.admin.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
+		t.Fatal(err)
+	}
+	_, kubeconfig := c.impersonatingKubeconfig(t, user)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, check := range []struct {
+		what    string
+		call    func() error
+		allowed bool
+	}{
+		{"list Secrets in " + vs.serviceNamespace, func() error {
+			return as.List(ctx, &corev1.SecretList{}, client.InNamespace(vs.serviceNamespace))
+		}, true},
+		{"list Transcripts in " + vs.serviceNamespace, func() error {
+			return as.List(ctx, &tcsv1.TranscriptList{}, client.InNamespace(vs.serviceNamespace))
+		}, true},
+		{"read a Secret in " + elsewhere, func() error {
+			return as.Get(ctx, client.ObjectKeyFromObject(secret), &corev1.Secret{})
+		}, false},
+		{"list Secrets in all namespaces", func() error { return as.List(ctx, &corev1.SecretList{}) }, false},
+		{"create a Secret in " + elsewhere, func() error {
+			return as.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: elsewhere, Name: "planted"}})
+		}, false},
+		{"list Transcripts in " + elsewhere, func() error {
+			return as.List(ctx, &tcsv1.TranscriptList{}, client.InNamespace(elsewhere))
+		}, false},
+		{"list Transcripts in all namespaces", func() error { return as.List(ctx, &tcsv1.TranscriptList{}) }, false},
+	} {
+		err := check.call()
+		switch {
+		case check.allowed && err != nil:
+			t.Errorf("%s may not %s: %v", user, check.what, err)
+		case !check.allowed && !apierrors.IsForbidden(err):
+			t.Errorf("%s may %s (error %v), want forbidden", user, check.what, err)
+		}
+	}
 }
 
 // install creates the namespaces and Secrets an operator would, installs the chart with vs,

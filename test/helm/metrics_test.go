@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -63,6 +64,25 @@ func checkMetrics(t *testing.T, vs valueSet, r *rendered) {
 	}
 
 	secure, wantMonitor, wantRule := metricsValues(vs)
+	// With metrics.secure, and only then, the service may review tokens and access: cluster-wide,
+	// bound to its ServiceAccount alone.
+	if n := []int{len(r.metricsAuth), len(r.metricsAuthBindings)}; !slices.Equal(n, map[bool][]int{true: {1, 1}, false: {0, 0}}[secure]) {
+		t.Fatalf("the chart renders %d metrics-auth ClusterRoles and %d bindings with metrics.secure %v", n[0], n[1], secure)
+	}
+	if secure {
+		auth, b := r.metricsAuth[0], r.metricsAuthBindings[0]
+		want := []rbacv1.PolicyRule{
+			{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
+			{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+		}
+		if !reflect.DeepEqual(auth.Rules, want) {
+			t.Errorf("the metrics-auth ClusterRole grants %+v, want %+v", auth.Rules, want)
+		}
+		subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: r.serviceAccounts[0].Name, Namespace: vs.namespace}
+		if b.RoleRef.Name != auth.Name || !slices.Equal(b.Subjects, []rbacv1.Subject{subject}) {
+			t.Errorf("the metrics-auth binding gives %s to %+v, want %s to %+v", b.RoleRef.Name, b.Subjects, auth.Name, subject)
+		}
+	}
 	var monitors, rules []*unstructured.Unstructured
 	for _, u := range r.monitoring {
 		switch u.GetKind() {

@@ -138,7 +138,7 @@ func Start(ctx context.Context) (*Server, error) {
 			return nil, fmt.Errorf("starting postgres: %w", err)
 		}
 		s.cmd, s.Port, s.done = cmd, port, make(chan struct{})
-		go func(done chan struct{}) { cmd.Wait(); close(done) }(s.done)
+		go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(s.done)
 		if lastErr = s.waitReady(ctx); lastErr == nil {
 			ok = true
 			return s, nil

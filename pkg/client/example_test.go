@@ -1,0 +1,286 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"time"
+
+	"tcs.dev/tcs/pkg/client"
+	"tcs.dev/tcs/pkg/webhook"
+)
+
+// Correct a pasted text: the answer is the corrected transcript.
+func Example() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := c.CreatePaste(ctx, client.PasteRequest{
+		Content: "Turn to first corinthians 13 4, and then revelations 21.",
+		Title:   "Love is patient",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(t.Status, t.Title)
+	fmt.Println(*t.Content)
+	fmt.Println(t.ChangesSummary.Total, "changes:", t.ChangesSummary.ByCategory)
+	// Output:
+	// completed Love is patient
+	// Turn to 1 Corinthians 13 4, and then Revelation 21.
+	// 2 changes: map[bible:2]
+}
+
+// Upload a file (grant, PUT, confirm), then poll until the transcript is done.
+func ExampleClient_Upload() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	srt := "1\n00:00:01,000 --> 00:00:04,000\nWe read from the book of revelations\n\n" +
+		"2\n00:00:04,500 --> 00:00:07,000\nwhere Jesus went to capernum.\n"
+	t, err := c.Upload(ctx, client.UploadRequest{Filename: "sermon.srt"}, []byte(srt))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(t.Status, t.SourceFormat, t.Jobs[0].Type)
+
+	t, err = c.WaitForTranscript(ctx, t.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(t.Status)
+	fmt.Print(*t.Content)
+	// Output:
+	// pending srt upload_ingest
+	// completed
+	// 1
+	// 00:00:01,000 --> 00:00:04,000
+	// We read from the book of Revelation
+	//
+	// 2
+	// 00:00:04,500 --> 00:00:07,000
+	// where Jesus went to Capernaum.
+}
+
+// Create from a URL and wait for the result in the same request (wait=true). A 504 after the
+// client's retries means the wait ran out: the transcript goes on, and WaitForTranscript polls it.
+func ExampleWait() {
+	// A file server of yours; tcs dev may fetch from 127.0.0.1, a production service only
+	// from public addresses.
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "Paul wrote to the church at ephesus, and in revelations 2 John did too.")
+	}))
+	defer files.Close()
+
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := c.CreateURL(ctx, client.URLRequest{URL: files.URL + "/sermon.txt", SourceFormat: "txt"}, client.Wait(30*time.Second))
+	var apiErr *client.Error
+	if errors.As(err, &apiErr) && apiErr.Type == client.ErrTimeout {
+		t, err = c.WaitForTranscript(ctx, apiErr.TranscriptID)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(t.Status)
+	fmt.Print(*t.Content)
+	// Output:
+	// completed
+	// Paul wrote to the church at Ephesus, and in Revelation 2 John did too.
+}
+
+// Iterate over every transcript, newest first; the iterator fetches the pages.
+func ExampleClient_Transcripts() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY_B"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, title := range []string{"Genesis", "Exodus", "Leviticus"} {
+		if _, err := c.CreatePaste(ctx, client.PasteRequest{Content: "A sermon on " + title + ".", Title: title}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	n := 0
+	for t, err := range c.Transcripts(ctx, client.TranscriptFilter{Status: client.StatusCompleted}, 2) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(t.Title, t.Content == nil)
+		if n++; n == 3 {
+			break
+		}
+	}
+	// Output:
+	// Leviticus true
+	// Exodus true
+	// Genesis true
+}
+
+// List what the deterministic pass changed.
+func ExampleClient_Changes() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := c.CreatePaste(ctx, client.PasteRequest{Content: "In first corinthians 13 4 Paul, in revelations 21 John, near capernum."})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for ch, err := range c.Changes(ctx, t.ID, client.ChangeFilter{}, 0) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s %q -> %q (%s)\n", ch.Category, ch.Original, ch.Replacement, ch.Status)
+	}
+	// Output:
+	// bible "first corinthians" -> "1 Corinthians" (auto_applied)
+	// bible "revelations" -> "Revelation" (auto_applied)
+	// place "capernum" -> "Capernaum" (auto_applied)
+}
+
+// Run the AI validation pass on a transcript and wait for its verdicts.
+func ExampleClient_TriggerAIPass() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := c.CreatePaste(ctx, client.PasteRequest{Content: "Read revelations 21 4 tonight."})
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err = c.TriggerAIPass(ctx, t.ID, client.AIPassRequest{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(t.AIPassStatus)
+	t, err = c.WaitForTranscript(ctx, t.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(t.AIPassStatus, t.AIPass.Provider, "confirmed:", t.AIPass.Confirmed)
+	// Output:
+	// queued
+	// completed rules confirmed: 1
+}
+
+// Read a job's status: a paste's correction job has already succeeded.
+func ExampleClient_GetJob() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := c.CreatePaste(ctx, client.PasteRequest{Content: "Psalm 23."})
+	if err != nil {
+		log.Fatal(err)
+	}
+	j, err := c.GetJob(ctx, t.Jobs[0].ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(j.Type, j.Status, j.Progress, j.TranscriptID == t.ID)
+	// Output:
+	// correction succeeded 100 true
+}
+
+// A deleted transcript reads as not found.
+func ExampleClient_DeleteTranscript() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := c.CreatePaste(ctx, client.PasteRequest{Content: "Psalm 91."})
+	if err != nil {
+		log.Fatal(err)
+	}
+	d, err := c.DeleteTranscript(ctx, t.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(d.Deleted)
+	_, err = c.GetTranscript(ctx, t.ID)
+	fmt.Println(client.IsType(err, client.ErrNotFound))
+	// Output:
+	// true
+	// true
+}
+
+// Errors carry the API's type, the offending parameter and the request id.
+func ExampleError() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = c.CreateYouTube(ctx, client.YouTubeRequest{URL: "https://www.youtube.com/@SomeChurch"})
+	var apiErr *client.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Type, apiErr.Param, strings.HasPrefix(apiErr.RequestID, "req_"))
+	}
+	// Output:
+	// 422 unprocessable url true
+}
+
+// Confirm a key and see its organization.
+func ExampleClient_Me() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	me, err := c.Me(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := c.Health(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.HasPrefix(me.OrganizationID, "org_"), me.Label, h.Status)
+	// Output:
+	// true demo key ok
+}
+
+// A webhook receiver: ParseWebhook verifies the signature over the raw body, then decodes
+// the event. The second half plays tcs and sends one genuine and one forged delivery.
+func ExampleParseWebhook() {
+	secret := "whsec_k7q2m9x4p1r8t5w3z6v0n2b8c4d1f7g3" // from the dashboard, never the source
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 32<<20)
+		ev, err := client.ParseWebhook(r, secret, 5*time.Minute)
+		if err != nil {
+			http.Error(w, "invalid signature", http.StatusBadRequest)
+			return
+		}
+		fmt.Println(ev.Event, ev.DeliveryID, ev.ID, ev.Status)
+	})
+
+	body := `{"event":"transcript.completed","delivery_id":"evt_0123456789abcdefghij","id":"tr_abcdefghij0123456789","object":"transcript","status":"completed","ai_pass_status":"idle"}`
+	for _, sig := range []string{webhook.Sign(secret, []byte(body)), webhook.Sign("whsec_forged", []byte(body))} {
+		r := httptest.NewRequest(http.MethodPost, "/webhooks/tcs", strings.NewReader(body))
+		r.Header.Set(webhook.HeaderSignature, sig)
+		w := httptest.NewRecorder()
+		handler.ServeHTTP(w, r)
+		fmt.Println(w.Code)
+	}
+	// Output:
+	// transcript.completed evt_0123456789abcdefghij tr_abcdefghij0123456789 completed
+	// 200
+	// 400
+}

@@ -1,0 +1,258 @@
+package client
+
+// Status is a transcript's processing status.
+type Status string
+
+// The statuses of a transcript.
+const (
+	StatusPending   Status = "pending"
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+)
+
+// AIPassStatus is the status of a transcript's AI validation pass.
+type AIPassStatus string
+
+// The statuses of an AI validation pass.
+const (
+	AIPassIdle      AIPassStatus = "idle"
+	AIPassQueued    AIPassStatus = "queued"
+	AIPassRunning   AIPassStatus = "running"
+	AIPassCompleted AIPassStatus = "completed"
+	AIPassFailed    AIPassStatus = "failed"
+)
+
+// SourceType is where a transcript's text comes from.
+type SourceType string
+
+// The source types of POST /api/v1/transcripts.
+const (
+	SourcePaste   SourceType = "paste"
+	SourceYouTube SourceType = "youtube"
+	SourceURL     SourceType = "url"
+	SourceUpload  SourceType = "upload"
+)
+
+// JobStatus is the state of a background job.
+type JobStatus string
+
+// The states of a job.
+const (
+	JobQueued    JobStatus = "queued"
+	JobRunning   JobStatus = "running"
+	JobSucceeded JobStatus = "succeeded"
+	JobFailed    JobStatus = "failed"
+)
+
+// Transcript is the API's transcript object. Content is nil where the API leaves it out
+// (list items, pending transcripts).
+type Transcript struct {
+	ID             string          `json:"id"`
+	Object         string          `json:"object"`
+	Status         Status          `json:"status"`
+	AIPassStatus   AIPassStatus    `json:"ai_pass_status"`
+	Title          string          `json:"title"`
+	SourceType     SourceType      `json:"source_type"`
+	SourceFormat   string          `json:"source_format,omitempty"`
+	SourceURL      string          `json:"source_url,omitempty"`
+	Content        *string         `json:"content,omitempty"`
+	ChangesSummary *ChangesSummary `json:"changes_summary,omitempty"`
+	Jobs           []JobRef        `json:"jobs,omitempty"`
+	AIPass         *AIPass         `json:"ai_pass,omitempty"`
+	Options        Options         `json:"options"`
+	Error          *FailureReason  `json:"error,omitempty"`
+	CreatedAt      string          `json:"created_at"`
+	CompletedAt    *string         `json:"completed_at"`
+}
+
+// Done reports whether nothing more will happen to t without a new request: its status is
+// completed or failed and no AI pass is queued or running.
+func (t *Transcript) Done() bool {
+	if t.Status != StatusCompleted && t.Status != StatusFailed {
+		return false
+	}
+	return t.AIPassStatus != AIPassQueued && t.AIPassStatus != AIPassRunning
+}
+
+// ChangesSummary counts a completed transcript's changes.
+type ChangesSummary struct {
+	Total       int            `json:"total"`
+	AutoApplied int            `json:"auto_applied"`
+	NeedsReview int            `json:"needs_review"`
+	AIFlagged   int            `json:"ai_flagged"`
+	ByCategory  map[string]int `json:"by_category"`
+}
+
+// AIPass is the outcome of a transcript's latest AI validation pass.
+type AIPass struct {
+	JobID      string         `json:"job_id"`
+	Provider   string         `json:"provider,omitempty"`
+	Model      string         `json:"model,omitempty"`
+	Apply      bool           `json:"apply"`
+	Confirmed  int            `json:"confirmed"`
+	Rejected   int            `json:"rejected"`
+	Uncertain  int            `json:"uncertain"`
+	Proposed   int            `json:"proposed"`
+	Usage      *TokenUsage    `json:"usage"`
+	Error      *FailureReason `json:"error"`
+	StartedAt  *string        `json:"started_at"`
+	FinishedAt *string        `json:"finished_at"`
+}
+
+// TokenUsage counts the tokens an AI pass consumed.
+type TokenUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+	Requests         int   `json:"requests"`
+}
+
+// JobRef names a job in a transcript's jobs array.
+type JobRef struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// Options are a transcript's processing options as the API reports them.
+type Options struct {
+	AIPass              AIPassOptions `json:"ai_pass"`
+	NormalizeReferences bool          `json:"normalize_references"`
+	Language            string        `json:"language,omitempty"`
+}
+
+// AIPassOptions configure the AI validation pass.
+type AIPassOptions struct {
+	Enabled bool `json:"enabled"`
+	Apply   bool `json:"apply"`
+}
+
+// FailureReason says why a transcript or job failed.
+type FailureReason struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Job is the API's job object.
+type Job struct {
+	ID           string         `json:"id"`
+	Object       string         `json:"object"`
+	Type         string         `json:"type"`
+	Status       JobStatus      `json:"status"`
+	Progress     int            `json:"progress"`
+	TranscriptID string         `json:"transcript_id"`
+	Error        *FailureReason `json:"error"`
+	CreatedAt    string         `json:"created_at"`
+	StartedAt    *string        `json:"started_at"`
+	FinishedAt   *string        `json:"finished_at"`
+}
+
+// Change is one correction of a transcript.
+type Change struct {
+	Object      string  `json:"object"`
+	ID          string  `json:"id"`
+	Category    string  `json:"category"`
+	Original    string  `json:"original"`
+	Replacement string  `json:"replacement"`
+	Start       int     `json:"start"`
+	End         int     `json:"end"`
+	Line        int     `json:"line"`
+	Rule        string  `json:"rule"`
+	Confidence  float64 `json:"confidence"`
+	Status      string  `json:"status"`
+	Applied     bool    `json:"applied"`
+	AIVerdict   string  `json:"ai_verdict,omitempty"`
+	AIReason    string  `json:"ai_reason,omitempty"`
+}
+
+// KeyMetadata describes the API key of a request (GET /api/v1/me).
+type KeyMetadata struct {
+	Object         string `json:"object"`
+	APIKeyID       string `json:"api_key_id"`
+	OrganizationID string `json:"organization_id"`
+	Label          string `json:"label"`
+}
+
+// Health is the answer of the liveness check.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// UploadGrant says where and how to upload the file of an upload transcript.
+type UploadGrant struct {
+	Object        string            `json:"object"`
+	TranscriptID  string            `json:"transcript_id"`
+	UploadURL     string            `json:"upload_url"`
+	UploadMethod  string            `json:"upload_method"`
+	UploadHeaders map[string]string `json:"upload_headers"`
+	ExpiresAt     string            `json:"expires_at"`
+	MaxBytes      int64             `json:"max_bytes"`
+}
+
+// DeletedTranscript is the answer of a soft delete.
+type DeletedTranscript struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
+}
+
+// List is one page of a list.
+type List[T any] struct {
+	Object  string `json:"object"`
+	Data    []T    `json:"data"`
+	HasMore bool   `json:"has_more"`
+	URL     string `json:"url"`
+}
+
+// ProcessingOptions are the options of a create request; zero members take their defaults.
+type ProcessingOptions struct {
+	AIPass              *AIPassOptions `json:"ai_pass,omitempty"`
+	NormalizeReferences bool           `json:"normalize_references,omitempty"`
+	// Language is the caption language of a youtube source (BCP 47, default en).
+	Language string `json:"language,omitempty"`
+}
+
+// PasteRequest creates a transcript from text; it is corrected in the create response.
+type PasteRequest struct {
+	Content string `json:"content"`
+	Title   string `json:"title,omitempty"`
+	// SourceFormat is txt, srt, vtt, markdown, html or json; empty means sniffed.
+	SourceFormat string             `json:"source_format,omitempty"`
+	Options      *ProcessingOptions `json:"options,omitempty"`
+}
+
+// YouTubeRequest creates a transcript from a YouTube video's captions.
+type YouTubeRequest struct {
+	URL     string             `json:"url"`
+	Title   string             `json:"title,omitempty"`
+	Options *ProcessingOptions `json:"options,omitempty"`
+}
+
+// URLRequest creates a transcript from a file on a public web server.
+type URLRequest struct {
+	URL string `json:"url"`
+	// SourceFormat is required: txt, srt, vtt, markdown, html, json or docx.
+	SourceFormat string             `json:"source_format"`
+	Title        string             `json:"title,omitempty"`
+	Options      *ProcessingOptions `json:"options,omitempty"`
+}
+
+// UploadRequest asks for an upload grant (step 1 of the upload flow).
+type UploadRequest struct {
+	// Filename is the file's name, without a path.
+	Filename string `json:"filename"`
+	// SourceFormat is empty to take it from Filename's extension, else sniff it.
+	SourceFormat string             `json:"source_format,omitempty"`
+	Title        string             `json:"title,omitempty"`
+	Options      *ProcessingOptions `json:"options,omitempty"`
+}
+
+// ConfirmUploadRequest confirms an uploaded file (step 3 of the upload flow).
+type ConfirmUploadRequest struct {
+	TranscriptID string             `json:"transcript_id"`
+	Options      *ProcessingOptions `json:"options,omitempty"`
+}
+
+// AIPassRequest triggers an AI validation pass; a nil Apply keeps the transcript's option.
+type AIPassRequest struct {
+	Apply *bool `json:"apply,omitempty"`
+}
