@@ -10,14 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/recorder"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
 )
@@ -50,6 +53,9 @@ type harnessOptions struct {
 	uploadExpiry  time.Duration
 	resolver      *net.Resolver
 	syncSemaphore ratelimit.Semaphore
+	// metrics, when set, records the API's metrics; events records Events.
+	metrics *metrics.Metrics
+	events  bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -104,12 +110,20 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	if err != nil {
 		t.Fatal(err)
 	}
+	processor := pipeline.New(engine, store)
+	if opts.metrics != nil {
+		processor.ObserveCorrections(opts.metrics.Correction)
+	}
+	var rec events.EventRecorder
+	if opts.events {
+		rec = mgr.GetEventRecorder(recorder.API)
+	}
 	srv := New(Options{
 		Namespace:      h.namespace,
 		Cache:          mgr.GetCache(),
 		APIReader:      mgr.GetAPIReader(),
 		Client:         mgr.GetClient(),
-		Processor:      pipeline.New(engine, store),
+		Processor:      processor,
 		Store:          store,
 		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		UploadExpiry:   opts.uploadExpiry,
@@ -118,6 +132,8 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 		SyncSemaphore:  opts.syncSemaphore,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
+		Metrics:        opts.metrics,
+		Recorder:       rec,
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
 	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
