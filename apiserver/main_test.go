@@ -10,14 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/recorder"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
@@ -55,6 +58,9 @@ type harnessOptions struct {
 	syncSemaphore ratelimit.Semaphore
 	// results is the results store of archived transcripts; nil for none.
 	results *results.Store
+	// metrics, when set, records the API's metrics; events records Events.
+	metrics *metrics.Metrics
+	events  bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -109,12 +115,20 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	if err != nil {
 		t.Fatal(err)
 	}
+	processor := pipeline.New(engine, store)
+	if opts.metrics != nil {
+		processor.ObserveCorrections(opts.metrics.Correction)
+	}
+	var rec events.EventRecorder
+	if opts.events {
+		rec = mgr.GetEventRecorder(recorder.API)
+	}
 	srv := New(Options{
 		Namespace:      h.namespace,
 		Cache:          mgr.GetCache(),
 		APIReader:      mgr.GetAPIReader(),
 		Client:         mgr.GetClient(),
-		Processor:      pipeline.New(engine, store),
+		Processor:      processor,
 		Store:          store,
 		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		UploadExpiry:   opts.uploadExpiry,
@@ -124,6 +138,8 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 		Results:        opts.results,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
+		Metrics:        opts.metrics,
+		Recorder:       rec,
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
 	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second

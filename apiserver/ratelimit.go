@@ -78,6 +78,7 @@ func (s *Server) rateLimited(class rateClass, next http.HandlerFunc) http.Handle
 		}
 		res.Headers(w.Header())
 		if !res.Allowed {
+			s.metrics.RateLimited(string(class))
 			writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
 				Message: fmt.Sprintf("Rate limit of %d %s requests per minute exceeded for this organization; retry in %d s.", limit.Rate, class, res.RetryAfterSeconds())})
 			return

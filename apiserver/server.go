@@ -15,6 +15,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,6 +23,7 @@ import (
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/results"
@@ -66,6 +68,10 @@ type Options struct {
 	Log logr.Logger
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Metrics records the API's metrics; nil records none.
+	Metrics *metrics.Metrics
+	// Recorder records Events about the transcripts the API server completes; nil records none.
+	Recorder events.EventRecorder
 }
 
 // Server is the REST front-end.
@@ -87,9 +93,11 @@ type Server struct {
 	aiProvider    aipass.Provider
 	waiters       *waiters
 	// keyUses holds when this process last recorded each key's use (by Secret name).
-	keyUses sync.Map
-	log     logr.Logger
-	now     func() time.Time
+	keyUses  sync.Map
+	log      logr.Logger
+	now      func() time.Time
+	metrics  *metrics.Metrics
+	recorder events.EventRecorder
 	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
 	mounts map[string]http.Handler
 
@@ -145,6 +153,8 @@ func New(opts Options) *Server {
 		waiters:       newWaiters(),
 		log:           opts.Log,
 		now:           now,
+		metrics:       opts.Metrics,
+		recorder:      opts.Recorder,
 
 		heartbeatEvery:  heartbeatEvery,
 		staleAfter:      staleAfter,
@@ -213,7 +223,7 @@ func (s *Server) Handler() http.Handler {
 		r.Handle("/", http.RedirectHandler(prefix, http.StatusFound)).Methods(http.MethodGet, http.MethodHead)
 	}
 
-	return withRequestID(withLogging(s.log)(r))
+	return withRequestID(s.withMetrics(r, withLogging(s.log)(r)))
 }
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully.

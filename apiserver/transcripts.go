@@ -324,6 +324,7 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		limit := s.limitsOf(r.Context(), org).sync
 		release, ok := s.acquireSync(r.Context(), org, limit)
 		if !ok {
+			s.metrics.RateLimited("sync")
 			w.Header().Set("Retry-After", "1")
 			writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
 				Message: fmt.Sprintf("More than %d synchronous requests of this organization are waiting; retry later or poll instead.", limit)})
@@ -349,6 +350,7 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		s.writeAPIError(w, r, aerr)
 		return
 	}
+	s.metrics.TranscriptCreated(string(req.SourceType))
 	if wait {
 		s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second, http.StatusOK)
 		return
@@ -397,7 +399,10 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		return
 	}
 	s.effected(ctx, id)
+	s.metrics.TranscriptCreated(string(req.SourceType))
+	completed := false
 	err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
+		completed = false
 		if t.Status.Phase == tcsv1.PhaseCompleted {
 			return false // the reconciler finished it first, with the same result
 		}
@@ -405,8 +410,12 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 			t.Status.AIPassStatus = tcsv1.AIPassIdle
 		}
 		res.Complete(t, keys, s.now())
+		completed = true
 		return true
 	})
+	if err == nil && completed {
+		s.transcriptEnded(t)
+	}
 	if err != nil {
 		// The resource exists and the reconciler completes it from the stored input.
 		s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", id, err))

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -20,6 +21,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/formats"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
 )
 
@@ -47,6 +49,10 @@ type AIPassReconciler struct {
 	ProgressInterval time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Recorder records the AI passes' Events; nil records none.
+	Recorder events.EventRecorder
+	// Metrics records the AI passes' metrics; nil records none.
+	Metrics *metrics.Metrics
 }
 
 // DefaultAIPassProgressInterval is how often at most a running AI pass writes its progress.
@@ -219,8 +225,13 @@ func (r *AIPassReconciler) write(ctx context.Context, t *tcsv1.Transcript, jobID
 		if t.Status.AIPassStatus != from || t.Status.AIPass == nil || t.Status.AIPass.JobID != jobID || t.Status.DeletedAt != nil {
 			return nil
 		}
+		before := t.Status.DeepCopy()
 		mutate(t)
-		return r.Client.Status().Update(ctx, t)
+		if err := r.Client.Status().Update(ctx, t); err != nil {
+			return err
+		}
+		r.announce(before, t)
+		return nil
 	})
 	if apierrors.IsNotFound(err) {
 		return ctrl.Result{}, nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -20,6 +21,7 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/sources"
 )
@@ -65,6 +67,10 @@ type TranscriptReconciler struct {
 	Retention time.Duration
 	// Workers is the number of transcripts reconciled at once; zero means DefaultWorkers.
 	Workers int
+	// Recorder records the transcript's Events; nil records none.
+	Recorder events.EventRecorder
+	// Metrics records the transcripts' metrics; nil records none.
+	Metrics *metrics.Metrics
 }
 
 // DefaultRetention is how long a soft-deleted transcript is kept before its content and
@@ -166,6 +172,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		}
 		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", t.Name, err)
 	}
+	r.announce(before, t, result)
 	return result, nil
 }
 

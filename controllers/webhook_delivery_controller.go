@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -25,6 +26,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/webhook"
 )
 
@@ -73,6 +75,10 @@ type WebhookDeliveryReconciler struct {
 	Workers int
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Recorder records Events of failing deliveries; nil records none.
+	Recorder events.EventRecorder
+	// Metrics records the deliveries' metrics; nil records none.
+	Metrics *metrics.Metrics
 }
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
@@ -154,7 +160,12 @@ func (r *WebhookDeliveryReconciler) collect(ctx context.Context, d *tcsv1.Webhoo
 func (r *WebhookDeliveryReconciler) finish(ctx context.Context, d *tcsv1.WebhookDelivery, state tcsv1.DeliveryState, now time.Time) (ctrl.Result, error) {
 	t := metav1.NewTime(now)
 	d.Status.State, d.Status.CompletedAt, d.Status.NextAttemptAt = state, &t, nil
-	return r.update(ctx, d)
+	written := d.ResourceVersion
+	res, err := r.update(ctx, d)
+	if err == nil && d.ResourceVersion != written {
+		r.announce(ctx, d, nil)
+	}
+	return res, err
 }
 
 // blocked reports whether an earlier delivery of the same transcript to the same endpoint has
@@ -239,6 +250,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 		}
 		return ctrl.Result{}, fmt.Errorf("recording an attempt of %s: %w", d.Name, err)
 	}
+	r.announce(ctx, d, &attempt)
 	if d.Status.NextAttemptAt == nil {
 		return ctrl.Result{}, nil
 	}

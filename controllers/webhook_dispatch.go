@@ -18,6 +18,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/metrics"
 )
 
 // IndexWebhookEndpointOrganization is the field index of WebhookEndpoints by organization.
@@ -36,6 +37,8 @@ type WebhookDispatchReconciler struct {
 	Retention time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Metrics counts the deliveries skipped for a paused endpoint; nil counts none.
+	Metrics *metrics.Metrics
 }
 
 // webhookBody is the body of a delivery: the transcript as the API shows it, plus the event
@@ -239,9 +242,13 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	d.Status.State, d.Status.CompletedAt = tcsv1.DeliverySkipped, &now
 	// The delivery controller skips a delivery for a paused endpoint too, so a failure here
 	// loses nothing.
-	if err := r.Client.Status().Update(ctx, d); err != nil && !apierrors.IsConflict(err) {
+	if err := r.Client.Status().Update(ctx, d); err != nil {
+		if apierrors.IsConflict(err) {
+			return nil
+		}
 		return fmt.Errorf("setting the state of delivery %s: %w", name, err)
 	}
+	r.Metrics.WebhookEnded(metrics.DeliverySkipped)
 	return nil
 }
 

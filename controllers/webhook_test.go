@@ -24,7 +24,9 @@ import (
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/recorder"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/testenv"
@@ -103,6 +105,9 @@ func (rc *receiver) setSecret(s string) {
 type hookOptions struct {
 	delays    []time.Duration
 	retention time.Duration
+	// metrics and events, when set, record the deliveries' metrics and Events.
+	metrics *metrics.Metrics
+	events  bool
 }
 
 // hookEnv is a namespace with the webhook controllers running.
@@ -137,7 +142,7 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 	t.Helper()
 	mgr := env.NewManager(t, h.ns)
 	allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Retention: h.opts.retention}
+	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Retention: h.opts.retention, Metrics: h.opts.metrics}
 	if err := h.dispatch.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +155,10 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 		RetryDelays:    h.opts.delays,
 		Retention:      h.opts.retention,
 		BlockedRequeue: 50 * time.Millisecond,
+		Metrics:        h.opts.metrics,
+	}
+	if h.opts.events {
+		d.Recorder = mgr.GetEventRecorder(recorder.Webhook)
 	}
 	if err := d.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

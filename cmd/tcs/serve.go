@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/apiserver"
@@ -35,8 +35,10 @@ import (
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/recorder"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
@@ -49,6 +51,8 @@ type serveOptions struct {
 	listen      string
 	storeURL    string
 	metricsAddr string
+	// metrics configures how the metrics endpoint is served.
+	metrics     metricsOptions
 	probeAddr   string
 	leaderElect bool
 	verbosity   int
@@ -115,6 +119,7 @@ func newServeCommand(use, short string, api, ctrls bool) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty means in-cluster or $KUBECONFIG")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8081", "address of the metrics endpoint; 0 disables it")
+	o.metrics.addFlags(f)
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8082", "address of the manager's health probes")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect one active controller among replicas")
 	return cmd
@@ -155,10 +160,14 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		metricsAddr = "0"
 	}
 	serving := &readiness{}
+	metricsServer, certs, err := o.metrics.serverOptions(metricsAddr)
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
 		Cache:                   cacheOptions(o.namespace, apiKeys),
-		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
+		Metrics:                 metricsServer,
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "tcs-manager.tcs.dev",
@@ -169,6 +178,15 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
+	}
+	if certs != nil {
+		if err := mgr.Add(certs); err != nil {
+			return fmt.Errorf("adding the metrics certificate watcher: %w", err)
+		}
+	}
+	m, err := metrics.New(ctrlmetrics.Registry)
+	if err != nil {
+		return fmt.Errorf("registering the metrics: %w", err)
 	}
 	if o.probeAddr != "" && o.probeAddr != "0" {
 		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -229,6 +247,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		return fmt.Errorf("building the correction engine: %w", err)
 	}
 	processor := pipeline.New(engine, store)
+	processor.ObserveCorrections(m.Correction)
 	roots, err := outboundRoots(o.outboundCAFile)
 	if err != nil {
 		return err
@@ -245,6 +264,8 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Processor: processor,
 			Store:     store,
 			Sources:   &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: o.youtubeBaseURL, Client: outbound}, Client: outbound},
+			Recorder:  mgr.GetEventRecorder(recorder.Transcript),
+			Metrics:   m,
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the transcript controller: %w", err)
@@ -256,6 +277,8 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Provider:  provider,
 			Timeout:   o.ai.timeout,
 			Workers:   o.ai.workers,
+			Recorder:  mgr.GetEventRecorder(recorder.AIPass),
+			Metrics:   m,
 		}
 		if err := aiPass.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the AI pass controller: %w", err)
@@ -264,7 +287,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := (&controllers.WebhookEndpointReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook endpoint controller: %w", err)
 		}
-		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store, Retention: o.webhookRetention}).SetupWithManager(mgr); err != nil {
+		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store, Retention: o.webhookRetention, Metrics: m}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook dispatch controller: %w", err)
 		}
 		deliveries := &controllers.WebhookDeliveryReconciler{
@@ -275,6 +298,8 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Store:       store,
 			RetryDelays: o.webhookRetryDelays,
 			Retention:   o.webhookRetention,
+			Recorder:    mgr.GetEventRecorder(recorder.Webhook),
+			Metrics:     m,
 		}
 		if err := deliveries.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook delivery controller: %w", err)
@@ -336,6 +361,8 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Resolver:      net.DefaultResolver,
 			AIProvider:    provider,
 			Log:           log.WithName("api"),
+			Metrics:       m,
+			Recorder:      mgr.GetEventRecorder(recorder.API),
 		})
 		if err := mountDashboard(mgr, srv, store, o.namespace, publicURL, allow, log); err != nil {
 			return err

@@ -20,6 +20,11 @@ import (
 // names the directory of the real binary: see ExecChild.
 const envChildAssets = "TCS_CONTROL_PLANE_ASSETS"
 
+// envChildParent holds the pid of the tcs that starts the control plane, so that a child can
+// tell that its parent died before the parent-death signal was set: reading the parent pid
+// only in the child would see init's pid after such a death, and miss it.
+const envChildParent = "TCS_CONTROL_PLANE_PARENT"
+
 // childNames are the control-plane processes that run through the ExecChild shim.
 var childNames = []string{"etcd", "kube-apiserver"}
 
@@ -35,7 +40,11 @@ func ExecChild() {
 	}
 	// The parent-death signal belongs to this thread, which must be the one that execs.
 	runtime.LockOSThread()
-	parent := os.Getppid()
+	parent, err := strconv.Atoi(os.Getenv(envChildParent))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s is not a pid: %v\n", name, envChildParent, err)
+		os.Exit(1)
+	}
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: setting the parent-death signal: %v\n", name, err)
 		os.Exit(1)
@@ -43,9 +52,11 @@ func ExecChild() {
 	if os.Getppid() != parent {
 		os.Exit(1) // the parent died before the signal was set
 	}
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, envChildAssets+"=") })
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, envChildAssets+"=") || strings.HasPrefix(kv, envChildParent+"=")
+	})
 	real := filepath.Join(dir, name)
-	err := unix.Exec(real, append([]string{real}, os.Args[1:]...), env)
+	err = unix.Exec(real, append([]string{real}, os.Args[1:]...), env)
 	fmt.Fprintf(os.Stderr, "%s: starting %s: %v\n", name, real, err)
 	os.Exit(1)
 }
@@ -64,6 +75,9 @@ func shim(dir, exe, assets string) (etcd, apiserver string, err error) {
 		}
 	}
 	if err := os.Setenv(envChildAssets, assets); err != nil {
+		return "", "", err
+	}
+	if err := os.Setenv(envChildParent, strconv.Itoa(os.Getpid())); err != nil {
 		return "", "", err
 	}
 	return filepath.Join(dir, "etcd"), filepath.Join(dir, "kube-apiserver"), nil

@@ -76,6 +76,15 @@ func (e *ContentError) Unwrap() error { return e.Err }
 type Processor struct {
 	engine *correction.Engine
 	store  *blob.Store
+	// observe, when set, hears of every deterministic pass.
+	observe func(format string, bytes int, took time.Duration)
+}
+
+// ObserveCorrections has observe called after every deterministic pass with the document's
+// format, its size and the time the pass took (the service records them as metrics). Call it
+// before p is in use.
+func (p *Processor) ObserveCorrections(observe func(format string, bytes int, took time.Duration)) {
+	p.observe = observe
 }
 
 // New returns a Processor that corrects with engine and stores into store; a nil store
@@ -86,6 +95,7 @@ func New(engine *correction.Engine, store *blob.Store) *Processor {
 
 // Correct runs the deterministic pass over content; an empty format means it is sniffed.
 func (p *Processor) Correct(content []byte, format formats.Format, opts correction.Options) (*Result, error) {
+	start := time.Now()
 	if format == "" {
 		format = formats.Sniff(content)
 	}
@@ -105,6 +115,9 @@ func (p *Processor) Correct(content []byte, format formats.Format, opts correcti
 	out, err := view.Rewrite(edits)
 	if err != nil {
 		return nil, fmt.Errorf("writing the corrected %s: %w", format, err)
+	}
+	if p.observe != nil {
+		p.observe(string(format), len(content), time.Since(start))
 	}
 	return &Result{
 		Format:  format,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,5 +159,31 @@ func TestCorrectFindsANameSplitAcrossCues(t *testing.T) {
 	if c.Original != "first\ncorinthians" || c.Replacement != "1 Corinthians" || c.Line != 4 ||
 		!strings.HasPrefix(in[c.Start:], "first") || !strings.HasSuffix(in[:c.End], "corinthians") {
 		t.Fatalf("change %+v covers %q", c, in[c.Start:c.End])
+	}
+}
+
+func TestCorrectionsAreObserved(t *testing.T) {
+	p, _ := newProcessor(t)
+	type seen struct {
+		format string
+		bytes  int
+	}
+	var got []seen
+	p.ObserveCorrections(func(format string, bytes int, took time.Duration) {
+		if took <= 0 {
+			t.Errorf("took %v", took)
+		}
+		got = append(got, seen{format, bytes})
+	})
+	content := "1\n00:00:01,000 --> 00:00:03,000\nturn to revelations 21:4\n"
+	if _, err := p.Correct([]byte(content), "", correction.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// A refused document is no corrected one.
+	if _, err := p.Correct([]byte("PK\x03\x04 not a docx"), formats.DOCX, correction.Options{}); err == nil {
+		t.Fatal("a broken docx was corrected")
+	}
+	if want := []seen{{"srt", len(content)}}; !slices.Equal(got, want) {
+		t.Fatalf("observed %v, want %v", got, want)
 	}
 }

@@ -240,9 +240,23 @@ func checkDefault(t *testing.T, objs objects) (*appsv1.Deployment, *corev1.Conta
 		t.Errorf("Services %v, want %v", svcNames, want)
 	}
 
-	// RBAC: bindings only in the namespace, each to a rendered Role and the pods' ServiceAccount.
-	if n := len(objs.ofKind("ClusterRoleBinding")); n != 0 {
-		t.Errorf("%d ClusterRoleBindings: the service needs nothing cluster-wide", n)
+	// RBAC: bindings in the namespace, each to a rendered Role and the pods' ServiceAccount; the
+	// one cluster-wide binding lets the metrics endpoint review scrapers' tokens and access.
+	crbs := convert[rbacv1.ClusterRoleBinding](t, objs.ofKind("ClusterRoleBinding"))
+	if len(crbs) != 1 || crbs[0].Name != "tcs-metrics-auth-rolebinding" {
+		t.Fatalf("ClusterRoleBindings %v, want only tcs-metrics-auth-rolebinding", crbs)
+	}
+	var auth rbacv1.ClusterRole
+	if crbs[0].RoleRef.Kind != "ClusterRole" || !objs.one(t, "ClusterRole", crbs[0].RoleRef.Name, &auth) {
+		t.Errorf("ClusterRoleBinding %s refers to %+v, not a rendered ClusterRole", crbs[0].Name, crbs[0].RoleRef)
+	}
+	if want := []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: namespace}}; !slices.Equal(crbs[0].Subjects, want) {
+		t.Errorf("ClusterRoleBinding %s binds %+v, want %+v", crbs[0].Name, crbs[0].Subjects, want)
+	}
+	for _, r := range auth.Rules {
+		if !slices.Equal(r.Verbs, []string{"create"}) || !slices.Contains([]string{"tokenreviews", "subjectaccessreviews"}, strings.Join(r.Resources, ",")) {
+			t.Errorf("the metrics-auth ClusterRole grants %+v, more than reviewing tokens and access", r)
+		}
 	}
 	var bound []string
 	for _, b := range convert[rbacv1.RoleBinding](t, objs.ofKind("RoleBinding")) {
@@ -446,7 +460,10 @@ func checkAccess(t *testing.T, cs kubernetes.Interface, user, ns string) {
 	}
 	cases = append(cases,
 		access{"list", "tcs.dev", "webhookendpoints", "", ns, true},
-		access{"create", "tcs.dev", "webhookendpoints", "", ns, false},
+		// The dashboard manages the endpoints of its organizations, in the service's namespace only.
+		access{"create", "tcs.dev", "webhookendpoints", "", ns, true},
+		access{"create", "tcs.dev", "webhookendpoints", "", "other", false},
+		access{"update", "tcs.dev", "webhookendpoints", "status", ns, true},
 		access{"delete", "", "secrets", "", ns, true},
 		access{"delete", "", "secrets", "", "kube-system", false},
 		access{"update", "tcs.dev", "transcripts", "status", ns, true},
@@ -455,7 +472,13 @@ func checkAccess(t *testing.T, cs kubernetes.Interface, user, ns string) {
 		access{"create", "", "events", "", "other", false},
 		access{"list", "", "pods", "", ns, false},
 		access{"list", "", "namespaces", "", "", false},
-		access{"create", "authentication.k8s.io", "tokenreviews", "", "", false},
+		// The metrics endpoint reviews scrapers' tokens and access, and may do nothing else
+		// cluster-wide.
+		access{"create", "authentication.k8s.io", "tokenreviews", "", "", true},
+		access{"create", "authorization.k8s.io", "subjectaccessreviews", "", "", true},
+		access{"list", "authentication.k8s.io", "tokenreviews", "", "", false},
+		access{"create", "events.k8s.io", "events", "", ns, true},
+		access{"create", "events.k8s.io", "events", "", "other", false},
 		access{"list", "apiextensions.k8s.io", "customresourcedefinitions", "", "", false},
 	)
 	for _, a := range cases {

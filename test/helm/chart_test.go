@@ -25,6 +25,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -96,6 +97,11 @@ var valueSets = []valueSet{
 				"apiKeySecret": "tcs-ai/token",
 				"stream":       true,
 			},
+			"metrics": map[string]any{
+				"secure":         false,
+				"serviceMonitor": map[string]any{"enabled": true, "interval": "1m"},
+				"prometheusRule": map[string]any{"enabled": true, "labels": map[string]any{"role": "alert-rules"}},
+			},
 		},
 		serviceNamespace: "tcs-data",
 		wantArgs: []string{
@@ -107,6 +113,7 @@ var valueSets = []valueSet{
 			"--ai-model=llama3.1:8b",
 			"--ai-api-key-secret=tcs-ai/token",
 			"--ai-stream",
+			"--metrics-secure=false",
 		},
 		wantEnv: map[string]string{
 			"TCS_UPLOAD_SECRET":     "tcs-upload/secret",
@@ -153,6 +160,27 @@ var valueSets = []valueSet{
 			{namespace: "tcs-sermons", name: "tcs-ai", data: map[string]string{"api-key": "sk-chart-test"}},
 		},
 		install: true,
+	},
+	{
+		// The metrics server's certificate from a Secret, scraped by the Prometheus Operator;
+		// not installed, as no Prometheus Operator CRDs are here.
+		name:      "metrics-tls",
+		release:   "tcs",
+		namespace: "tcs-monitored",
+		values: map[string]any{
+			"metrics": map[string]any{
+				"certSecret": "tcs-metrics-tls",
+				"serviceMonitor": map[string]any{
+					"enabled":   true,
+					"labels":    map[string]any{"release": "prometheus"},
+					"tlsConfig": map[string]any{"ca": map[string]any{"secret": map[string]any{"name": "tcs-metrics-tls", "key": "ca.crt"}}, "serverName": "tcs-metrics.tcs-monitored.svc"},
+				},
+				"prometheusRule": map[string]any{"enabled": true},
+			},
+		},
+		serviceNamespace: "tcs-monitored",
+		wantArgs:         []string{"run", "--namespace=tcs-monitored", "--leader-elect", "--metrics-cert-path=/etc/tcs/metrics-certs"},
+		wantEnv:          map[string]string{},
 	},
 }
 
@@ -229,6 +257,14 @@ type rendered struct {
 	roleBindings        []*rbacv1.RoleBinding
 	deployments         []*appsv1.Deployment
 	services            []*corev1.Service
+	// metricsReaders and metricsServices are the ClusterRole that lets scrapers in and the
+	// Service they scrape; monitoring holds the Prometheus Operator's objects.
+	metricsReaders []*rbacv1.ClusterRole
+	// metricsAuth and metricsAuthBindings let the service review scrapers (metrics.secure).
+	metricsAuth         []*rbacv1.ClusterRole
+	metricsAuthBindings []*rbacv1.ClusterRoleBinding
+	metricsServices     []*corev1.Service
+	monitoring          []*unstructured.Unstructured
 	ingresses           []*networkingv1.Ingress
 }
 
@@ -259,6 +295,12 @@ func decodeManifests(data []byte) (*rendered, error) {
 		if len(probe) == 0 {
 			continue // only comments
 		}
+		if apiVersion, _ := probe["apiVersion"].(string); strings.HasPrefix(apiVersion, "monitoring.coreos.com/") {
+			u := &unstructured.Unstructured{Object: probe}
+			r.all = append(r.all, u)
+			r.monitoring = append(r.monitoring, u)
+			continue
+		}
 		obj, _, err := decoder.Decode(doc, nil, nil)
 		if err != nil {
 			return nil, fmt.Errorf("decoding a document: %w\n%s", err, doc)
@@ -274,8 +316,20 @@ func decodeManifests(data []byte) (*rendered, error) {
 		case *corev1.ServiceAccount:
 			r.serviceAccounts = append(r.serviceAccounts, o)
 		case *rbacv1.ClusterRole:
+			if strings.HasSuffix(o.Name, "-metrics-auth") {
+				r.metricsAuth = append(r.metricsAuth, o)
+				continue
+			}
+			if strings.HasSuffix(o.Name, "-metrics-reader") {
+				r.metricsReaders = append(r.metricsReaders, o)
+				continue
+			}
 			r.clusterRoles = append(r.clusterRoles, o)
 		case *rbacv1.ClusterRoleBinding:
+			if strings.HasSuffix(o.Name, "-metrics-auth") {
+				r.metricsAuthBindings = append(r.metricsAuthBindings, o)
+				continue
+			}
 			r.clusterRoleBindings = append(r.clusterRoleBindings, o)
 		case *rbacv1.Role:
 			r.roles = append(r.roles, o)
@@ -284,6 +338,10 @@ func decodeManifests(data []byte) (*rendered, error) {
 		case *appsv1.Deployment:
 			r.deployments = append(r.deployments, o)
 		case *corev1.Service:
+			if strings.HasSuffix(o.Name, "-metrics") {
+				r.metricsServices = append(r.metricsServices, o)
+				continue
+			}
 			r.services = append(r.services, o)
 		case *networkingv1.Ingress:
 			r.ingresses = append(r.ingresses, o)
@@ -307,6 +365,9 @@ func render(t *testing.T, vs valueSet) *rendered {
 	// Least privilege: Roles in the service's namespace, nothing cluster-wide.
 	if n := []int{len(r.serviceAccounts), len(r.roles), len(r.roleBindings), len(r.clusterRoles), len(r.clusterRoleBindings), len(r.deployments), len(r.services)}; !slices.Equal(n, []int{1, 2, 2, 0, 0, 1, 1}) {
 		t.Fatalf("the chart renders %d ServiceAccounts, %d Roles, %d RoleBindings, %d ClusterRoles, %d ClusterRoleBindings, %d Deployments and %d Services, want 1, 2, 2, 0, 0, 1 and 1", n[0], n[1], n[2], n[3], n[4], n[5], n[6])
+	}
+	if n := []int{len(r.metricsReaders), len(r.metricsServices)}; !slices.Equal(n, []int{1, 1}) {
+		t.Fatalf("the chart renders %d metrics-reader ClusterRoles and %d metrics Services, want one of each", n[0], n[1])
 	}
 	return r
 }
@@ -388,6 +449,9 @@ func TestValuesSchema(t *testing.T) {
 		{"bad pull policy", map[string]any{"image": map[string]any{"repository": "tcs", "tag": "v1", "pullPolicy": "Sometimes"}}, "pullPolicy"},
 		{"CIDRs not a list", map[string]any{"outboundAllowCIDRs": "10.0.0.0/8"}, "outboundAllowCIDRs"},
 		{"service port out of range", map[string]any{"service": map[string]any{"port": 70000}}, "port"},
+		{"misspelt ServiceMonitor value", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enable": true}}}, "enable"},
+		{"metrics.secure not a boolean", map[string]any{"metrics": map[string]any{"secure": "yes"}}, "secure"},
+		{"scrape interval not a duration", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"interval": "often"}}}, "interval"},
 		{"misspelt ingress value", map[string]any{"ingress": map[string]any{"enable": true}}, "enable"},
 		{"ingress host with a scheme", map[string]any{"ingress": map[string]any{"host": "https://tcs.example.org"}}, "host"},
 	} {
@@ -634,6 +698,7 @@ func TestTemplate(t *testing.T) {
 					t.Errorf("the %s probe's port %s is not one the container declares", name, p.HTTPGet.Port.String())
 				}
 			}
+			checkMetrics(t, vs, r)
 		})
 	}
 }

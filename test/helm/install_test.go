@@ -262,10 +262,8 @@ func installAndRun(t *testing.T, c *cluster, bin string, vs valueSet) {
 	if code, body, err := get(p.probes["liveness"]); err != nil || code != http.StatusOK {
 		t.Errorf("liveness probe %s: %d %s %v", p.probes["liveness"], code, body, err)
 	}
-	if code, body, err := get(p.url("--metrics-bind-address", "/metrics")); err != nil || code != http.StatusOK {
-		t.Errorf("metrics: %d %v %.200s", code, err, body)
-	}
 	useService(t, c, bin, vs, d, p, proc)
+	scrapeMetrics(t, c, vs, p)
 	confined(t, c, vs, p.user)
 }
 

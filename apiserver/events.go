@@ -1,0 +1,20 @@
+package apiserver
+
+import (
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/metrics"
+	"tcs.dev/tcs/internal/recorder"
+)
+
+// transcriptEnded records t, just written in a final phase by the API server, in the metrics
+// and, completed, as a Corrected Event.
+func (s *Server) transcriptEnded(t *tcsv1.Transcript) {
+	outcome := metrics.OutcomeCompleted
+	if t.Status.Phase == tcsv1.PhaseFailed {
+		outcome = metrics.OutcomeFailed
+	}
+	s.metrics.TranscriptEnded(string(t.Spec.Source.Type), outcome, s.now().Sub(t.CreationTimestamp.Time))
+	if outcome == metrics.OutcomeCompleted {
+		recorder.Corrected(s.recorder, t)
+	}
+}
