@@ -191,10 +191,11 @@ const lookBack = 8
 func (m *matcher) run() {
 	sc := m.sc
 	for i := 0; sc.has(i); {
-		// Skip the words the matcher has nothing to try on.
+		// Skip the words the matcher has nothing to try on. A number is
+		// tried (tNumTry) only after a word of five letters or more.
 		toks, base := sc.toks, sc.base
 		k := i - base
-		for k < len(toks) && toks[k].flags&(tFull|tFuzzy|tDigits) == 0 {
+		for k < len(toks) && toks[k].flags&(tFull|tFuzzy|tNumTry) == 0 {
 			k++
 		}
 		i = base + k

@@ -10,7 +10,7 @@ import (
 // token is one run of letters and digits in the text.
 type token struct {
 	start, end int32
-	flags      uint8  // tUpper, tDigits, tFull, tFuzzy, tMulti
+	flags      uint8  // tUpper, tDigits, tFull, tFuzzy, tMulti, tNumTry
 	h          uint64 // hash of the lowercase word (see dict.find), unless tMulti
 }
 
@@ -21,6 +21,7 @@ const (
 	tFull               // may start a dictionary form: run the full matcher on it
 	tFuzzy              // not a dictionary form, but may be a misheard place name
 	tMulti              // holds a non-ASCII rune
+	tNumTry             // only digits, after a word that may be a misspelled book (see matcher.run)
 )
 
 func (t token) s() int       { return int(t.start) }
@@ -137,11 +138,25 @@ func wordKey(h uint64, n int) uint64 {
 	return (h ^ uint64(n)) * 0xff51afd7ed558ccd
 }
 
+// b2u returns 1 for true and 0 for false; the compiler makes it a
+// conditional set, not a branch.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // scan appends tokens to the window until it is full or the text ends.
 func (sc *scanner) scan() {
 	text, d, toks := sc.text, sc.d, sc.toks
 	n := len(text)
 	i := sc.pos
+	// cue is 1 when the previous word may be a place cue (dict.placeCues).
+	var cue uint8
+	if len(toks) > 0 {
+		cue = d.placeCueBit(toks[len(toks)-1].h)
+	}
 	for len(toks) < cap(toks) {
 		// Skip to the next word: an ASCII letter or digit, or a rune
 		// from 0x80 that is a letter, digit or mark.
@@ -222,26 +237,28 @@ func (sc *scanner) scan() {
 		}
 		if letters == 0 {
 			t.flags |= tDigits
+			// A number is tried as a reference after a word that may be a
+			// misspelled book (see matcher.run); with no word before it
+			// in the window, the matcher reads the word itself.
+			if len(toks) == 0 || toks[len(toks)-1].flags&tDigits == 0 && toks[len(toks)-1].end-toks[len(toks)-1].start >= 5 {
+				t.flags |= tNumTry
+			}
 		}
 		// Flag the words the matcher tries, without branches: whether a
 		// word is one is not predictable. A word that is no dictionary
 		// key is tried as a misheard place name when it has six to 24
 		// letters and its shape is that of a key or a fuzzy target, or,
 		// after a place cue, five letters or the shape of a lost last
-		// sound or of a rarer place (see dict.cueShape).
+		// sound or of a rarer place (see dict.scanShapes).
 		full := d.keyBit(t.h)
 		if multi {
 			full = 1
 		}
 		k := (min(size, 31)*27+letterIndex(text[start]))*27 + letterIndex(text[i-1])
-		fuzzy := d.anyShape.bit(k)
-		if uint(size-6) > 24-6 || digits != 0 {
-			fuzzy = 0
-		}
-		if fuzzy == 0 && digits == 0 && uint(size-5) <= 24-5 && len(toks) > 0 && d.cueShape.has(k) {
-			fuzzy = d.placeCueBit(toks[len(toks)-1].h)
-		}
+		sh := d.scanShape(k)
+		fuzzy := (sh | sh>>1&cue) & 1 & b2u(digits == 0)
 		t.flags |= full*tFull | fuzzy&^full*tFuzzy
+		cue = d.placeCueBit(t.h)
 		toks = append(toks, t)
 	}
 	sc.pos = i
@@ -354,8 +371,14 @@ func (sc *scanner) is(i int, w string) bool {
 
 // isAny reports whether token i is one of the words ws.
 func (sc *scanner) isAny(i int, ws ...string) bool {
+	// The token is read once; most words differ from it in length.
+	if i < 0 || !sc.has(i) {
+		return false
+	}
+	t := sc.tok(i)
+	s := sc.text[t.s():t.e()]
 	for _, w := range ws {
-		if sc.is(i, w) {
+		if len(s) == len(w) && strings.EqualFold(s, w) {
 			return true
 		}
 	}
