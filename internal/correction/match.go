@@ -996,8 +996,15 @@ func (m *matcher) knownMiss(t *token) bool {
 	if t.flags&tMulti != 0 || len(m.misses) == 0 {
 		return false
 	}
-	x := &m.misses[t.h>>40&uint64(len(m.misses)-1)]
-	return x.h == uint32(t.h>>32) && x.near|x.wide == 0 && int32(x.n) == t.end-t.start &&
+	// The word is in one of its two slots at most (see fuzzyPlace); a
+	// false answer only costs the call.
+	k := t.h >> 40 & uint64(len(m.misses)-1)
+	h32 := uint32(t.h >> 32)
+	x := &m.misses[k]
+	if x.h != h32 {
+		x = &m.misses[k^1]
+	}
+	return x.h == h32 && x.near|x.wide == 0 && int32(x.n) == t.end-t.start &&
 		asciiEqualFold(m.sc.text[t.start:t.end], m.sc.text[x.start:x.start+int32(x.n)])
 }
 
