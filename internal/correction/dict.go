@@ -188,7 +188,9 @@ type dict struct {
 	// letters), bit 1 when it is tried only after a word of placeCues (a
 	// bit set over word hashes; five to 24 letters, see cueShape).
 	scanShapes [(32*27*27*2 + 63) / 64]uint64
-	placeCues  [4]uint64
+	// letterIndexes is letterIndex of every byte: one load in the scanner.
+	letterIndexes [256]uint8
+	placeCues     [4]uint64
 	// keys is a Bloom filter (two bits a key) over the hashes of the ASCII
 	// words the matcher must look up: prefixes, root keys that can lead
 	// to a change, and all root keys of six letters or more (a key stops
@@ -502,6 +504,9 @@ func (d *dict) markShapes() {
 	}
 	for k := range d.placeTargets {
 		cueShape(&d.placeTargets[k], 1)
+	}
+	for c := range d.letterIndexes {
+		d.letterIndexes[c] = uint8(letterIndex(byte(c)))
 	}
 	for k := 0; k < 32*27*27; k++ {
 		n := k / (27 * 27) // the word length, up to 31

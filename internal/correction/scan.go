@@ -254,7 +254,7 @@ func (sc *scanner) scan() {
 		if multi {
 			full = 1
 		}
-		k := (min(size, 31)*27+letterIndex(text[start]))*27 + letterIndex(text[i-1])
+		k := (min(size, 31)*27+int(d.letterIndexes[text[start]]))*27 + int(d.letterIndexes[text[i-1]])
 		sh := d.scanShape(k)
 		fuzzy := (sh | sh>>1&cue) & 1 & b2u(digits == 0)
 		t.flags |= full*tFull | fuzzy&^full*tFuzzy
