@@ -187,7 +187,7 @@ type dict struct {
 	// a misheard place (a shape of first or fuzzyShape, six to 24
 	// letters), bit 1 when it is tried only after a word of placeCues (a
 	// bit set over word hashes; five to 24 letters, see cueShape).
-	scanShapes [(32*27*27*2 + 63) / 64]uint64
+	scanShapes [1024]uint64 // 729 used; the index is masked, not checked
 	// letterIndexes is letterIndex of every byte: one load in the scanner.
 	letterIndexes [256]uint8
 	placeCues     [4]uint64
@@ -241,7 +241,7 @@ func (s *shapeSet) add(i int)      { s[i>>6] |= 1 << (i & 63) }
 func (s *shapeSet) has(i int) bool { return s[i>>6]>>(i&63)&1 != 0 }
 
 // scanShape returns the two bits of shape k in scanShapes.
-func (d *dict) scanShape(k int) uint8 { return uint8(d.scanShapes[k>>5] >> (k & 31 * 2) & 3) }
+func (d *dict) scanShape(k int) uint8 { return uint8(d.scanShapes[k>>5&1023] >> (k & 31 * 2) & 3) }
 
 // keyEntry is one ASCII word of the open-addressing table of root and
 // prefix keys.
