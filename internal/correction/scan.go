@@ -152,11 +152,6 @@ func (sc *scanner) scan() {
 	text, d, toks := sc.text, sc.d, sc.toks
 	n := len(text)
 	i := sc.pos
-	// cue is 1 when the previous word may be a place cue (dict.placeCues).
-	var cue uint8
-	if len(toks) > 0 {
-		cue = d.placeCueBit(toks[len(toks)-1].h)
-	}
 	for len(toks) < cap(toks) {
 		// Skip to the next word: an ASCII letter or digit, or a rune
 		// from 0x80 that is a letter, digit or mark.
@@ -255,10 +250,14 @@ func (sc *scanner) scan() {
 			full = 1
 		}
 		k := (min(size, 31)*27+int(d.letterIndexes[text[start]]))*27 + int(d.letterIndexes[text[i-1]])
+		// cue is 1 when the previous word may be a place cue (dict.placeCues).
+		var cue uint8
+		if len(toks) > 0 {
+			cue = d.placeCueBit(toks[len(toks)-1].h)
+		}
 		sh := d.scanShape(k)
 		fuzzy := (sh | sh>>1&cue) & 1 & b2u(digits == 0)
 		t.flags |= full*tFull | fuzzy&^full*tFuzzy
-		cue = d.placeCueBit(t.h)
 		toks = append(toks, t)
 	}
 	sc.pos = i
