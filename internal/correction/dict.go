@@ -318,6 +318,12 @@ func asciiEqualFold(a, b string) bool {
 		}
 		return loadFull(a[len(a)-8:])|fold == loadFull(b[len(b)-8:])|fold
 	}
+	if len(a) >= 4 {
+		// Two overlapping loads of four bytes: most words compared are
+		// of five to seven letters.
+		const fold = 0x20202020
+		return load4(a)|fold == load4(b)|fold && load4(a[len(a)-4:])|fold == load4(b[len(b)-4:])|fold
+	}
 	for i := 0; i < len(a); i++ {
 		if a[i]|0x20 != b[i]|0x20 {
 			return false

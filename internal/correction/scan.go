@@ -109,6 +109,12 @@ func load8(s string, i int) uint64 {
 	return v
 }
 
+// load4 returns the first four bytes of s, which has at least four.
+func load4(s string) uint32 {
+	s = s[:4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
 // loadFull returns the first eight bytes of s, which has at least eight.
 func loadFull(s string) uint64 {
 	s = s[:8]

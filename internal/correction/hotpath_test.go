@@ -83,3 +83,43 @@ func TestEditDistanceBand(t *testing.T) {
 		}
 	}
 }
+
+// TestASCIIEqualFold checks the word-at-a-time asciiEqualFold against a
+// byte loop, for every length the fast paths split on, with one byte
+// changed or its case bit flipped at each position.
+func TestASCIIEqualFold(t *testing.T) {
+	plain := func(a, b string) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := 0; i < len(a); i++ {
+			if a[i]|0x20 != b[i]|0x20 {
+				return false
+			}
+		}
+		return true
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n <= 40; n++ {
+		for rep := 0; rep < 50; rep++ {
+			a := make([]byte, n)
+			for i := range a {
+				a[i] = byte(r.IntN(256))
+			}
+			for p := -1; p < n; p++ {
+				for _, flip := range []byte{0x20, 0x01, 0x80} {
+					b := append([]byte{}, a...)
+					if p >= 0 {
+						b[p] ^= flip
+					}
+					if g, w := asciiEqualFold(string(a), string(b)), plain(string(a), string(b)); g != w {
+						t.Fatalf("asciiEqualFold(%q, %q) = %v, want %v", a, b, g, w)
+					}
+				}
+			}
+			if g, w := asciiEqualFold(string(a), string(a)+"x"), false; g != w {
+				t.Fatalf("lengths %d and %d: %v", n, n+1, g)
+			}
+		}
+	}
+}
