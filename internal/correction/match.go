@@ -357,7 +357,7 @@ func (m *matcher) at(i int) int {
 		// Skip the lookups for words whose length and first and last
 		// letters no dictionary key has. Non-ASCII letters map to 0 and
 		// are marked like any other shape.
-		k := (n*27+letterIndex(sc.text[t.s()]))*27 + letterIndex(sc.text[t.e()-1])
+		k := (n*27+int(m.d.letterIndexes[sc.text[t.s()]]))*27 + int(m.d.letterIndexes[sc.text[t.e()-1]])
 		if !m.d.first.has(k) {
 			if m.place && n >= 6 && m.d.fuzzyShape.has(k) {
 				m.fuzzyPlace(i)
