@@ -120,7 +120,7 @@ func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (c
 		if err := r.Client.Patch(ctx, t, patch); err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				// Changed meanwhile: the next reconcile decides again.
-				return ctrl.Result{Requeue: true}, nil
+				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 			}
 			return ctrl.Result{}, fmt.Errorf("marking %s archived: %w", t.Spec.ID, err)
 		}
@@ -139,7 +139,7 @@ func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (c
 	rv := t.ResourceVersion
 	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &rv}); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("removing archived %s from the cluster: %w", t.Spec.ID, err)
 	}

@@ -46,7 +46,7 @@ func (r *IdempotencyRecordReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	}
 	if err := r.Client.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rec.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("deleting idempotency record %s: %w", rec.Name, err)
 	}

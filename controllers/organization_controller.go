@@ -47,7 +47,7 @@ func (r *OrganizationReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	if err := r.Client.Status().Update(ctx, org); err != nil {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", org.Name, err)
 	}

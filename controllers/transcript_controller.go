@@ -111,7 +111,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		if t.EndOnSoftDelete(metav1.NewTime(r.now())) {
 			if err := r.Client.Status().Update(ctx, t); err != nil {
 				if apierrors.IsConflict(err) {
-					return ctrl.Result{Requeue: true}, nil
+					return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 				}
 				return ctrl.Result{}, fmt.Errorf("ending the work of deleted transcript %s: %w", t.Spec.ID, err)
 			}
@@ -168,7 +168,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	if err := r.Client.Status().Update(ctx, t); err != nil {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", t.Name, err)
 	}
@@ -304,7 +304,7 @@ func (r *TranscriptReconciler) expireGrant(ctx context.Context, t *tcsv1.Transcr
 	}
 	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("deleting the expired upload grant %s: %w", t.Name, err)
 	}
@@ -324,7 +324,7 @@ func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (
 	// The precondition keeps a transcript restored a moment ago, with its text.
 	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("purging %s: %w", t.Spec.ID, err)
 	}
@@ -397,7 +397,7 @@ func (r *TranscriptReconciler) removeFinalizer(ctx context.Context, t *tcsv1.Tra
 	controllerutil.RemoveFinalizer(t, tcsv1.FinalizerStoredObjects)
 	if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("removing the finalizer of %s: %w", t.Spec.ID, err))
 	}
@@ -437,3 +437,7 @@ func (r *TranscriptReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
+
+// conflictRequeue is how soon an object whose write lost a race with another writer is
+// reconciled again, from the newer version the cache then holds.
+const conflictRequeue = 250 * time.Millisecond

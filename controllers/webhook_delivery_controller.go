@@ -246,7 +246,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 			return ctrl.Result{}, nil
 		}
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("recording an attempt of %s: %w", d.Name, err)
 	}
@@ -328,7 +328,7 @@ func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.Webho
 func (r *WebhookDeliveryReconciler) update(ctx context.Context, d *tcsv1.WebhookDelivery) (ctrl.Result, error) {
 	if err := r.Client.Status().Update(ctx, d); err != nil {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{}, nil

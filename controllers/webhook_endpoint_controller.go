@@ -46,7 +46,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	if err := r.Client.Status().Update(ctx, ep); err != nil {
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("recording the subscriptions of endpoint %s: %w", ep.Name, err)
 	}

@@ -182,12 +182,15 @@ type dict struct {
 	// fuzzyShape holds, for each word length and first and last letter,
 	// whether a fuzzy target is within reach (laid out like first).
 	fuzzyShape shapeSet
-	// anyShape is first and fuzzyShape together, for the scanner.
-	anyShape shapeSet
-	// cueShape holds the shapes of words tried as misheard places only
-	// after a word of placeCues (a bit set over word hashes).
-	cueShape  shapeSet
-	placeCues [4]uint64
+	// scanShapes holds two bits for each shape, for the scanner, so that
+	// one load answers both: bit 0 when a word of that shape is tried as
+	// a misheard place (a shape of first or fuzzyShape, six to 24
+	// letters), bit 1 when it is tried only after a word of placeCues (a
+	// bit set over word hashes; five to 24 letters, see cueShape).
+	scanShapes [1024]uint64 // 729 used; the index is masked, not checked
+	// letterIndexes is letterIndex of every byte: one load in the scanner.
+	letterIndexes [256]uint8
+	placeCues     [4]uint64
 	// keys is a Bloom filter (two bits a key) over the hashes of the ASCII
 	// words the matcher must look up: prefixes, root keys that can lead
 	// to a change, and all root keys of six letters or more (a key stops
@@ -234,9 +237,11 @@ func (d *dict) keyBit(h uint64) uint8 {
 // shapeSet is a set of word shapes (see shape), as bits.
 type shapeSet [(32*27*27 + 63) / 64]uint64
 
-func (s *shapeSet) add(i int)       { s[i>>6] |= 1 << (i & 63) }
-func (s *shapeSet) has(i int) bool  { return s[i>>6]>>(i&63)&1 != 0 }
-func (s *shapeSet) bit(i int) uint8 { return uint8(s[i>>6] >> (i & 63) & 1) }
+func (s *shapeSet) add(i int)      { s[i>>6] |= 1 << (i & 63) }
+func (s *shapeSet) has(i int) bool { return s[i>>6]>>(i&63)&1 != 0 }
+
+// scanShape returns the two bits of shape k in scanShapes.
+func (d *dict) scanShape(k int) uint8 { return uint8(d.scanShapes[k>>5&1023] >> (k & 31 * 2) & 3) }
 
 // keyEntry is one ASCII word of the open-addressing table of root and
 // prefix keys.
@@ -301,6 +306,23 @@ func asciiFold(w, lower string) bool {
 func asciiEqualFold(a, b string) bool {
 	if len(a) != len(b) {
 		return false
+	}
+	if len(a) >= 8 {
+		// Eight bytes at a time, the last eight overlapping: a loop of
+		// byte compares mispredicts at its unpredictable end.
+		const fold = ones * 0x20
+		for i := 0; i < len(a)-8; i += 8 {
+			if loadFull(a[i:])|fold != loadFull(b[i:])|fold {
+				return false
+			}
+		}
+		return loadFull(a[len(a)-8:])|fold == loadFull(b[len(b)-8:])|fold
+	}
+	if len(a) >= 4 {
+		// Two overlapping loads of four bytes: most words compared are
+		// of five to seven letters.
+		const fold = 0x20202020
+		return load4(a)|fold == load4(b)|fold && load4(a[len(a)-4:])|fold == load4(b[len(b)-4:])|fold
 	}
 	for i := 0; i < len(a); i++ {
 		if a[i]|0x20 != b[i]|0x20 {
@@ -451,6 +473,7 @@ func (d *dict) markShapes() {
 			e.pre, e.isPre = d.prefixes[k], true
 		}
 	}
+	var cueShapes shapeSet
 	cueShape := func(t *fuzzyTarget, spread int) {
 		// After a place cue the scanner also flags words that lost or
 		// changed the last sound ("nazaret", "emmauz": a silent final h,
@@ -469,7 +492,7 @@ func (d *dict) markShapes() {
 				continue // a word of five letters is compared within one edit
 			}
 			for _, last := range ends {
-				d.cueShape.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(last))
+				cueShapes.add((n*27+letterIndex(t.lower[0]))*27 + letterIndex(last))
 			}
 		}
 	}
@@ -488,8 +511,19 @@ func (d *dict) markShapes() {
 	for k := range d.placeTargets {
 		cueShape(&d.placeTargets[k], 1)
 	}
-	for k := range d.anyShape {
-		d.anyShape[k] = d.first[k] | d.fuzzyShape[k]
+	for c := range d.letterIndexes {
+		d.letterIndexes[c] = uint8(letterIndex(byte(c)))
+	}
+	for k := 0; k < 32*27*27; k++ {
+		n := k / (27 * 27) // the word length, up to 31
+		var b uint64
+		if n >= 6 && n <= 24 && (d.first.has(k) || d.fuzzyShape.has(k)) {
+			b |= 1
+		}
+		if n >= 5 && n <= 24 && cueShapes.has(k) {
+			b |= 2
+		}
+		d.scanShapes[k>>5] |= b << (k & 31 * 2)
 	}
 	for _, w := range []string{"in", "into", "near", "at", "through", "toward", "towards", "unto",
 		"to", "from", "of", "and", "or", "mount"} {

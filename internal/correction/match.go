@@ -191,10 +191,11 @@ const lookBack = 8
 func (m *matcher) run() {
 	sc := m.sc
 	for i := 0; sc.has(i); {
-		// Skip the words the matcher has nothing to try on.
+		// Skip the words the matcher has nothing to try on. A number is
+		// tried (tNumTry) only after a word of five letters or more.
 		toks, base := sc.toks, sc.base
 		k := i - base
-		for k < len(toks) && toks[k].flags&(tFull|tFuzzy|tDigits) == 0 {
+		for k < len(toks) && toks[k].flags&(tFull|tFuzzy|tNumTry) == 0 {
 			k++
 		}
 		i = base + k
@@ -356,7 +357,7 @@ func (m *matcher) at(i int) int {
 		// Skip the lookups for words whose length and first and last
 		// letters no dictionary key has. Non-ASCII letters map to 0 and
 		// are marked like any other shape.
-		k := (n*27+letterIndex(sc.text[t.s()]))*27 + letterIndex(sc.text[t.e()-1])
+		k := (n*27+int(m.d.letterIndexes[sc.text[t.s()]]))*27 + int(m.d.letterIndexes[sc.text[t.e()-1]])
 		if !m.d.first.has(k) {
 			if m.place && n >= 6 && m.d.fuzzyShape.has(k) {
 				m.fuzzyPlace(i)
@@ -995,8 +996,15 @@ func (m *matcher) knownMiss(t *token) bool {
 	if t.flags&tMulti != 0 || len(m.misses) == 0 {
 		return false
 	}
-	x := &m.misses[t.h>>40&uint64(len(m.misses)-1)]
-	return x.h == uint32(t.h>>32) && x.near|x.wide == 0 && int32(x.n) == t.end-t.start &&
+	// The word is in one of its two slots at most (see fuzzyPlace); a
+	// false answer only costs the call.
+	k := t.h >> 40 & uint64(len(m.misses)-1)
+	h32 := uint32(t.h >> 32)
+	x := &m.misses[k]
+	if x.h != h32 {
+		x = &m.misses[k^1]
+	}
+	return x.h == h32 && x.near|x.wide == 0 && int32(x.n) == t.end-t.start &&
 		asciiEqualFold(m.sc.text[t.start:t.end], m.sc.text[x.start:x.start+int32(x.n)])
 }
 

@@ -110,15 +110,27 @@ func editDistance(a []byte, b string, max int) int {
 	if len(a) > 40 || len(b) > 40 {
 		return max + 1
 	}
+	// Only the cells within max of the diagonal are computed: any other
+	// is more than max away. The cells just outside the band are set to
+	// max+1, so that a value read from them stays above max.
+	over := max + 1
 	var rows [3][41]int
 	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
 	for j := 0; j <= len(b); j++ {
 		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
+		lo, hi := 1, len(b)
+		if i-max > lo {
+			lo = i - max
+			cur[lo-1] = over
+		}
+		if i+max < hi {
+			hi = i + max
+		}
 		cur[0] = i
 		best := cur[0]
-		for j := 1; j <= len(b); j++ {
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
@@ -129,6 +141,9 @@ func editDistance(a []byte, b string, max int) int {
 			}
 			cur[j] = v
 			best = min(best, v)
+		}
+		if hi < len(b) {
+			cur[hi+1] = over
 		}
 		if best > max {
 			return max + 1

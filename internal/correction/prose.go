@@ -91,6 +91,13 @@ func (cs *codeState) inlineCode(text string, start, end int) bool {
 	return inBackticks(text, start, end)
 }
 
+// closingPunct reports whether c is one of , . ; ? ! " ' ): a bit test,
+// since notProse runs on every change.
+func closingPunct(c byte) bool {
+	const set uint64 = 1<<',' | 1<<'.' | 1<<';' | 1<<'?' | 1<<'!' | 1<<'"' | 1<<'\'' | 1<<')'
+	return c < 64 && set>>c&1 != 0
+}
+
 // notProse reports whether the bytes start..end of text belong to a URL,
 // an e-mail address, a handle, a path or a file name.
 func notProse(text string, start, end int) bool {
@@ -98,7 +105,7 @@ func notProse(text string, start, end int) bool {
 		// A word after a space and before closing punctuation and a space,
 		// the common case, is prose.
 		e := end
-		for e < len(text) && strings.IndexByte(",.;?!\"')", text[e]) >= 0 {
+		for e < len(text) && closingPunct(text[e]) {
 			e++
 		}
 		if e == len(text) || isSpaceByte(text[e]) {

@@ -10,7 +10,7 @@ import (
 // token is one run of letters and digits in the text.
 type token struct {
 	start, end int32
-	flags      uint8  // tUpper, tDigits, tFull, tFuzzy, tMulti
+	flags      uint8  // tUpper, tDigits, tFull, tFuzzy, tMulti, tNumTry
 	h          uint64 // hash of the lowercase word (see dict.find), unless tMulti
 }
 
@@ -21,6 +21,7 @@ const (
 	tFull               // may start a dictionary form: run the full matcher on it
 	tFuzzy              // not a dictionary form, but may be a misheard place name
 	tMulti              // holds a non-ASCII rune
+	tNumTry             // only digits, after a word that may be a misspelled book (see matcher.run)
 )
 
 func (t token) s() int       { return int(t.start) }
@@ -108,6 +109,12 @@ func load8(s string, i int) uint64 {
 	return v
 }
 
+// load4 returns the first four bytes of s, which has at least four.
+func load4(s string) uint32 {
+	s = s[:4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
 // loadFull returns the first eight bytes of s, which has at least eight.
 func loadFull(s string) uint64 {
 	s = s[:8]
@@ -135,6 +142,15 @@ func mixWord(h, v uint64) uint64 {
 // well mixed.
 func wordKey(h uint64, n int) uint64 {
 	return (h ^ uint64(n)) * 0xff51afd7ed558ccd
+}
+
+// b2u returns 1 for true and 0 for false; the compiler makes it a
+// conditional set, not a branch.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // scan appends tokens to the window until it is full or the text ends.
@@ -222,25 +238,31 @@ func (sc *scanner) scan() {
 		}
 		if letters == 0 {
 			t.flags |= tDigits
+			// A number is tried as a reference after a word that may be a
+			// misspelled book (see matcher.run); with no word before it
+			// in the window, the matcher reads the word itself.
+			if len(toks) == 0 || toks[len(toks)-1].flags&tDigits == 0 && toks[len(toks)-1].end-toks[len(toks)-1].start >= 5 {
+				t.flags |= tNumTry
+			}
 		}
 		// Flag the words the matcher tries, without branches: whether a
 		// word is one is not predictable. A word that is no dictionary
 		// key is tried as a misheard place name when it has six to 24
 		// letters and its shape is that of a key or a fuzzy target, or,
 		// after a place cue, five letters or the shape of a lost last
-		// sound or of a rarer place (see dict.cueShape).
+		// sound or of a rarer place (see dict.scanShapes).
 		full := d.keyBit(t.h)
 		if multi {
 			full = 1
 		}
-		k := (min(size, 31)*27+letterIndex(text[start]))*27 + letterIndex(text[i-1])
-		fuzzy := d.anyShape.bit(k)
-		if uint(size-6) > 24-6 || digits != 0 {
-			fuzzy = 0
+		k := (min(size, 31)*27+int(d.letterIndexes[text[start]]))*27 + int(d.letterIndexes[text[i-1]])
+		// cue is 1 when the previous word may be a place cue (dict.placeCues).
+		var cue uint8
+		if len(toks) > 0 {
+			cue = d.placeCueBit(toks[len(toks)-1].h)
 		}
-		if fuzzy == 0 && digits == 0 && uint(size-5) <= 24-5 && len(toks) > 0 && d.cueShape.has(k) {
-			fuzzy = d.placeCueBit(toks[len(toks)-1].h)
-		}
+		sh := d.scanShape(k)
+		fuzzy := (sh | sh>>1&cue) & 1 & b2u(digits == 0)
 		t.flags |= full*tFull | fuzzy&^full*tFuzzy
 		toks = append(toks, t)
 	}
@@ -354,8 +376,14 @@ func (sc *scanner) is(i int, w string) bool {
 
 // isAny reports whether token i is one of the words ws.
 func (sc *scanner) isAny(i int, ws ...string) bool {
+	// The token is read once; most words differ from it in length.
+	if i < 0 || !sc.has(i) {
+		return false
+	}
+	t := sc.tok(i)
+	s := sc.text[t.s():t.e()]
 	for _, w := range ws {
-		if sc.is(i, w) {
+		if len(s) == len(w) && strings.EqualFold(s, w) {
 			return true
 		}
 	}
