@@ -74,7 +74,18 @@ func (s *Server) queue(t *tcsv1.Transcript, jobType, record string) {
 func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
-	id, _ := s.newTranscriptID(ctx)
+	id, resumed := s.newTranscriptID(ctx)
+	if resumed {
+		// An earlier run of this request made it, and it may be finished and archived since:
+		// it is the answer, never made again.
+		prior, aerr := s.transcriptOf(ctx, id)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if prior != nil && prior.Status.Phase != "" {
+			return prior, nil
+		}
+	}
 	t := s.newTranscript(org, id, tcsv1.TranscriptSource{
 		Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title,
 	}, req.Options)
@@ -235,6 +246,16 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	}
 	t := &tcsv1.Transcript{}
 	err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}, t)
+	if apierrors.IsNotFound(err) {
+		// A confirmed upload may be archived since; it answers as it would in the cluster.
+		rec, aerr := s.archivedRecord(ctx, id)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if rec != nil {
+			t, err = rec, nil
+		}
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, notFound
@@ -456,7 +477,20 @@ func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1
 	defer deadline.Stop()
 	for {
 		// Read after registering, so that no change between the two is missed.
-		if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
+		err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t)
+		if apierrors.IsNotFound(err) {
+			// Finished and archived meanwhile (or long ago, for a resumed request).
+			rec, aerr := s.archivedRecord(ctx, t.Spec.ID)
+			if aerr != nil || rec == nil {
+				if aerr == nil {
+					aerr = serverError(fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err))
+				}
+				s.writeAPIError(w, r, aerr)
+				return
+			}
+			t, err = rec, nil
+		}
+		if err != nil {
 			s.serverError(w, r, fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err))
 			return
 		}

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,11 +10,13 @@ import (
 	"strconv"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/apiview"
+	"tcs.dev/tcs/internal/results"
 )
 
 // IndexTranscriptOrganization is the cache index of transcripts by their organization id.
@@ -43,9 +46,9 @@ func (f listFilter) match(t *tcsv1.Transcript) bool {
 		return false
 	case f.sourceType != "" && t.Spec.Source.Type != f.sourceType:
 		return false
-	case !f.createdFrom.IsZero() && t.CreationTimestamp.Time.Before(f.createdFrom):
+	case !f.createdFrom.IsZero() && t.Created().Time.Before(f.createdFrom):
 		return false
-	case !f.createdTo.IsZero() && t.CreationTimestamp.Time.After(f.createdTo):
+	case !f.createdTo.IsZero() && t.Created().Time.After(f.createdTo):
 		return false
 	}
 	return true
@@ -69,8 +72,8 @@ func timeQuery(r *http.Request, name string) (time.Time, *apiError) {
 
 // newerFirst orders transcripts newest first; the name breaks ties so that pages are stable.
 func newerFirst(a, b *tcsv1.Transcript) bool {
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.After(b.CreationTimestamp.Time)
+	if ac, bc := a.Created(), b.Created(); !ac.Equal(&bc) {
+		return ac.After(bc.Time)
 	}
 	return a.Name > b.Name
 }
@@ -137,6 +140,12 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 		cursor = c
 	}
 	page, hasMore := selectPage(list.Items, f, limit, cursor, before != "")
+	archived, archivedMore, err := s.archivedPage(ctx, org, f, limit, cursor, before != "")
+	if err != nil {
+		s.serverError(w, r, fmt.Errorf("listing archived transcripts: %w", err))
+		return
+	}
+	page, hasMore = mergePages(page, archived, hasMore, archivedMore, limit, before != "")
 	out := listView[apiview.Transcript]{Object: "list", Data: make([]apiview.Transcript, 0, len(page)), HasMore: hasMore, URL: "/api/v1/transcripts"}
 	for _, t := range page {
 		// Lists carry no content: fetch a transcript for its text.
@@ -148,20 +157,33 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 // deleteTranscript is DELETE /api/v1/transcripts/{id}: a soft delete. The transcript reads as
 // 404 and leaves lists at once; its content is purged after the retention window.
 func (s *Server) deleteTranscript(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.ownedTranscript(w, r)
+	t, archived, ok := s.ownedTranscriptOrRecord(w, r)
 	if !ok {
 		return
 	}
 	var already bool
-	err := s.updateStatus(r.Context(), t, func(t *tcsv1.Transcript) bool {
-		if t.Status.DeletedAt != nil {
-			already = true
-			return false
+	var err error
+	if !archived {
+		err = s.updateStatus(r.Context(), t, func(t *tcsv1.Transcript) bool {
+			if t.Status.DeletedAt != nil {
+				already = true
+				return false
+			}
+			now := s.metaNow()
+			t.Status.DeletedAt = &now
+			return true
+		})
+		// Archived since it was read: its record takes the delete.
+		archived = apierrors.IsNotFound(err) && s.results != nil
+	}
+	if archived {
+		var changed bool
+		changed, err = s.results.SoftDelete(r.Context(), t.Spec.ID, s.now())
+		already = !changed || errors.Is(err, results.ErrNotFound)
+		if errors.Is(err, results.ErrNotFound) {
+			err = nil
 		}
-		now := s.metaNow()
-		t.Status.DeletedAt = &now
-		return true
-	})
+	}
 	switch {
 	case err != nil:
 		s.serverError(w, r, fmt.Errorf("deleting transcript %s: %w", t.Spec.ID, err))
@@ -175,7 +197,8 @@ func (s *Server) deleteTranscript(w http.ResponseWriter, r *http.Request) {
 
 // triggerAIPass is POST /api/v1/transcripts/{id}/ai_pass: it queues an AI validation pass,
 // which runs once the deterministic pass is done. The optional body {"apply": bool} overrides
-// the transcript's options.ai_pass.apply for this pass.
+// the transcript's options.ai_pass.apply for this pass. An archived transcript is brought back
+// into the cluster for the pass, and archived again afterwards.
 func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 	obj, aerr := readOptionalJSONObject(w, r)
 	if aerr != nil {
@@ -186,7 +209,7 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, aerr)
 		return
 	}
-	t, ok := s.ownedTranscript(w, r)
+	t, archived, ok := s.ownedTranscriptOrRecord(w, r)
 	if !ok {
 		return
 	}
@@ -197,36 +220,65 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	err := s.updateStatus(r.Context(), t, func(t *tcsv1.Transcript) bool {
+	// decide tells whether t needs the pass queued, or the answer when it does not.
+	decide := func(t *tcsv1.Transcript) (bool, *apiError) {
 		switch {
 		case ownJob(r.Context(), t) != nil:
 			// An earlier run of this request queued the pass; it is the answer.
+			return false, nil
 		case t.AIPassBusy():
-			aerr = &apiError{Status: http.StatusConflict, Type: ErrConflict,
+			return false, &apiError{Status: http.StatusConflict, Type: ErrConflict,
 				Message: fmt.Sprintf("An AI pass of this transcript is already %s; wait for it to end.", t.Status.AIPassStatus)}
 		case t.Status.Phase == tcsv1.PhaseFailed:
-			aerr = &apiError{Status: http.StatusConflict, Type: ErrConflict,
+			return false, &apiError{Status: http.StatusConflict, Type: ErrConflict,
 				Message: "The transcript failed; there is no corrected content for an AI pass to validate."}
 		case s.repeatsLastPass(t, apply):
 			last := t.Status.AIPass
-			aerr = &apiError{Status: http.StatusConflict, Type: ErrConflict,
+			return false, &apiError{Status: http.StatusConflict, Type: ErrConflict,
 				Message: fmt.Sprintf("The AI pass of this transcript already completed with the %s provider (%s) and apply %t; it gives the same verdicts for the same text every time, so it is not run again. Ask with a different \"apply\" to change what it writes.",
 					last.Provider, last.Model, last.Apply)}
 		case t.Status.DeletedAt != nil:
-			aerr = &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", t.Spec.ID)}
-		default:
+			return false, &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", t.Spec.ID)}
+		}
+		return true, nil
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		if archived {
+			var queue bool
+			if queue, aerr = decide(t); aerr != nil || !queue {
+				break
+			}
+			if t, err = s.unarchive(r.Context(), t); err != nil {
+				break
+			}
+		}
+		err = s.updateStatus(r.Context(), t, func(t *tcsv1.Transcript) bool {
+			var queue bool
+			queue, aerr = decide(t)
+			if !queue {
+				return false
+			}
 			if job := t.QueueAIPass(apply, s.metaNow()); job != nil {
 				job.IdempotencyRecord = requestRecord(r.Context())
 			}
 			return true
+		})
+		if !apierrors.IsNotFound(err) || s.results == nil || attempt > 0 {
+			break
 		}
-		return false
-	})
+		// Archived since it was read: bring it back from its record.
+		var rec *tcsv1.Transcript
+		if rec, aerr = s.archivedRecord(r.Context(), t.Spec.ID); aerr != nil || rec == nil {
+			break
+		}
+		t, archived, err = rec, true, nil
+	}
 	switch {
+	case aerr != nil:
+		s.writeAPIError(w, r, aerr)
 	case err != nil:
 		s.serverError(w, r, fmt.Errorf("queueing the AI pass of %s: %w", t.Spec.ID, err))
-	case aerr != nil:
-		writeError(w, r, aerr)
 	default:
 		s.effected(r.Context(), t.Spec.ID)
 		s.respondTranscript(w, r, t, http.StatusAccepted)

@@ -21,6 +21,7 @@ import (
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/recorder"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
 )
@@ -46,6 +47,8 @@ type harness struct {
 	storeDir  string
 	keyA      *orgs.Key
 	keyB      *orgs.Key
+	// srv is the first replica's server, for in-process reads.
+	srv *Server
 }
 
 // harnessOptions tune a harness.
@@ -53,6 +56,8 @@ type harnessOptions struct {
 	uploadExpiry  time.Duration
 	resolver      *net.Resolver
 	syncSemaphore ratelimit.Semaphore
+	// results is the results store of archived transcripts; nil for none.
+	results *results.Store
 	// metrics, when set, records the API's metrics; events records Events.
 	metrics *metrics.Metrics
 	events  bool
@@ -130,6 +135,7 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 		Resolver:       opts.resolver,
 		SyncConcurrent: 3,
 		SyncSemaphore:  opts.syncSemaphore,
+		Results:        opts.results,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
 		Metrics:        opts.metrics,
@@ -137,6 +143,9 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
 	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
+	if h.srv == nil {
+		h.srv = srv
+	}
 	t.Cleanup(testenv.Run(t, mgr))
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("cache did not sync")

@@ -26,6 +26,7 @@ import (
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/results"
 )
 
 // Options configures a Server.
@@ -42,6 +43,8 @@ type Options struct {
 	Processor *pipeline.Processor
 	// Store is the object store: upload grants are signed URLs into it.
 	Store *blob.Store
+	// Results is the results store of archived transcripts; nil when nothing is archived.
+	Results *results.Store
 	// OutboundAllow lists the CIDRs outbound traffic may reach despite being private (tests, tcs dev).
 	OutboundAllow []netip.Prefix
 	// Resolver, when set, looks up the host of a url source at create time, so that a host
@@ -79,6 +82,7 @@ type Server struct {
 	client        client.Client
 	processor     *pipeline.Processor
 	store         *blob.Store
+	results       *results.Store
 	uploads       http.Handler
 	outboundAllow []netip.Prefix
 	resolver      *net.Resolver
@@ -138,6 +142,7 @@ func New(opts Options) *Server {
 		client:        opts.Client,
 		processor:     opts.Processor,
 		store:         opts.Store,
+		results:       opts.Results,
 		outboundAllow: opts.OutboundAllow,
 		resolver:      opts.Resolver,
 		uploadExpiry:  expiry,

@@ -21,6 +21,7 @@ import (
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/sources"
 )
 
@@ -467,9 +468,16 @@ func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript
 	err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}, t)
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, nil
+		// Made by an earlier run long ago, and archived since.
+		rec, aerr := s.archivedRecord(ctx, id)
+		if aerr != nil || rec == nil {
+			return nil, aerr
+		}
+		t = rec
 	case err != nil:
 		return nil, serverError(fmt.Errorf("reading transcript %s: %w", id, err))
+	}
+	switch {
 	case t.Spec.Organization != principalFrom(ctx).OrganizationID:
 		return nil, serverError(fmt.Errorf("transcript %s of an idempotent request belongs to %s", id, t.Spec.Organization))
 	}
@@ -533,40 +541,89 @@ func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tc
 // ownedTranscript reads the transcript of the {id} path variable for the caller's organization;
 // it answers 404 or 403 itself and returns false when there is none to show.
 func (s *Server) ownedTranscript(w http.ResponseWriter, r *http.Request) (*tcsv1.Transcript, bool) {
-	t, aerr := s.lookupTranscript(r.Context(), mux.Vars(r)["id"])
+	t, _, ok := s.ownedTranscriptOrRecord(w, r)
+	return t, ok
+}
+
+// ownedTranscriptOrRecord is ownedTranscript that also tells whether the transcript was read
+// from its archived record rather than from its resource.
+func (s *Server) ownedTranscriptOrRecord(w http.ResponseWriter, r *http.Request) (*tcsv1.Transcript, bool, bool) {
+	t, archived, aerr := s.lookup(r.Context(), mux.Vars(r)["id"])
 	if aerr != nil {
 		s.writeAPIError(w, r, aerr)
-		return nil, false
+		return nil, false, false
 	}
-	return t, true
+	return t, archived, true
 }
 
 // lookupTranscript reads transcript id for the caller's organization: 404 when it does not
 // exist (or is deleted, or an unconfirmed upload), 403 when another organization owns it.
 func (s *Server) lookupTranscript(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
+	t, _, aerr := s.lookup(ctx, id)
+	return t, aerr
+}
+
+// lookup is lookupTranscript that also tells whether the transcript was read from its
+// archived record. The resource is read first and the record after: the archiver writes the
+// record before it deletes the resource, so a transcript is always in one of the two.
+func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool, *apiError) {
 	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", id)}
 	if !ids.Valid("tr", id) {
-		return nil, notFound
+		return nil, false, notFound
 	}
 	key := types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}
 	t := &tcsv1.Transcript{}
+	archived := false
 	// One read by name from the API server: the informer cache may lag a write of a moment ago
 	// (a create, a completion, a delete), and a client that just wrote must read its write.
 	err := s.apiReader.Get(ctx, key, t)
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, notFound
+		rec, aerr := s.archivedRecord(ctx, id)
+		if aerr != nil || rec == nil {
+			if aerr == nil {
+				aerr = notFound
+			}
+			return nil, false, aerr
+		}
+		t, archived = rec, true
 	case err != nil:
-		return nil, serverError(fmt.Errorf("reading transcript %s: %w", id, err))
+		return nil, false, serverError(fmt.Errorf("reading transcript %s: %w", id, err))
+	case !t.DeletionTimestamp.IsZero() && t.Annotations[tcsv1.AnnotationArchivedAt] != "":
+		// Leaving the cluster for its record, which already holds it: what is done to it
+		// from now on is done to the record.
+		rec, aerr := s.archivedRecord(ctx, id)
+		if aerr != nil {
+			return nil, false, aerr
+		}
+		if rec != nil {
+			t, archived = rec, true
+		}
 	}
 	if t.Spec.Organization != principalFrom(ctx).OrganizationID {
-		return nil, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "id",
+		return nil, false, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "id",
 			Message: fmt.Sprintf("This API key does not have access to transcript %q.", id)}
 	}
 	if t.Status.DeletedAt != nil || t.Status.Phase == "" && t.Spec.Source.Type == tcsv1.SourceUpload {
-		return nil, notFound
+		return nil, false, notFound
 	}
-	return t, nil
+	return t, archived, nil
+}
+
+// archivedRecord returns the archived transcript id, soft-deleted or not; nil when there is
+// none (or no results store).
+func (s *Server) archivedRecord(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
+	if s.results == nil {
+		return nil, nil
+	}
+	rec, err := s.results.Get(ctx, id, results.GetOptions{IncludeDeleted: true})
+	switch {
+	case errors.Is(err, results.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, serverError(fmt.Errorf("reading the archived record of %s: %w", id, err))
+	}
+	return rec.Transcript, nil
 }
 
 // terminal reports whether a transcript in phase p is done with the deterministic pass.

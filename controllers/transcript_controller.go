@@ -102,6 +102,10 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// is stored for them by this reconciler; the update brings the transcript back.
 		return ctrl.Result{}, r.addFinalizer(ctx, t)
 	}
+	if t.Status.Phase == "" && t.Annotations[tcsv1.AnnotationUnarchived] != "" {
+		// Recreated from its archived record: the archiver restores its status first.
+		return ctrl.Result{}, nil
+	}
 	if t.Status.DeletedAt != nil {
 		// A soft delete ends what was in flight, in one status write, before the purge waits.
 		if t.EndOnSoftDelete(metav1.NewTime(r.now())) {
@@ -347,6 +351,11 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 	if !controllerutil.ContainsFinalizer(t, tcsv1.FinalizerStoredObjects) {
 		return ctrl.Result{}, nil
 	}
+	if archived(t) {
+		// Moved to the results store: its record points to its objects, and its deliveries
+		// end and are collected on their own.
+		return r.removeFinalizer(ctx, t)
+	}
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
 	for _, key := range keys.All() {
 		if err := r.Store.Delete(ctx, key); err != nil {
@@ -372,6 +381,18 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 			return ctrl.Result{}, fmt.Errorf("removing delivery %s: %w", d.Spec.ID, err)
 		}
 	}
+	return r.removeFinalizer(ctx, t)
+}
+
+// archived reports whether t is deleted because the archiver moved it to the results store:
+// it carries the archiver's mark and is not soft-deleted (a soft-deleted transcript is never
+// archived; its deletion is the purge).
+func archived(t *tcsv1.Transcript) bool {
+	return t.Annotations[tcsv1.AnnotationArchivedAt] != "" && t.Status.DeletedAt == nil
+}
+
+// removeFinalizer removes FinalizerStoredObjects from t, letting its deletion end.
+func (r *TranscriptReconciler) removeFinalizer(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
 	orig := t.DeepCopy()
 	controllerutil.RemoveFinalizer(t, tcsv1.FinalizerStoredObjects)
 	if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {

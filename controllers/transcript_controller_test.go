@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +30,13 @@ import (
 
 var env *testenv.Env
 
-func TestMain(m *testing.M) { testenv.Main(m, &env) }
+func TestMain(m *testing.M) {
+	if os.Getenv(archiveChildEnv) != "" {
+		// This process is the archiver of TestArchiveSurvivesKill, not a test run.
+		os.Exit(runArchiveChild())
+	}
+	testenv.Main(m, &env)
+}
 
 // startReconciler runs the transcript reconciler against the real control plane in a new namespace.
 func startReconciler(t *testing.T) (client.Client, *blob.Store, string) {

@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +12,17 @@ import (
 // TranscriptName returns the object name of the transcript with API id id (tr_x → tr-x).
 func TranscriptName(id string) string {
 	return strings.Replace(id, "_", "-", 1)
+}
+
+// Created returns when the transcript was created: its creationTimestamp, or for one recreated
+// from its archived record, the creation time that AnnotationCreatedAt keeps.
+func (t *Transcript) Created() metav1.Time {
+	if v := t.Annotations[AnnotationCreatedAt]; v != "" {
+		if at, err := time.Parse(time.RFC3339, v); err == nil {
+			return metav1.NewTime(at)
+		}
+	}
+	return t.CreationTimestamp
 }
 
 // SetCondition records a condition for the current generation of t.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"text/tabwriter"
@@ -10,11 +12,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 )
 
@@ -22,6 +27,17 @@ import (
 type adminOptions struct {
 	kubeconfig string
 	namespace  string
+	// resultsDSN names the results store of archived transcripts.
+	resultsDSN string
+}
+
+// results opens the results store of archived transcripts.
+func (o *adminOptions) results(ctx context.Context) (*results.Store, error) {
+	rs, err := results.Open(ctx, o.resultsDSN)
+	if err != nil {
+		return nil, fmt.Errorf("--results-dsn: %w", err)
+	}
+	return rs, nil
 }
 
 func (o *adminOptions) client() (client.Client, error) {
@@ -44,6 +60,7 @@ func newAdminCommand() *cobra.Command {
 	}
 	cmd.PersistentFlags().StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty means in-cluster or $KUBECONFIG")
 	cmd.PersistentFlags().StringVar(&o.namespace, "namespace", envOr("TCS_NAMESPACE", "tcs-system"), "namespace of the service (env TCS_NAMESPACE)")
+	cmd.PersistentFlags().StringVar(&o.resultsDSN, "results-dsn", envOr("TCS_RESULTS_DSN", "sqlite:///var/lib/tcs/results.db"), "results store of archived transcripts, the service's --results-dsn (env TCS_RESULTS_DSN)")
 
 	org := &cobra.Command{Use: "org", Short: "Organizations"}
 	org.AddCommand(&cobra.Command{
@@ -165,6 +182,19 @@ func newAdminCommand() *cobra.Command {
 				t.Status.DeletedAt = nil
 				return c.Status().Update(ctx, t)
 			})
+			if apierrors.IsNotFound(err) {
+				// Not in the cluster: archived, perhaps.
+				rs, rerr := o.results(ctx)
+				if rerr != nil {
+					return rerr
+				}
+				defer rs.Close()
+				restored, rerr := rs.Restore(ctx, id)
+				notDeleted, err = !restored, rerr
+				if errors.Is(err, results.ErrNotFound) {
+					err = apierrors.NewNotFound(tcsv1.GroupVersion.WithResource("transcripts").GroupResource(), id)
+				}
+			}
 			switch {
 			case apierrors.IsNotFound(err):
 				return fmt.Errorf("transcript %s does not exist (or was purged after its retention window)", id)
@@ -175,6 +205,57 @@ func newAdminCommand() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "restored %s\n", id)
 			return nil
+		},
+	})
+	transcript.AddCommand(&cobra.Command{
+		Use:   "get TRANSCRIPT_ID",
+		Short: "Print a transcript as the API shows it (without its content), from the cluster or the results store",
+		Long: `get prints the transcript as JSON, as GET /api/v1/transcripts/{id} shows it but without its
+content, with "location": "cluster" while it is a resource (kubectl get transcripts shows these)
+or "results_store" once archived, and "deleted_at" when it is soft-deleted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			if !ids.Valid("tr", id) {
+				return fmt.Errorf("%q is not a transcript id (tr_…)", id)
+			}
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			t := &tcsv1.Transcript{}
+			location := "cluster"
+			err = c.Get(ctx, types.NamespacedName{Namespace: o.namespace, Name: tcsv1.TranscriptName(id)}, t)
+			if apierrors.IsNotFound(err) {
+				rs, rerr := o.results(ctx)
+				if rerr != nil {
+					return rerr
+				}
+				defer rs.Close()
+				rec, rerr := rs.Get(ctx, id, results.GetOptions{IncludeDeleted: true})
+				if errors.Is(rerr, results.ErrNotFound) {
+					return fmt.Errorf("transcript %s does not exist (or was purged after its retention window)", id)
+				}
+				if rerr != nil {
+					return rerr
+				}
+				t, location, err = rec.Transcript, "results_store", nil
+			}
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", id, err)
+			}
+			out := struct {
+				Location  string `json:"location"`
+				DeletedAt *int64 `json:"deleted_at"`
+				apiview.Transcript
+			}{Location: location, Transcript: apiview.NewTranscript(t, nil)}
+			if t.Status.DeletedAt != nil {
+				out.DeletedAt = ptr.To(t.Status.DeletedAt.Unix())
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
 		},
 	})
 	cmd.AddCommand(org, key, transcript, newAdminWebhookCommand(o), newAdminMemberCommand(o))

@@ -33,8 +33,9 @@ func newDevCommand() *cobra.Command {
 		Short: "Run the service on its embedded default: a local control plane and a filesystem object store",
 		Long: `dev starts etcd and kube-apiserver (built by hack/envtest.sh), installs the CRDs, creates two
 demo organizations with one API key each, and runs the REST API and the controllers. Once ready it
-prints TCS_URL, TCS_API_KEY, TCS_ORG, TCS_API_KEY_B, TCS_ORG_B and KUBECONFIG, and writes the same
-lines to <state dir>/env. All data (etcd and the object store) lives in the state dir, so a second
+prints TCS_URL, TCS_API_KEY, TCS_ORG, TCS_API_KEY_B, TCS_ORG_B, KUBECONFIG and TCS_RESULTS_DSN, and
+writes the same lines to <state dir>/env. All data (etcd, the object store and the results store of
+archived transcripts) lives in the state dir, so a second
 run keeps it and reuses the demo keys.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -44,7 +45,7 @@ run keeps it and reuses the demo keys.`,
 			return runDev(cmd.Context(), cmd, stateDir, root, attach, o)
 		},
 	}
-	o.addFlags(cmd, "127.0.0.1:8080", "")
+	o.addFlags(cmd, "127.0.0.1:8080", "", "")
 	f := cmd.Flags()
 	f.StringVar(&stateDir, "state-dir", envOr("TCS_STATE_DIR", ".tcs-dev"), "directory of all local state (env TCS_STATE_DIR)")
 	f.StringVar(&root, "root", ".", "project root, where bin/k8s/ holds the control plane")
@@ -59,6 +60,9 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 	stateDir, err := filepath.Abs(stateDir)
 	if err != nil {
 		return fmt.Errorf("resolving the state dir: %w", err)
+	}
+	if o.resultsDSN == "" {
+		o.resultsDSN = filepath.Join(stateDir, "results.db")
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return fmt.Errorf("creating the state dir: %w", err)
@@ -165,6 +169,7 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 			"TCS_ORG=" + keyA.OrganizationID,
 			"TCS_API_KEY_B=" + keyB.Value,
 			"TCS_ORG_B=" + keyB.OrganizationID,
+			"TCS_RESULTS_DSN=" + o.resultsDSN,
 			"KUBECONFIG=" + kubeconfig,
 		}, "\n") + "\n"
 		fmt.Fprint(cmd.OutOrStdout(), lines)

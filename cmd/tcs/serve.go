@@ -39,6 +39,7 @@ import (
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/recorder"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
 )
@@ -71,14 +72,20 @@ type serveOptions struct {
 	webhookRetention time.Duration
 	// redisURL selects the Redis rate limiter (several replicas); empty means in memory.
 	redisURL string
+	// archiveAfter is how long a finished transcript stays in the cluster; 0 keeps all.
+	archiveAfter time.Duration
+	// resultsDSN names the results store of archived transcripts.
+	resultsDSN string
 	// ai configures the AI validation pass.
 	ai          aiOptions
 	api         bool
 	controllers bool
 }
 
-func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore string) {
+func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore, defaultResults string) {
 	f := cmd.Flags()
+	f.DurationVar(&o.archiveAfter, "archive-after", controllers.DefaultArchiveAfter, "how long a finished transcript stays a resource in the cluster before it moves to the results store; 0 keeps everything in the cluster")
+	f.StringVar(&o.resultsDSN, "results-dsn", envOr("TCS_RESULTS_DSN", defaultResults), "results store of archived transcripts: sqlite:///path/results.db or postgres://… (env TCS_RESULTS_DSN)")
 	f.StringVar(&o.namespace, "namespace", envOr("TCS_NAMESPACE", "tcs-system"), "namespace of the transcripts and API keys (env TCS_NAMESPACE)")
 	f.StringVar(&o.listen, "listen", envOr("TCS_LISTEN", defaultListen), "address of the REST API (env TCS_LISTEN)")
 	f.StringVar(&o.storeURL, "store", envOr("TCS_STORE", defaultStore), "object store: a directory or file:///dir (env TCS_STORE)")
@@ -108,7 +115,7 @@ func newServeCommand(use, short string, api, ctrls bool) *cobra.Command {
 			return serve(cmd.Context(), cfg, *o, nil)
 		},
 	}
-	o.addFlags(cmd, ":8080", "/var/lib/tcs/objects")
+	o.addFlags(cmd, ":8080", "/var/lib/tcs/objects", "sqlite:///var/lib/tcs/results.db")
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty means in-cluster or $KUBECONFIG")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8081", "address of the metrics endpoint; 0 disables it")
@@ -158,12 +165,8 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		return err
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: scheme.New(),
-		Cache: cache.Options{
-			DefaultNamespaces: map[string]cache.Config{o.namespace: {}},
-			// Only API-key Secrets are cached: the service never reads other Secrets this way.
-			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: apiKeys}},
-		},
+		Scheme:                  scheme.New(),
+		Cache:                   cacheOptions(o.namespace, apiKeys),
 		Metrics:                 metricsServer,
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
@@ -232,6 +235,13 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		return err
 	}
 	defer store.Close()
+	// One results store per process, shared by the API and the archiver; it is opened even
+	// with archiving off, so that transcripts archived before stay readable.
+	resultsStore, err := results.Open(ctx, o.resultsDSN)
+	if err != nil {
+		return fmt.Errorf("--results-dsn: %w", err)
+	}
+	defer resultsStore.Close()
 	engine, err := correction.NewEngine()
 	if err != nil {
 		return fmt.Errorf("building the correction engine: %w", err)
@@ -294,6 +304,24 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := deliveries.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook delivery controller: %w", err)
 		}
+		if o.archiveAfter > 0 {
+			archiver := &controllers.ArchiveReconciler{
+				Client:            mgr.GetClient(),
+				Results:           resultsStore,
+				Blobs:             store,
+				After:             o.archiveAfter,
+				DeliveryRetention: o.webhookRetention,
+			}
+			if err := archiver.SetupWithManager(mgr); err != nil {
+				return fmt.Errorf("setting up the archiver: %w", err)
+			}
+		} else {
+			// Without the archiver, archived transcripts soft-deleted through the API are
+			// still purged after their retention.
+			if err := mgr.Add(&controllers.ArchiveReconciler{Results: resultsStore, Blobs: store}); err != nil {
+				return fmt.Errorf("adding the purge of archived transcripts: %w", err)
+			}
+		}
 		if err := (&controllers.IdempotencyRecordReconciler{Client: mgr.GetClient(), Store: store}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the idempotency-record controller: %w", err)
 		}
@@ -328,6 +356,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Client:        mgr.GetClient(),
 			Processor:     processor,
 			Store:         store,
+			Results:       resultsStore,
 			OutboundAllow: allow,
 			Resolver:      net.DefaultResolver,
 			AIProvider:    provider,
@@ -352,6 +381,18 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		}
 	}
 	return runManager(ctx, mgr, running, log)
+}
+
+// cacheOptions are the options of the informer cache of the service in namespace ns: only
+// API-key Secrets (selected by apiKeys) are cached, as the service never reads other Secrets
+// this way, and no object keeps its managedFields, which no reconciler reads and which make up
+// a good part of a cached Transcript.
+func cacheOptions(ns string, apiKeys labels.Selector) cache.Options {
+	return cache.Options{
+		DefaultNamespaces: map[string]cache.Config{ns: {}},
+		ByObject:          map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: apiKeys}},
+		DefaultTransform:  cache.TransformStripManagedFields(),
+	}
 }
 
 // runManager runs mgr until ctx ends and it stopped. running is closed once mgr's caches

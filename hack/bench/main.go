@@ -6,6 +6,7 @@
 //	go run ./hack/bench              everything
 //	go run ./hack/bench -micro=false only the end-to-end figures
 //	go run ./hack/bench -results-only  only the results store (internal/results, SQLite and PostgreSQL)
+//	go run ./hack/bench -scale 10000   only the scale benchmark: archiving on vs --archive-after=0
 package main
 
 import (
@@ -49,7 +50,21 @@ func main() {
 	count := flag.Int("count", 3, "runs of each micro-benchmark (compare medians: this machine is noisy)")
 	tcsBin := flag.String("tcs", "bin/tcs", "the tcs binary (built when missing)")
 	resultsOnly := flag.Bool("results-only", false, "run only the results store's benchmark (1,000 and 100,000 records, SQLite and PostgreSQL)")
+	scaleN := flag.Int("scale", 0, "run only the scale benchmark: create this many transcripts with archiving on and with --archive-after=0")
+	archiveAfter := flag.Duration("archive-after", 5*time.Second, "the archive-after of the scale benchmark's archiving run")
 	flag.Parse()
+	if *scaleN > 0 {
+		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
+		if _, err := os.Stat(*tcsBin); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: build tcs first (go build -o bin/tcs ./cmd/tcs):", err)
+			os.Exit(1)
+		}
+		if err := scale(*scaleN, *tcsBin, *archiveAfter); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *resultsOnly {
 		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
 		if err := resultsStore(); err != nil {

@@ -110,7 +110,7 @@ func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
 			NormalizeReferences: t.Spec.Options.NormalizeReferences,
 			Language:            t.Spec.Options.Language,
 		},
-		CreatedAt: Timestamp(t.CreationTimestamp),
+		CreatedAt: Timestamp(t.Created()),
 	}
 	if v.Status == "" {
 		v.Status = tcsv1.PhasePending

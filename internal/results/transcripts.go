@@ -127,7 +127,7 @@ ON CONFLICT (id) DO UPDATE SET
 	deleted_us = excluded.deleted_us, version = excluded.version, archived_us = excluded.archived_us, record = excluded.record
 WHERE transcripts.version < excluded.version`,
 		t.Spec.ID, t.Spec.Organization, string(t.Spec.Source.Type), string(t.Status.Phase), string(t.Status.AIPassStatus),
-		micros(t.CreationTimestamp.Truncate(time.Second)), nullMicros(completed), nullMicros(deleted),
+		micros(t.Created().Truncate(time.Second)), nullMicros(completed), nullMicros(deleted),
 		version, micros(s.now()), string(data))
 	if err != nil {
 		return false, fmt.Errorf("putting transcript record %s: %w", t.Spec.ID, err)

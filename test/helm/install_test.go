@@ -431,6 +431,9 @@ func emulatePod(t *testing.T, c *cluster, bin string, d *appsv1.Deployment) *pod
 		}
 	}
 	p.args = append(p.args, "--store="+storeOnVolume(t, ctr, help))
+	if !hasEnv(ctr, "TCS_RESULTS_DSN") {
+		p.args = append(p.args, "--results-dsn="+resultsOnVolume(t, ctr, help))
+	}
 
 	// The probes ask the health probes' listener.
 	for name, probe := range map[string]*corev1.Probe{"readiness": ctr.ReadinessProbe, "liveness": ctr.LivenessProbe} {
@@ -526,6 +529,36 @@ func storeOnVolume(t *testing.T, ctr *corev1.Container, help string) string {
 	if !isFile && strings.Contains(store, "://") {
 		t.Fatalf("--store=%s: the install test runs the filesystem store only", store)
 	}
+	return onVolume(t, ctr, "--store", dir)
+}
+
+// resultsOnVolume returns a fresh local path standing for the SQLite results store of ctr,
+// which must live on a writable volume too.
+func resultsOnVolume(t *testing.T, ctr *corev1.Container, help string) string {
+	t.Helper()
+	dsn, ok := flagValue(ctr.Args, "--results-dsn")
+	if !ok {
+		var err error
+		if dsn, err = flagDefault(help, "--results-dsn"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path, isSQLite := strings.CutPrefix(dsn, "sqlite://")
+	if !isSQLite && strings.Contains(dsn, "://") {
+		t.Fatalf("--results-dsn=%s: the install test runs the SQLite results store only", dsn)
+	}
+	return onVolume(t, ctr, "--results-dsn", path)
+}
+
+// hasEnv reports whether ctr sets the environment variable name.
+func hasEnv(ctr *corev1.Container, name string) bool {
+	return slices.ContainsFunc(ctr.Env, func(e corev1.EnvVar) bool { return e.Name == name })
+}
+
+// onVolume returns the local stand-in of dir, the value of flag, on a fresh directory for the
+// writable volume of ctr it is on.
+func onVolume(t *testing.T, ctr *corev1.Container, flag, dir string) string {
+	t.Helper()
 	var mounts []string
 	for _, m := range ctr.VolumeMounts {
 		mounts = append(mounts, m.MountPath)
@@ -539,7 +572,7 @@ func storeOnVolume(t *testing.T, ctr *corev1.Container, help string) string {
 		}
 		return volume + rel
 	}
-	t.Fatalf("--store=%s is on no writable volume of the container (mounts %q): the root filesystem is read-only", store, mounts)
+	t.Fatalf("%s=%s is on no writable volume of the container (mounts %q): the root filesystem is read-only", flag, dir, mounts)
 	return ""
 }
 

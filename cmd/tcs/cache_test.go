@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/testenv"
+)
+
+// TestCacheDropsManagedFields checks that the service's cache keeps Transcripts without their
+// managedFields, and that a status written from a cached object leaves the server's
+// managedFields in place.
+func TestCacheDropsManagedFields(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t, "cache")
+	sel, err := labels.Parse(tcsv1.LabelAPIKeyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: scheme.New(), Cache: cacheOptions(ns, sel),
+		Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer testenv.Run(t, mgr)()
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	id := ids.New("tr")
+	tr := &tcsv1.Transcript{ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: ns},
+		Spec: tcsv1.TranscriptSpec{ID: id, Organization: ids.New("org"), Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}}}
+	if err := c.Create(ctx, tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.ManagedFields) == 0 {
+		t.Fatal("the API server keeps no managedFields here; the test shows nothing")
+	}
+	cached := &tcsv1.Transcript{}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := mgr.GetClient().Get(ctx, client.ObjectKeyFromObject(tr), cached)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(cached.ManagedFields) != 0 {
+		t.Fatalf("the cached Transcript keeps %d managedFields entries", len(cached.ManagedFields))
+	}
+	cached.Status.Phase = tcsv1.PhasePending
+	if err := mgr.GetClient().Status().Update(ctx, cached); err != nil {
+		t.Fatal(err)
+	}
+	got := &tcsv1.Transcript{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(tr), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.Phase != tcsv1.PhasePending || len(got.ManagedFields) == 0 {
+		t.Fatalf("after an update from the cache: phase %q, %d managedFields entries", got.Status.Phase, len(got.ManagedFields))
+	}
+}

@@ -1,0 +1,373 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/results"
+)
+
+// DefaultArchiveAfter is how long a finished transcript stays in the cluster by default.
+const DefaultArchiveAfter = time.Hour
+
+// DefaultPurgeEvery is how often the archiver looks for soft-deleted records past retention.
+const DefaultPurgeEvery = time.Minute
+
+// ArchiveReconciler moves finished Transcripts out of the cluster into the results store, so
+// that the cluster keeps the working set. Each step is idempotent and recorded before the
+// next: the record is written (versioned by the resourceVersion), the resource is annotated
+// with AnnotationArchivedAt, and it is deleted with a resourceVersion precondition. Readers
+// look at the resource first and then at the store, so a transcript never vanishes between
+// the two.
+//
+// Soft-deleted transcripts stay in the cluster until the transcript controller purges them;
+// archived transcripts soft-deleted through the API are purged from the store by the
+// archiver's sweep once Retention has passed.
+type ArchiveReconciler struct {
+	Client client.Client
+	// Results is the results store.
+	Results *results.Store
+	// Blobs is the object store of the transcripts' content, emptied by the purge.
+	Blobs *blob.Store
+	// After is how long a finished transcript stays in the cluster after its last change;
+	// it must be positive (0 disables the archiver: it is not set up).
+	After time.Duration
+	// Retention is how long a soft-deleted transcript can be restored; zero means DefaultRetention.
+	Retention time.Duration
+	// DeliveryRetention is how long ended webhook deliveries are kept; events emitted longer
+	// ago get no deliveries. Zero means DefaultRetention.
+	DeliveryRetention time.Duration
+	// PurgeEvery is the period of the purge sweep; zero means DefaultPurgeEvery.
+	PurgeEvery time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+
+	// afterPut and afterMark, when set (by tests only), run after the record was written and
+	// after the resource was annotated.
+	afterPut, afterMark func(t *tcsv1.Transcript)
+}
+
+// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch,namespace=tcs-system
+
+// Reconcile archives one Transcript once it is finished and quiet for After.
+func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	t := &tcsv1.Transcript{}
+	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !t.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	if t.Annotations[tcsv1.AnnotationUnarchived] != "" && t.Status.Phase == "" {
+		return ctrl.Result{}, r.restoreStatus(ctx, t)
+	}
+	if t.Status.DeletedAt != nil {
+		return ctrl.Result{}, r.forget(ctx, t)
+	}
+	if !Settled(t) {
+		return ctrl.Result{}, nil
+	}
+	last, settled, err := r.lastChange(ctx, t)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !settled {
+		// The delivery watch brings the transcript back when a delivery ends; the requeue is
+		// for deliveries not created yet.
+		return ctrl.Result{RequeueAfter: r.After}, nil
+	}
+	if wait := last.Add(r.After).Sub(r.now()); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	return r.archive(ctx, t)
+}
+
+// archive writes t's record, marks the intent on the resource and deletes it.
+func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
+	version, err := resourceVersion(t)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if t.Annotations[tcsv1.AnnotationArchivedAt] == "" {
+		// The record reflects exactly this version of the resource; the annotation below
+		// changes nothing but the annotation.
+		if _, err := r.Results.Put(ctx, t, version); err != nil {
+			return ctrl.Result{}, fmt.Errorf("archiving %s: %w", t.Spec.ID, err)
+		}
+		if r.afterPut != nil {
+			r.afterPut(t)
+		}
+		patch := client.MergeFromWithOptions(t.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		if t.Annotations == nil {
+			t.Annotations = map[string]string{}
+		}
+		t.Annotations[tcsv1.AnnotationArchivedAt] = r.now().UTC().Format(time.RFC3339)
+		if err := r.Client.Patch(ctx, t, patch); err != nil {
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				// Changed meanwhile: the next reconcile decides again.
+				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("marking %s archived: %w", t.Spec.ID, err)
+		}
+		if r.afterMark != nil {
+			r.afterMark(t)
+		}
+	} else {
+		// Marked in an earlier run: written again, as it may have changed since (an AI pass);
+		// the store keeps the newer version. The mark is not part of the record.
+		c := t.DeepCopy()
+		delete(c.Annotations, tcsv1.AnnotationArchivedAt)
+		if _, err := r.Results.Put(ctx, c, version); err != nil {
+			return ctrl.Result{}, fmt.Errorf("archiving %s: %w", t.Spec.ID, err)
+		}
+	}
+	rv := t.ResourceVersion
+	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &rv}); err != nil && !apierrors.IsNotFound(err) {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("removing archived %s from the cluster: %w", t.Spec.ID, err)
+	}
+	log.FromContext(ctx).V(1).Info("archived", "transcript", t.Spec.ID)
+	return ctrl.Result{}, nil
+}
+
+// restoreStatus gives a transcript recreated from its record the status of the record.
+func (r *ArchiveReconciler) restoreStatus(ctx context.Context, t *tcsv1.Transcript) error {
+	rec, err := r.Results.Get(ctx, t.Spec.ID, results.GetOptions{IncludeDeleted: true})
+	if err != nil {
+		return fmt.Errorf("restoring the status of unarchived %s: %w", t.Spec.ID, err)
+	}
+	t.Status = rec.Transcript.Status
+	t.Status.DeletedAt = nil
+	if err := r.Client.Status().Update(ctx, t); err != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("restoring the status of unarchived %s: %w", t.Spec.ID, err)
+	}
+	return nil
+}
+
+// forget drops the record of a soft-deleted transcript still in the cluster: the resource is
+// the truth until its purge, and the purge must empty the object store.
+func (r *ArchiveReconciler) forget(ctx context.Context, t *tcsv1.Transcript) error {
+	if err := r.Results.Delete(ctx, t.Spec.ID); err != nil && !errors.Is(err, results.ErrNotFound) {
+		return fmt.Errorf("dropping the record of soft-deleted %s: %w", t.Spec.ID, err)
+	}
+	if t.Annotations[tcsv1.AnnotationArchivedAt] == "" {
+		return nil
+	}
+	patch := client.MergeFrom(t.DeepCopy())
+	delete(t.Annotations, tcsv1.AnnotationArchivedAt)
+	if err := r.Client.Patch(ctx, t, patch); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("unmarking soft-deleted %s: %w", t.Spec.ID, err)
+	}
+	return nil
+}
+
+// Settled reports whether nothing of t is in flight: its deterministic pass ended (completed
+// or failed), no job is queued or running and no AI pass is queued or running.
+func Settled(t *tcsv1.Transcript) bool {
+	if t.Status.Phase != tcsv1.PhaseCompleted && t.Status.Phase != tcsv1.PhaseFailed {
+		return false
+	}
+	if t.AIPassBusy() {
+		return false
+	}
+	for i := range t.Status.Jobs {
+		if s := t.Status.Jobs[i].State; s == tcsv1.JobQueued || s == tcsv1.JobRunning {
+			return false
+		}
+	}
+	return true
+}
+
+// lastChange returns the time of t's last change, its deliveries' included, and whether every
+// delivery its events call for exists and is in a final state.
+func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript) (time.Time, bool, error) {
+	last := t.Created().Time
+	later := func(ts time.Time) {
+		if ts.After(last) {
+			last = ts
+		}
+	}
+	if t.Status.CompletedAt != nil {
+		later(t.Status.CompletedAt.Time)
+	}
+	for _, j := range t.Status.Jobs {
+		later(j.CreatedAt.Time)
+		if j.StartedAt != nil {
+			later(j.StartedAt.Time)
+		}
+		if j.FinishedAt != nil {
+			later(j.FinishedAt.Time)
+		}
+	}
+	if p := t.Status.AIPass; p != nil && p.FinishedAt != nil {
+		later(p.FinishedAt.Time)
+	}
+	if len(t.Status.EmittedEvents) == 0 {
+		return last, true, nil
+	}
+	for _, e := range t.Status.EmittedEvents {
+		later(e.Time.Time)
+	}
+	endpoints := &tcsv1.WebhookEndpointList{}
+	if err := r.Client.List(ctx, endpoints, client.InNamespace(t.Namespace),
+		client.MatchingFields{IndexWebhookEndpointOrganization: t.Spec.Organization}); err != nil {
+		return last, false, fmt.Errorf("listing the webhook endpoints of %s: %w", t.Spec.Organization, err)
+	}
+	for _, e := range t.Status.EmittedEvents {
+		if r.now().Sub(e.Time.Time) > r.deliveryRetention() {
+			continue // its deliveries were never made, or collected
+		}
+		for i := range endpoints.Items {
+			ep := &endpoints.Items[i]
+			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, e.Type) {
+				continue
+			}
+			// The dispatcher's rule: only events emitted while the endpoint subscribed to
+			// their type get a delivery.
+			since, known := subscribedSince(ep, e.Type)
+			if !known {
+				return last, false, nil
+			}
+			if e.Time.Time.Before(since.Truncate(time.Second)) {
+				continue
+			}
+			d := &tcsv1.WebhookDelivery{}
+			name := "evt-" + DeliveryHash(t.Spec.ID, e.Type, e.Key, ep.Spec.ID)
+			err := r.Client.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: name}, d)
+			switch {
+			case apierrors.IsNotFound(err):
+				return last, false, nil
+			case err != nil:
+				return last, false, fmt.Errorf("reading delivery %s: %w", name, err)
+			}
+			switch d.Status.State {
+			case tcsv1.DeliverySucceeded, tcsv1.DeliveryFailed, tcsv1.DeliverySkipped, tcsv1.DeliveryCanceled:
+			default:
+				return last, false, nil
+			}
+			if d.Status.CompletedAt != nil {
+				later(d.Status.CompletedAt.Time)
+			}
+		}
+	}
+	return last, true, nil
+}
+
+// Start runs the purge sweep of soft-deleted archived transcripts until ctx ends.
+func (r *ArchiveReconciler) Start(ctx context.Context) error {
+	every := r.PurgeEvery
+	if every <= 0 {
+		every = DefaultPurgeEvery
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		if err := r.Purge(ctx); err != nil {
+			log.FromContext(ctx).Error(err, "purging soft-deleted archived transcripts")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// NeedLeaderElection makes the purge sweep run on the leader only.
+func (r *ArchiveReconciler) NeedLeaderElection() bool { return true }
+
+// Purge removes the content and records of archived transcripts soft-deleted longer than
+// Retention ago. The objects go first, then the record, so a crash leaves the record to
+// purge again.
+func (r *ArchiveReconciler) Purge(ctx context.Context) error {
+	for {
+		recs, err := r.Results.DeletedBefore(ctx, r.now().Add(-r.retention()), 100)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			for _, key := range pipeline.KeysFor(rec.Organization, rec.ID).All() {
+				if err := r.Blobs.Delete(ctx, key); err != nil && !errors.Is(err, blob.ErrNotFound) {
+					return fmt.Errorf("purging the content of %s: %w", rec.ID, err)
+				}
+			}
+			if err := r.Results.Delete(ctx, rec.ID); err != nil && !errors.Is(err, results.ErrNotFound) {
+				return err
+			}
+		}
+		if len(recs) < 100 {
+			return nil
+		}
+	}
+}
+
+func (r *ArchiveReconciler) retention() time.Duration {
+	if r.Retention > 0 {
+		return r.Retention
+	}
+	return DefaultRetention
+}
+
+func (r *ArchiveReconciler) deliveryRetention() time.Duration {
+	if r.DeliveryRetention > 0 {
+		return r.DeliveryRetention
+	}
+	return DefaultRetention
+}
+
+func (r *ArchiveReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// resourceVersion returns t's resourceVersion as the record's version: etcd's revisions grow
+// across objects, so a transcript recreated from its record gets higher versions.
+func resourceVersion(t *tcsv1.Transcript) (int64, error) {
+	var v int64
+	if _, err := fmt.Sscan(t.ResourceVersion, &v); err != nil {
+		return 0, fmt.Errorf("the resourceVersion %q of %s is not a number: %w", t.ResourceVersion, t.Spec.ID, err)
+	}
+	return v, nil
+}
+
+// SetupWithManager registers the reconciler and its purge sweep with mgr; the delivery watch
+// brings a transcript back when one of its deliveries changes. It needs the
+// IndexWebhookEndpointOrganization index, which the webhook dispatch controller sets up.
+func (r *ArchiveReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.After <= 0 {
+		return errors.New("the archiver needs a positive archive-after")
+	}
+	if err := mgr.Add(r); err != nil {
+		return fmt.Errorf("adding the purge sweep: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&tcsv1.Transcript{}).
+		Named("archive").
+		Watches(&tcsv1.WebhookDelivery{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+			d, ok := obj.(*tcsv1.WebhookDelivery)
+			if !ok || d.Spec.TranscriptID == "" {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: d.Namespace, Name: tcsv1.TranscriptName(d.Spec.TranscriptID)}}}
+		})).
+		Complete(r)
+}
