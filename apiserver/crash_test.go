@@ -16,23 +16,15 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/testenv"
 )
 
 // testHeartbeat is the heartbeat of idempotent requests in the tests' API servers.
@@ -53,22 +45,8 @@ const (
 func runCrashChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "crash child:", err); return 2 }
 	ctx := context.Background()
-	kubeconfig, err := os.ReadFile(os.Getenv(crashKubeconfigEnv))
-	if err != nil {
-		return fail(err)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
-	if err != nil {
-		return fail(err)
-	}
 	ns := os.Getenv(crashNamespaceEnv)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:     scheme.New(),
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Logger:     zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.InfoLevel)),
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := testenv.NewChildManager(os.Getenv(crashKubeconfigEnv), ns)
 	if err != nil {
 		return fail(err)
 	}

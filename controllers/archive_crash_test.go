@@ -14,23 +14,15 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zapcore"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/testenv"
 )
 
 // The environment of the child process of TestArchiveSurvivesKill: when archiveChildEnv names
@@ -49,22 +41,8 @@ const (
 func runArchiveChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "archive child:", err); return 2 }
 	ctx := context.Background()
-	kubeconfig, err := os.ReadFile(os.Getenv(archiveKubeconfigEnv))
-	if err != nil {
-		return fail(err)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
-	if err != nil {
-		return fail(err)
-	}
 	ns := os.Getenv(archiveNamespaceEnv)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:     scheme.New(),
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Logger:     zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.InfoLevel)),
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := testenv.NewChildManager(os.Getenv(archiveKubeconfigEnv), ns)
 	if err != nil {
 		return fail(err)
 	}

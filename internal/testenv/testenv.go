@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -112,17 +113,42 @@ func (e *Env) NewManager(t testing.TB, ns string) ctrl.Manager {
 	if os.Getenv("TCS_TEST_LOG") != "" {
 		logOut = os.Stderr
 	}
-	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{
-		Scheme:     scheme.New(),
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Logger:     zap.New(zap.WriteTo(logOut), zap.Level(zapcore.Level(-1))),
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := ctrl.NewManager(e.Config, managerOptions(ns, logOut, zapcore.Level(-1)))
 	if err != nil {
 		t.Fatalf("creating a manager: %v", err)
 	}
 	return mgr
+}
+
+// NewChildManager returns a manager for a child process that a test starts and kills, to show
+// that a step survives a crash: it reaches the test's control plane through kubeconfigFile,
+// watches namespace ns and logs on stderr.
+func NewChildManager(kubeconfigFile, ns string) (ctrl.Manager, error) {
+	kubeconfig, err := os.ReadFile(kubeconfigFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, managerOptions(ns, os.Stderr, zapcore.InfoLevel))
+	if err != nil {
+		return nil, fmt.Errorf("creating a manager: %w", err)
+	}
+	return mgr, nil
+}
+
+// managerOptions are the options of a test's manager: namespace ns only, no metrics endpoint,
+// logs on out from level, and controller names that may repeat across managers.
+func managerOptions(ns string, out io.Writer, level zapcore.Level) ctrl.Options {
+	return ctrl.Options{
+		Scheme:     scheme.New(),
+		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Logger:     zap.New(zap.WriteTo(out), zap.Level(level)),
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}
 }
 
 // Run starts mgr and returns a func that stops it and waits for it to end.
