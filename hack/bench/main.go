@@ -188,20 +188,11 @@ func endToEnd(n int, tcsBin string) error {
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
 		return err
 	}
-	dev := exec.Command(tcsBin, "dev", "--state-dir", state, "--listen", "127.0.0.1:0", "--outbound-ca-file", caFile)
-	var devErr bytes.Buffer
-	dev.Stdout, dev.Stderr = io.Discard, &devErr
-	if err := dev.Start(); err != nil {
+	_, env, stop, err := startDev(tcsBin, state, "--outbound-ca-file", caFile)
+	if err != nil {
 		return err
 	}
-	defer func() {
-		_ = dev.Process.Signal(os.Interrupt)
-		_ = dev.Wait()
-	}()
-	env, err := waitEnv(filepath.Join(state, "env"), dev)
-	if err != nil {
-		return fmt.Errorf("%w\n%s", err, devErr.String())
-	}
+	defer stop()
 	api, key := env["TCS_URL"], env["TCS_API_KEY"]
 	hc := &http.Client{Timeout: 70 * time.Second}
 	c, err := kubeClient(env["KUBECONFIG"])
@@ -523,4 +514,25 @@ func benchWebhooks(tcsBin string, env map[string]string, hc *http.Client, hookUR
 	fmt.Printf("Throughput: %d deliveries of %d pastes (%d clients) in %.2f s: %.0f deliveries/s (target ≥ 200/s); p50 latency %s (target ≤ 50ms).\n\n",
 		2*n, n, clients, secs, float64(2*n)/secs, pct(lat, 50).Round(time.Millisecond))
 	return nil
+}
+
+// startDev starts `tcs dev` on state with a free port and extra flags, and returns its
+// process, its env lines once it is ready, and a func that stops it.
+func startDev(tcsBin, state string, extra ...string) (dev *exec.Cmd, env map[string]string, stop func(), err error) {
+	dev = exec.Command(tcsBin, append([]string{"dev", "--state-dir", state, "--listen", "127.0.0.1:0"}, extra...)...)
+	var devErr bytes.Buffer
+	dev.Stdout, dev.Stderr = io.Discard, &devErr
+	if err := dev.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	stop = func() {
+		_ = dev.Process.Signal(os.Interrupt)
+		_ = dev.Wait()
+	}
+	env, err = waitEnv(filepath.Join(state, "env"), dev)
+	if err != nil {
+		stop()
+		return nil, nil, nil, fmt.Errorf("%w\n%s", err, devErr.String())
+	}
+	return dev, env, stop, nil
 }

@@ -9,8 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,20 +41,11 @@ func scaleRun(n int, tcsBin string, after time.Duration) error {
 		return err
 	}
 	defer os.RemoveAll(state)
-	dev := exec.Command(tcsBin, "dev", "--state-dir", state, "--listen", "127.0.0.1:0", "--archive-after", after.String())
-	var devErr bytes.Buffer
-	dev.Stdout, dev.Stderr = io.Discard, &devErr
-	if err := dev.Start(); err != nil {
+	dev, env, stop, err := startDev(tcsBin, state, "--archive-after", after.String())
+	if err != nil {
 		return err
 	}
-	defer func() {
-		_ = dev.Process.Signal(os.Interrupt)
-		_ = dev.Wait()
-	}()
-	env, err := waitEnv(filepath.Join(state, "env"), dev)
-	if err != nil {
-		return fmt.Errorf("%w\n%s", err, devErr.String())
-	}
+	defer stop()
 	api, key := env["TCS_URL"], env["TCS_API_KEY"]
 	hc := &http.Client{Timeout: 70 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	c, err := kubeClient(env["KUBECONFIG"])
