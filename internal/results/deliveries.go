@@ -67,10 +67,7 @@ func (s *Store) PutDelivery(ctx context.Context, d *tcsv1.WebhookDelivery, versi
 	case d.CreationTimestamp.IsZero():
 		return false, fmt.Errorf("putting delivery record %s: it has no creationTimestamp", d.Spec.ID)
 	}
-	c := d.DeepCopy()
-	c.ManagedFields = nil
-	c.APIVersion, c.Kind = tcsv1.GroupVersion.String(), "WebhookDelivery"
-	data, err := json.Marshal(c)
+	data, err := encodeRecord(d.DeepCopy(), "WebhookDelivery")
 	if err != nil {
 		return false, fmt.Errorf("encoding delivery record %s: %w", d.Spec.ID, err)
 	}

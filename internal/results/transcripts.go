@@ -12,6 +12,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 )
@@ -103,10 +104,7 @@ func (s *Store) Put(ctx context.Context, t *tcsv1.Transcript, version int64) (bo
 	case t.CreationTimestamp.IsZero():
 		return false, fmt.Errorf("putting transcript record %s: it has no creationTimestamp", t.Spec.ID)
 	}
-	c := t.DeepCopy()
-	c.ManagedFields = nil
-	c.APIVersion, c.Kind = tcsv1.GroupVersion.String(), "Transcript"
-	data, err := json.Marshal(c)
+	data, err := encodeRecord(t.DeepCopy(), "Transcript")
 	if err != nil {
 		return false, fmt.Errorf("encoding transcript record %s: %w", t.Spec.ID, err)
 	}
@@ -382,4 +380,12 @@ func (q *query) whereClause() string {
 		return ""
 	}
 	return " WHERE " + strings.Join(q.conds, " AND ")
+}
+
+// encodeRecord returns the JSON of the copy c of a resource as a record keeps it: with its
+// kind and apiVersion, without its managed fields.
+func encodeRecord(c client.Object, kind string) ([]byte, error) {
+	c.SetManagedFields(nil)
+	c.GetObjectKind().SetGroupVersionKind(tcsv1.GroupVersion.WithKind(kind))
+	return json.Marshal(c)
 }
