@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -84,6 +85,7 @@ func TestScannerTokens(t *testing.T) {
 		sc := new(scanner)
 		sc.init(e.d, text)
 		i := 0
+		var prev token
 		for ; sc.has(i); i++ {
 			sc.keep = i - 2
 			got := sc.tok(i)
@@ -98,11 +100,42 @@ func TestScannerTokens(t *testing.T) {
 			if got.flags&tMulti == 0 && got.h != keyHash(string(appendLower(nil, text[got.s():got.e()]))) {
 				t.Fatalf("text %d token %d %q: hash differs from keyHash", n, i, text[got.s():got.e()])
 			}
+			if wf := refFlags(e.d, text, w, prev, i > 0); got.flags != wf {
+				t.Fatalf("text %d token %d %q: flags %06b, want %06b", n, i, text[got.s():got.e()], got.flags, wf)
+			}
+			prev = got
 		}
 		if i != len(want) {
 			t.Fatalf("text %d: %d tokens, want %d", n, i, len(want))
 		}
 	}
+}
+
+// refFlags computes the flags of token w of text (from tokenize) plainly,
+// as the scanner should: prev is the token before it, if any (hasPrev).
+func refFlags(d *dict, text string, w token, prev token, hasPrev bool) uint8 {
+	word := text[w.s():w.e()]
+	f := w.flags & (tUpper | tDigits)
+	multi := !isASCII(word)
+	if multi {
+		f |= tMulti
+	}
+	full := multi || d.keyBit(keyHash(string(appendLower(nil, word)))) == 1
+	if full {
+		f |= tFull
+	}
+	hasDigit := strings.ContainsAny(word, "0123456789")
+	size := len(word)
+	k := (min(size, 31)*27+letterIndex(word[0]))*27 + letterIndex(word[size-1])
+	sh := d.scanShape(k)
+	cue := hasPrev && d.placeCueBit(prev.h) == 1
+	if !full && !hasDigit && (sh&1 == 1 || cue && sh&2 == 2) {
+		f |= tFuzzy
+	}
+	if f&tDigits != 0 && (!hasPrev || prev.flags&tDigits == 0 && prev.e()-prev.s() >= 5) {
+		f |= tNumTry
+	}
+	return f
 }
 
 // TestConfidenceRoundTrip checks that every confidence with two decimals

@@ -22,6 +22,10 @@ const (
 	tFuzzy              // not a dictionary form, but may be a misheard place name
 	tMulti              // holds a non-ASCII rune
 	tNumTry             // only digits, after a word that may be a misspelled book (see matcher.run)
+
+	// The scanner gathers these bits of a word with its flags (see scan).
+	clsDigit  = 1 << 5
+	clsLetter = 1 << 6
 )
 
 func (t token) s() int       { return int(t.start) }
@@ -154,14 +158,30 @@ func b2u(b bool) uint8 {
 }
 
 // scan appends tokens to the window until it is full or the text ends.
+//
+// A word is read from its first byte in chunks of eight bytes; the chunk
+// that ends it most often also holds the start of the next word, which is
+// then taken from it instead of being searched for again. The flags that
+// depend on the previous word are carried from one word to the next.
 func (sc *scanner) scan() {
 	text, d, toks := sc.text, sc.d, sc.toks
 	n := len(text)
 	i := sc.pos
+	// cue is 1 when the previous word may be a place cue (dict.placeCues);
+	// numTry is 1 when a number after it is tried as a reference: the
+	// previous word may be a misspelled book (see matcher.run), or there
+	// is none in the window and the matcher reads it itself.
+	cue, numTry := uint8(0), uint8(1)
+	if len(toks) > 0 {
+		p := &toks[len(toks)-1]
+		cue = d.placeCueBit(p.h)
+		numTry = b2u(p.flags&tDigits == 0 && p.end-p.start >= 5)
+	}
+	atWord := false // i is known to hold an ASCII letter or digit
 	for len(toks) < cap(toks) {
 		// Skip to the next word: an ASCII letter or digit, or a rune
 		// from 0x80 that is a letter, digit or mark.
-		for i < n {
+		for !atWord && i < n {
 			var v uint64
 			if i+8 <= n {
 				v = loadFull(text[i:])
@@ -188,9 +208,12 @@ func (sc *scanner) scan() {
 			i = n
 			break
 		}
+		atWord = false
 		start := i
-		var h, letters, uppers, digits uint64
-		multi := false
+		// cls gathers a bit for each class of byte the word holds, in
+		// the place of its flag: tUpper, tMulti, clsLetter, clsDigit.
+		var h, cls uint64
+		end := 0
 		for {
 			var v uint64
 			if i+8 <= n {
@@ -202,48 +225,44 @@ func (sc *scanner) scan() {
 			x := v &^ highs
 			letter := inRange(x|ones*0x20, 'a', 'z') &^ high
 			digit := inRange(x, '0', '9') &^ high
-			k := bits.TrailingZeros64(^(letter|digit)&highs) >> 3
+			word := letter | digit
+			k := bits.TrailingZeros64(^word&highs) >> 3
 			if k > 0 {
 				keep := lowBytes(k)
-				letters |= letter & keep
-				uppers |= letter &^ (v << 2) & keep // letters without 0x20
-				digits |= digit & keep
+				// Letters without 0x20 are uppercase.
+				cls |= (letter&^(v<<2)&keep)>>7 | (letter&keep)>>1 | (digit&keep)>>2
 				h = mixWord(h, (v|ones*0x20)&keep)
 				i += k
 				if k == 8 {
 					continue
 				}
 			}
-			if i < n && text[i] >= utf8.RuneSelf {
+			if high>>(8*k)&0x80 != 0 {
+				// A byte from 0x80 (bytes past the text load as zeros).
 				r, size := utf8.DecodeRuneInString(text[i:])
 				if isWordRune(r) {
-					multi = true
-					letters |= 1
+					cls |= tMulti | clsLetter
 					if unicode.ToLower(r) != r {
-						uppers |= 1
+						cls |= tUpper
 					}
 					i += size
 					continue
 				}
+				end = i
+				break
+			}
+			// The byte at k is a separator; the next word may start in
+			// the same chunk. A byte from 0x80 there is left to the skip
+			// loop, which decodes it.
+			end = i
+			if rest := (word | high) &^ lowBytes(k+1); rest != 0 {
+				at := bits.TrailingZeros64(rest) >> 3
+				atWord = word>>(8*at)&0x80 != 0
+				i += at - k
+			} else {
+				i += 8 - k
 			}
 			break
-		}
-		size := i - start
-		t := token{start: int32(start), end: int32(i), h: wordKey(h, size)}
-		if multi {
-			t.flags |= tMulti
-		}
-		if uppers != 0 {
-			t.flags |= tUpper
-		}
-		if letters == 0 {
-			t.flags |= tDigits
-			// A number is tried as a reference after a word that may be a
-			// misspelled book (see matcher.run); with no word before it
-			// in the window, the matcher reads the word itself.
-			if len(toks) == 0 || toks[len(toks)-1].flags&tDigits == 0 && toks[len(toks)-1].end-toks[len(toks)-1].start >= 5 {
-				t.flags |= tNumTry
-			}
 		}
 		// Flag the words the matcher tries, without branches: whether a
 		// word is one is not predictable. A word that is no dictionary
@@ -251,20 +270,19 @@ func (sc *scanner) scan() {
 		// letters and its shape is that of a key or a fuzzy target, or,
 		// after a place cue, five letters or the shape of a lost last
 		// sound or of a rarer place (see dict.scanShapes).
-		full := d.keyBit(t.h)
-		if multi {
-			full = 1
-		}
-		k := (min(size, 31)*27+int(d.letterIndexes[text[start]]))*27 + int(d.letterIndexes[text[i-1]])
-		// cue is 1 when the previous word may be a place cue (dict.placeCues).
-		var cue uint8
-		if len(toks) > 0 {
-			cue = d.placeCueBit(toks[len(toks)-1].h)
-		}
-		sh := d.scanShape(k)
-		fuzzy := (sh | sh>>1&cue) & 1 & b2u(digits == 0)
-		t.flags |= full*tFull | fuzzy&^full*tFuzzy
-		toks = append(toks, t)
+		cls |= cls >> 32
+		cls |= cls >> 16
+		c := uint8(cls | cls>>8)
+		size := end - start
+		h = wordKey(h, size)
+		full := d.keyBit(h) | c>>4&1 // tMulti: looked up in the maps
+		num := c>>6&1 ^ 1            // no letter
+		sh := d.scanShape((min(size, 31)*27+int(d.letterIndexes[text[start]]))*27 + int(d.letterIndexes[text[end-1]]))
+		fuzzy := (sh | sh>>1&cue) & 1 &^ (c >> 5)
+		flags := c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
+		toks = append(toks, token{start: int32(start), end: int32(end), flags: flags, h: h})
+		cue = d.placeCueBit(h)
+		numTry = (num ^ 1) & b2u(size >= 5)
 	}
 	sc.pos = i
 	sc.toks = toks
@@ -371,10 +389,13 @@ func (sc *scanner) is(i int, w string) bool {
 		return false
 	}
 	t := sc.tok(i)
-	return t.e()-t.s() == len(w) && strings.EqualFold(sc.text[t.s():t.e()], w)
+	// A token of letters and digits equals a lowercase ASCII word,
+	// ignoring case, only if it is ASCII and of the same length: the
+	// byte compare of asciiEqualFold is then exact.
+	return t.e()-t.s() == len(w) && asciiEqualFold(sc.text[t.s():t.e()], w)
 }
 
-// isAny reports whether token i is one of the words ws.
+// isAny reports whether token i is one of the lowercase ASCII words ws.
 func (sc *scanner) isAny(i int, ws ...string) bool {
 	// The token is read once; most words differ from it in length.
 	if i < 0 || !sc.has(i) {
@@ -383,7 +404,7 @@ func (sc *scanner) isAny(i int, ws ...string) bool {
 	t := sc.tok(i)
 	s := sc.text[t.s():t.e()]
 	for _, w := range ws {
-		if len(s) == len(w) && strings.EqualFold(s, w) {
+		if len(s) == len(w) && asciiEqualFold(s, w) {
 			return true
 		}
 	}
