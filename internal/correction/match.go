@@ -194,10 +194,7 @@ func (m *matcher) run() {
 		// Skip the words the matcher has nothing to try on. A number is
 		// tried (tNumTry) only after a word of five letters or more.
 		toks, base := sc.toks, sc.base
-		k := i - base
-		for k < len(toks) && toks[k].flags&(tFull|tFuzzy|tNumTry) == 0 {
-			k++
-		}
+		k := sc.nextTried(i - base)
 		i = base + k
 		sc.keep = i - lookBack
 		if k == len(toks) {

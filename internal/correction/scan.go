@@ -48,13 +48,21 @@ type scanner struct {
 	base int     // index of toks[0] in the text's token sequence
 	keep int     // the first token index the matcher may still read
 	toks []token // tokens base … base+len(toks)-1
-	buf  []byte
-	win  [winSize]token
+	// marks has bit j set when toks[j] has a flag of tried (the words
+	// the matcher tries), and no bit from len(toks) on.
+	marks []uint64
+	buf   []byte
+	win   [winSize]token
+	mwin  [winSize / 64]uint64
 }
+
+// tried are the flags of the tokens the matcher tries (see matcher.run).
+const tried = tFull | tFuzzy | tNumTry
 
 func (sc *scanner) init(d *dict, text string) {
 	sc.text, sc.d = text, d
 	sc.toks = sc.win[:0]
+	sc.marks = sc.mwin[:]
 }
 
 // has reports whether token i exists, tokenizing up to it if needed.
@@ -82,13 +90,48 @@ func (sc *scanner) fill(i int) bool {
 			n := copy(sc.toks, sc.toks[drop:])
 			sc.toks = sc.toks[:n]
 			sc.base += drop
+			shiftMarks(sc.marks, drop)
 		}
 		if len(sc.toks) == cap(sc.toks) {
 			sc.toks = append(sc.toks, token{})[:len(sc.toks)]
+			for len(sc.marks)*64 < cap(sc.toks) {
+				sc.marks = append(sc.marks, 0)
+			}
 		}
 		sc.scan()
 	}
 	return true
+}
+
+// shiftMarks drops the first n bits of the bit set m, moving the others
+// down.
+func shiftMarks(m []uint64, n int) {
+	w, b := n>>6, uint(n&63)
+	for k := range m {
+		var v uint64
+		if k+w < len(m) {
+			v = m[k+w] >> b
+			if b != 0 && k+w+1 < len(m) {
+				v |= m[k+w+1] << (64 - b)
+			}
+		}
+		m[k] = v
+	}
+}
+
+// nextTried returns the index in the window of the first token from
+// window index k on that the matcher tries, or len(sc.toks) if none.
+func (sc *scanner) nextTried(k int) int {
+	for w := k >> 6; w < len(sc.marks); w++ {
+		m := sc.marks[w]
+		if w == k>>6 {
+			m &= ^uint64(0) << (k & 63)
+		}
+		if m != 0 {
+			return w<<6 + bits.TrailingZeros64(m)
+		}
+	}
+	return len(sc.toks)
 }
 
 // The scanner reads the text eight bytes at a time, as a uint64 in
@@ -159,133 +202,228 @@ func b2u(b bool) uint8 {
 
 // scan appends tokens to the window until it is full or the text ends.
 //
-// A word is read from its first byte in chunks of eight bytes; the chunk
-// that ends it most often also holds the start of the next word, which is
-// then taken from it instead of being searched for again. The flags that
-// depend on the previous word are carried from one word to the next.
+// It works in two passes. The first finds where words start and end, 64
+// bytes at a time: a bit for each byte that belongs to a word, whose
+// changes are the words' bounds; the bytes of a group depend on no other
+// group, so the processor overlaps their work. The second hashes and
+// flags the new words, each on its own but for two flags that depend on
+// the word before (carried from one word to the next).
 func (sc *scanner) scan() {
-	text, d, toks := sc.text, sc.d, sc.toks
+	text, d, toks, marks := sc.text, sc.d, sc.toks, sc.marks
 	n := len(text)
-	i := sc.pos
+	first := len(toks)
+	// Pass 1: the bounds. A group starts at p; carry is the word bit of
+	// the byte before it; start is the start of a word that goes on past
+	// the group, or -1; left continuation bytes of a rune begun before p
+	// belong to a word if leftWord.
+	p, carry, start := sc.pos, uint64(0), -1
+	left, leftWord := 0, false
+	pos := n // where the next call goes on
+	for p < n {
+		var m, high uint64
+		if p+64 <= n {
+			g := text[p : p+64]
+			for c := 0; c < 64; c += 8 {
+				v := loadFull(g[c:])
+				x := v &^ highs
+				w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
+				high |= v & highs
+				// Gather the top bit of each byte into one byte.
+				m |= (w >> 7 * 0x0102040810204080 >> 56) << c
+			}
+		} else {
+			for c := 0; c < 64; c += 8 {
+				v := load8(text, p+c)
+				x := v &^ highs
+				w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
+				high |= v & highs
+				m |= (w >> 7 * 0x0102040810204080 >> 56) << c
+			}
+		}
+		if high != 0 || left > 0 {
+			m, left, leftWord = runeMask(text, p, left, leftWord)
+		}
+		prev := m<<1 | carry
+		starts, ends := m&^prev, prev&^m
+		carry = m >> 63
+		for {
+			if start < 0 {
+				if starts == 0 {
+					break
+				}
+				if len(toks) == cap(toks) {
+					// The window is full: go on from the end of the
+					// latest word (the bytes up to this start are no
+					// word's).
+					pos = int(toks[len(toks)-1].end)
+					p = n
+					break
+				}
+				start = p + bits.TrailingZeros64(starts)
+				starts &= starts - 1
+			}
+			if ends == 0 {
+				break // the word goes on in the next group
+			}
+			toks = append(toks, token{start: int32(start), end: int32(p + bits.TrailingZeros64(ends))})
+			ends &= ends - 1
+			start = -1
+		}
+		p += 64
+	}
+	if start >= 0 {
+		// The text ends with a word whose end fell on a group's end.
+		toks = append(toks, token{start: int32(start), end: int32(n)})
+	}
+	sc.pos = pos
+	// Pass 2: hash and flag the new words. A word of ASCII letters and
+	// digits is read in chunks of eight bytes from its start (as keyHash
+	// reads it); a word with a rune from 0x80 is read rune by rune.
+	//
+	// Flag the words the matcher tries, without branches: whether a word
+	// is one is not predictable. A word that is no dictionary key is
+	// tried as a misheard place name when it has six to 24 letters and
+	// its shape is that of a key or a fuzzy target, or, after a place
+	// cue, five letters or the shape of a lost last sound or of a rarer
+	// place (see dict.scanShapes).
+	//
 	// cue is 1 when the previous word may be a place cue (dict.placeCues);
 	// numTry is 1 when a number after it is tried as a reference: the
 	// previous word may be a misspelled book (see matcher.run), or there
 	// is none in the window and the matcher reads it itself.
 	cue, numTry := uint8(0), uint8(1)
-	if len(toks) > 0 {
-		p := &toks[len(toks)-1]
+	if first > 0 {
+		p := &toks[first-1]
 		cue = d.placeCueBit(p.h)
 		numTry = b2u(p.flags&tDigits == 0 && p.end-p.start >= 5)
 	}
-	atWord := false // i is known to hold an ASCII letter or digit
-	for len(toks) < cap(toks) {
-		// Skip to the next word: an ASCII letter or digit, or a rune
-		// from 0x80 that is a letter, digit or mark.
-		for !atWord && i < n {
-			var v uint64
-			if i+8 <= n {
-				v = loadFull(text[i:])
-			} else {
-				v = load8(text, i)
-			}
-			x := v &^ highs
-			stop := inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9') | v&highs
-			if stop == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(stop) >> 3
-			if text[i] < utf8.RuneSelf {
-				break
-			}
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if isWordRune(r) {
-				break
-			}
-			i += size
-		}
-		if i >= n {
-			i = n
-			break
-		}
-		atWord = false
-		start := i
+	var mk uint64 // the marks of the word of toks[k&^63 …]
+	for k := first; k < len(toks); k++ {
+		t := &toks[k]
+		start, size := int(t.start), int(t.end-t.start)
 		// cls gathers a bit for each class of byte the word holds, in
 		// the place of its flag: tUpper, tMulti, clsLetter, clsDigit.
 		var h, cls uint64
-		end := 0
-		for {
-			var v uint64
-			if i+8 <= n {
+		var v uint64
+		if start+8 <= n {
+			v = loadFull(text[start:])
+		} else {
+			v = load8(text, start)
+		}
+		first, last := byte(v), byte(0)
+		for off := 0; ; {
+			rem := size - off
+			keep := lowBytes(min(rem, 8))
+			v &= keep // the word's bytes only: zeros are no letters or digits
+			x := v &^ highs
+			letter := inRange(x|ones*0x20, 'a', 'z') &^ v
+			digit := inRange(x, '0', '9') &^ v
+			// Letters without 0x20 are uppercase; a byte from 0x80 is
+			// marked as tMulti.
+			cls |= (letter&^(v<<2))>>7 | letter>>1 | digit>>2 | (v&highs)>>3
+			h = mixWord(h, v|ones*0x20&keep)
+			if rem <= 8 {
+				last = byte(v >> (8*rem - 8))
+				break
+			}
+			off += 8
+			if i := start + off; i+8 <= n {
 				v = loadFull(text[i:])
 			} else {
 				v = load8(text, i)
 			}
-			high := v & highs
-			x := v &^ highs
-			letter := inRange(x|ones*0x20, 'a', 'z') &^ high
-			digit := inRange(x, '0', '9') &^ high
-			word := letter | digit
-			k := bits.TrailingZeros64(^word&highs) >> 3
-			if k > 0 {
-				keep := lowBytes(k)
-				// Letters without 0x20 are uppercase.
-				cls |= (letter&^(v<<2)&keep)>>7 | (letter&keep)>>1 | (digit&keep)>>2
-				h = mixWord(h, (v|ones*0x20)&keep)
-				i += k
-				if k == 8 {
-					continue
-				}
-			}
-			if high>>(8*k)&0x80 != 0 {
-				// A byte from 0x80 (bytes past the text load as zeros).
-				r, size := utf8.DecodeRuneInString(text[i:])
-				if isWordRune(r) {
-					cls |= tMulti | clsLetter
-					if unicode.ToLower(r) != r {
-						cls |= tUpper
-					}
-					i += size
-					continue
-				}
-				end = i
-				break
-			}
-			// The byte at k is a separator; the next word may start in
-			// the same chunk. A byte from 0x80 there is left to the skip
-			// loop, which decodes it.
-			end = i
-			if rest := (word | high) &^ lowBytes(k+1); rest != 0 {
-				at := bits.TrailingZeros64(rest) >> 3
-				atWord = word>>(8*at)&0x80 != 0
-				i += at - k
-			} else {
-				i += 8 - k
-			}
-			break
 		}
-		// Flag the words the matcher tries, without branches: whether a
-		// word is one is not predictable. A word that is no dictionary
-		// key is tried as a misheard place name when it has six to 24
-		// letters and its shape is that of a key or a fuzzy target, or,
-		// after a place cue, five letters or the shape of a lost last
-		// sound or of a rarer place (see dict.scanShapes).
 		cls |= cls >> 32
 		cls |= cls >> 16
 		c := uint8(cls | cls>>8)
-		size := end - start
+		if c&tMulti != 0 {
+			h, c = runeWord(text, start, int(t.end))
+		}
 		h = wordKey(h, size)
 		full := d.keyBit(h) | c>>4&1 // tMulti: looked up in the maps
 		num := c>>6&1 ^ 1            // no letter
-		sh := d.scanShape((min(size, 31)*27+int(d.letterIndexes[text[start]]))*27 + int(d.letterIndexes[text[end-1]]))
+		sh := d.scanShape((min(size, 31)*27+int(d.letterIndexes[first]))*27 + int(d.letterIndexes[last]))
 		fuzzy := (sh | sh>>1&cue) & 1 &^ (c >> 5)
-		flags := c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
-		toks = append(toks, token{start: int32(start), end: int32(end), flags: flags, h: h})
+		t.flags = c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
+		t.h = h
+		mk |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
+		if k&63 == 63 || k == len(toks)-1 {
+			marks[k>>6] |= mk
+			mk = 0
+		}
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
 	}
-	sc.pos = i
 	sc.toks = toks
+}
+
+// runeMask returns the word bits of the 64 bytes of text from p (bytes
+// past its end are no word's), decoding the runes from 0x80: a rune that
+// is a letter, digit or mark belongs to a word with all its bytes. left
+// and leftWord describe a rune begun before p; the results describe one
+// that goes on past the group.
+func runeMask(text string, p, left int, leftWord bool) (uint64, int, bool) {
+	var m uint64
+	j := 0
+	for ; j < left && j < 64; j++ {
+		if leftWord {
+			m |= 1 << j
+		}
+	}
+	left = 0
+	for j < 64 && p+j < len(text) {
+		c := text[p+j]
+		if c < utf8.RuneSelf {
+			if wordByte(c) != 0 {
+				m |= 1 << j
+			}
+			j++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[p+j:])
+		w := isWordRune(r)
+		for q := j; q < j+size && q < 64; q++ {
+			if w {
+				m |= 1 << q
+			}
+		}
+		if j+size > 64 {
+			left, leftWord = j+size-64, w
+		}
+		j += size
+	}
+	return m, left, leftWord
+}
+
+// runeWord returns the hash, before wordKey, and the class bits (see
+// scan) of the word text[start:end], which holds a rune from 0x80: its
+// runs of ASCII letters and digits are hashed in chunks of eight bytes
+// from the start of each run.
+func runeWord(text string, start, end int) (uint64, uint8) {
+	var h, cls uint64
+	for i := start; i < end; {
+		if text[i] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			cls |= tMulti | clsLetter
+			if unicode.ToLower(r) != r {
+				cls |= tUpper
+			}
+			i += size
+			continue
+		}
+		v := load8(text, i)
+		x := v &^ highs
+		letter := inRange(x|ones*0x20, 'a', 'z') &^ v
+		digit := inRange(x, '0', '9') &^ v
+		k := min(bits.TrailingZeros64(^(letter|digit)&highs)>>3, end-i)
+		keep := lowBytes(k)
+		cls |= (letter&^(v<<2)&keep)>>7 | (letter&keep)>>1 | (digit&keep)>>2
+		h = mixWord(h, (v|ones*0x20)&keep)
+		i += k
+	}
+	cls |= cls >> 32
+	cls |= cls >> 16
+	return h, uint8(cls | cls>>8)
 }
 
 // wordByte classifies an ASCII byte: 0 for a separator, 1 for a
