@@ -2,6 +2,9 @@ package correction
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -155,6 +158,56 @@ func TestIsAnyFold(t *testing.T) {
 		}
 		if got := sc.isAny(1, words...); got != any {
 			t.Fatalf("isAny(%q) = %v, want %v", tok, got, any)
+		}
+	}
+}
+
+// TestCountNewlines checks countNewlines against strings.Count on random
+// bytes, newlines and bytes next to '\n' (0x0a ^ 0x80, 0x0b, 0x8a) included.
+func TestCountNewlines(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	alpha := []byte{'\n', '\n', 'a', ' ', 0x0b, 0x09, 0x8a, 0x80, 0xff, 0x00, 0x7f}
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, r.IntN(70))
+		for i := range b {
+			if r.IntN(3) == 0 {
+				b[i] = byte(r.IntN(256))
+			} else {
+				b[i] = alpha[r.IntN(len(alpha))]
+			}
+		}
+		if got, want := countNewlines(string(b)), strings.Count(string(b), "\n"); got != want {
+			t.Fatalf("countNewlines(%q) = %d, want %d", b, got, want)
+		}
+	}
+}
+
+// TestCorrectMatchesApply checks that Correct, which applies and counts
+// the changes of Find itself, gives the content and summary of Apply and
+// Summarize.
+func TestCorrectMatchesApply(t *testing.T) {
+	e := testEngine(t)
+	texts := []string{"", "nothing here", "Revelations 21 4 and capernum", buildSermon(64 << 10)}
+	for _, f := range []string{"captions", "notes", "traps", "whisper"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "golden", f+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+	}
+	for n, text := range texts {
+		for _, opts := range []Options{{}, {NormalizeReferences: true}, {Categories: []string{CategoryPlace}}} {
+			r := e.Correct(text, opts)
+			changes := e.Find(text, opts)
+			if !reflect.DeepEqual(r.Changes, changes) {
+				t.Fatalf("text %d %+v: Correct's changes differ from Find's", n, opts)
+			}
+			if want := Apply(text, changes); r.Content != want {
+				t.Errorf("text %d %+v: content differs from Apply's", n, opts)
+			}
+			if want := Summarize(changes); !reflect.DeepEqual(r.Summary, want) {
+				t.Errorf("text %d %+v: summary %+v, want %+v", n, opts, r.Summary, want)
+			}
 		}
 	}
 }
