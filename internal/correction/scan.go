@@ -578,6 +578,9 @@ func (sc *scanner) nameGap(i int) bool {
 		return false
 	}
 	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
+	if g == " " {
+		return true // the common case
+	}
 	if len(g) == 0 || len(g) > 4 {
 		return false
 	}
@@ -613,6 +616,9 @@ func (sc *scanner) refGap(i int) gapInfo {
 		return gapInfo{}
 	}
 	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
+	if g == " " {
+		return gapInfo{ok: true} // the common case
+	}
 	if len(g) == 0 || len(g) > 6 {
 		return gapInfo{}
 	}
