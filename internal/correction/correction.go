@@ -126,7 +126,7 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 	for _, blk := range m.found.blocks {
 		for _, r := range blk {
 			start, end := int(r.start), m.found.end(r)
-			line += countNewlines(text[pos:start])
+			line += strings.Count(text[pos:start], "\n")
 			pos = start
 			conf := pctConf(r.conf)
 			repl := m.get(r.repl)
@@ -157,28 +157,6 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 		}
 	}
 	return changes, fc
-}
-
-// countNewlines returns the number of '\n' bytes in s. The gaps between
-// changes are short (90 bytes on average): eight bytes at a time, without
-// the setup of strings.Count's vector loop.
-func countNewlines(s string) int {
-	n := 0
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		// A byte of x is zero where s has '\n'; z has the high bit of
-		// exactly those bytes (a byte of x&^highs plus 0x7f carries into
-		// no other byte).
-		x := loadFull(s[i:]) ^ ones*'\n'
-		z := ^(x&^highs + ones*0x7f | x) & highs
-		n += bits.OnesCount64(z)
-	}
-	for ; i < len(s); i++ {
-		if s[i] == '\n' {
-			n++
-		}
-	}
-	return n
 }
 
 // changeIDs hands out the IDs chg_0001 … in order, carved out of one

@@ -162,26 +162,6 @@ func TestIsAnyFold(t *testing.T) {
 	}
 }
 
-// TestCountNewlines checks countNewlines against strings.Count on random
-// bytes, newlines and bytes next to '\n' (0x0a ^ 0x80, 0x0b, 0x8a) included.
-func TestCountNewlines(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	alpha := []byte{'\n', '\n', 'a', ' ', 0x0b, 0x09, 0x8a, 0x80, 0xff, 0x00, 0x7f}
-	for n := 0; n < 20000; n++ {
-		b := make([]byte, r.IntN(70))
-		for i := range b {
-			if r.IntN(3) == 0 {
-				b[i] = byte(r.IntN(256))
-			} else {
-				b[i] = alpha[r.IntN(len(alpha))]
-			}
-		}
-		if got, want := countNewlines(string(b)), strings.Count(string(b), "\n"); got != want {
-			t.Fatalf("countNewlines(%q) = %d, want %d", b, got, want)
-		}
-	}
-}
-
 // TestCorrectMatchesApply checks that Correct, which applies and counts
 // the changes of Find itself, gives the content and summary of Apply and
 // Summarize.
