@@ -26,6 +26,7 @@ const (
 	// The scanner gathers these bits of a word with its flags (see scan).
 	clsDigit  = 1 << 5
 	clsLetter = 1 << 6
+	clsDone   = 1 << 7 // hashed and classed before the flags are set
 )
 
 func (t token) s() int       { return int(t.start) }
@@ -177,7 +178,7 @@ func inRange(x uint64, lo, hi byte) uint64 {
 
 // lowBytes returns a mask of the k low bytes of a uint64, 1 <= k <= 8.
 func lowBytes(k int) uint64 {
-	return ^uint64(0) >> (64 - 8*k)
+	return ^uint64(0) >> ((64 - 8*k) & 63) // & 63: a plain shift, k is at least 1
 }
 
 // mixWord mixes up to eight lowercase bytes of a word into its hash.
@@ -218,7 +219,8 @@ func (sc *scanner) scan() {
 	// belong to a word if leftWord.
 	p, carry, start := sc.pos, uint64(0), -1
 	left, leftWord := 0, false
-	pos := n // where the next call goes on
+	pos := n         // where the next call goes on
+	sawHigh := false // a group held a byte from 0x80
 	for p < n {
 		var m, high uint64
 		if p+64 <= n {
@@ -229,7 +231,7 @@ func (sc *scanner) scan() {
 				w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
 				high |= v & highs
 				// Gather the top bit of each byte into one byte.
-				m |= (w >> 7 * 0x0102040810204080 >> 56) << c
+				m |= (w >> 7 * 0x0102040810204080 >> 56) << (c & 63)
 			}
 		} else {
 			for c := 0; c < 64; c += 8 {
@@ -237,11 +239,12 @@ func (sc *scanner) scan() {
 				x := v &^ highs
 				w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
 				high |= v & highs
-				m |= (w >> 7 * 0x0102040810204080 >> 56) << c
+				m |= (w >> 7 * 0x0102040810204080 >> 56) << (c & 63)
 			}
 		}
 		if high != 0 || left > 0 {
 			m, left, leftWord = runeMask(text, p, left, leftWord)
+			sawHigh = true
 		}
 		prev := m<<1 | carry
 		starts, ends := m&^prev, prev&^m
@@ -276,9 +279,27 @@ func (sc *scanner) scan() {
 		toks = append(toks, token{start: int32(start), end: int32(n)})
 	}
 	sc.pos = pos
+	// A word with a rune from 0x80 is read rune by rune here, and so is a
+	// word whose chunks would be loaded past the text's end, so that the
+	// loop below calls nothing (the compiler keeps its values in
+	// registers); clsDone marks them.
+	if sawHigh {
+		for k := first; k < len(toks); k++ {
+			if t := &toks[k]; hasHigh(text[t.start:t.end]) {
+				h, c := runeWord(text, int(t.start), int(t.end))
+				t.h, t.flags = h, c|clsDone
+			}
+		}
+	}
+	for k := len(toks) - 1; k >= first && int(toks[k].end)+8 > n; k-- {
+		if t := &toks[k]; t.flags&clsDone == 0 {
+			h, c := runeWord(text, int(t.start), int(t.end))
+			t.h, t.flags = h, c|clsDone
+		}
+	}
 	// Pass 2: hash and flag the new words. A word of ASCII letters and
 	// digits is read in chunks of eight bytes from its start (as keyHash
-	// reads it); a word with a rune from 0x80 is read rune by rune.
+	// reads it).
 	//
 	// Flag the words the matcher tries, without branches: whether a word
 	// is one is not predictable. A word that is no dictionary key is
@@ -303,41 +324,35 @@ func (sc *scanner) scan() {
 		start, size := int(t.start), int(t.end-t.start)
 		// cls gathers a bit for each class of byte the word holds, in
 		// the place of its flag: tUpper, tMulti, clsLetter, clsDigit.
-		var h, cls uint64
-		var v uint64
-		if start+8 <= n {
-			v = loadFull(text[start:])
+		var h uint64
+		var c, first, last uint8
+		if t.flags&clsDone != 0 {
+			h, c = t.h, t.flags
+			first, last = text[start], text[t.end-1]
 		} else {
-			v = load8(text, start)
-		}
-		first, last := byte(v), byte(0)
-		for off := 0; ; {
-			rem := size - off
-			keep := lowBytes(min(rem, 8))
-			v &= keep // the word's bytes only: zeros are no letters or digits
-			x := v &^ highs
-			letter := inRange(x|ones*0x20, 'a', 'z') &^ v
-			digit := inRange(x, '0', '9') &^ v
-			// Letters without 0x20 are uppercase; a byte from 0x80 is
-			// marked as tMulti.
-			cls |= (letter&^(v<<2))>>7 | letter>>1 | digit>>2 | (v&highs)>>3
-			h = mixWord(h, v|ones*0x20&keep)
-			if rem <= 8 {
-				last = byte(v >> (8*rem - 8))
-				break
+			var cls uint64
+			v := loadFull(text[start:])
+			first = byte(v)
+			for off := 0; ; {
+				rem := size - off
+				keep := lowBytes(min(rem, 8))
+				v &= keep // the word's bytes only: zeros are no letters or digits
+				x := v &^ highs
+				letter := inRange(x|ones*0x20, 'a', 'z')
+				digit := inRange(x, '0', '9')
+				// Letters without 0x20 are uppercase.
+				cls |= (letter&^(v<<2))>>7 | letter>>1 | digit>>2
+				h = mixWord(h, v|ones*0x20&keep)
+				if rem <= 8 {
+					last = byte(v >> ((8*rem - 8) & 63))
+					break
+				}
+				off += 8
+				v = loadFull(text[start+off:])
 			}
-			off += 8
-			if i := start + off; i+8 <= n {
-				v = loadFull(text[i:])
-			} else {
-				v = load8(text, i)
-			}
-		}
-		cls |= cls >> 32
-		cls |= cls >> 16
-		c := uint8(cls | cls>>8)
-		if c&tMulti != 0 {
-			h, c = runeWord(text, start, int(t.end))
+			cls |= cls >> 32
+			cls |= cls >> 16
+			c = uint8(cls | cls>>8)
 		}
 		h = wordKey(h, size)
 		full := d.keyBit(h) | c>>4&1 // tMulti: looked up in the maps
@@ -355,6 +370,19 @@ func (sc *scanner) scan() {
 		numTry = (num ^ 1) & b2u(size >= 5)
 	}
 	sc.toks = toks
+}
+
+// hasHigh reports whether s holds a byte from 0x80.
+func hasHigh(s string) bool {
+	var or uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		or |= loadFull(s[i:])
+	}
+	for ; i < len(s); i++ {
+		or |= uint64(s[i])
+	}
+	return or&highs != 0
 }
 
 // runeMask returns the word bits of the 64 bytes of text from p (bytes
