@@ -557,20 +557,25 @@ func (sc *scanner) is(i int, w string) bool {
 	t := sc.tok(i)
 	// A token of letters and digits equals a lowercase ASCII word,
 	// ignoring case, only if it is ASCII and of the same length: the
-	// byte compare of asciiEqualFold is then exact.
-	return t.e()-t.s() == len(w) && asciiEqualFold(sc.text[t.s():t.e()], w)
+	// byte compare of asciiEqualFold is then exact. Comparing the first
+	// letters too makes the first test fail for most words, which the
+	// processor then predicts.
+	return t.e()-t.s() == len(w) && sc.text[t.s()]|0x20 == w[0] && asciiEqualFold(sc.text[t.s():t.e()], w)
 }
 
 // isAny reports whether token i is one of the lowercase ASCII words ws.
 func (sc *scanner) isAny(i int, ws ...string) bool {
-	// The token is read once; most words differ from it in length.
+	// The token is read once.
 	if i < 0 || !sc.has(i) {
 		return false
 	}
 	t := sc.tok(i)
 	s := sc.text[t.s():t.e()]
+	// The length and the first letter, compared at once, differ for
+	// most words (see is).
+	key := len(s)<<8 | int(s[0]|0x20)
 	for _, w := range ws {
-		if len(s) == len(w) && asciiEqualFold(s, w) {
+		if len(w)<<8|int(w[0]) == key && asciiEqualFold(s, w) {
 			return true
 		}
 	}
