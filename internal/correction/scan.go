@@ -318,7 +318,6 @@ func (sc *scanner) scan() {
 		cue = d.placeCueBit(p.h)
 		numTry = b2u(p.flags&tDigits == 0 && p.end-p.start >= 5)
 	}
-	var mk uint64 // the marks of the word of toks[k&^63 …]
 	for k := first; k < len(toks); k++ {
 		t := &toks[k]
 		start, size := int(t.start), int(t.end-t.start)
@@ -361,11 +360,7 @@ func (sc *scanner) scan() {
 		fuzzy := (sh | sh>>1&cue) & 1 &^ (c >> 5)
 		t.flags = c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
 		t.h = h
-		mk |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
-		if k&63 == 63 || k == len(toks)-1 {
-			marks[k>>6] |= mk
-			mk = 0
-		}
+		marks[k>>6] |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
 	}
