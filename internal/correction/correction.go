@@ -83,13 +83,26 @@ const maxText = math.MaxInt32
 // Find returns the correction candidates in text, sorted by Start,
 // non-overlapping and numbered. Texts longer than 2 GiB get no changes.
 func (e *Engine) Find(text string, opts Options) []Change {
+	changes, _ := e.find(text, opts)
+	return changes
+}
+
+// findCounts counts the changes of a Find by status and category, and
+// sums how much the auto-applied ones change the text's length.
+type findCounts struct {
+	auto, bible, place, grow int
+}
+
+// find is Find, which also counts the changes for Correct.
+func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
+	var fc findCounts
 	wantBible, wantPlace := true, true
 	if len(opts.Categories) > 0 {
 		wantBible = slices.Contains(opts.Categories, CategoryBible)
 		wantPlace = slices.Contains(opts.Categories, CategoryPlace)
 	}
 	if (!wantBible && !wantPlace) || len(text) > maxText {
-		return []Change{}
+		return []Change{}, fc
 	}
 	sc := new(scanner)
 	sc.init(e.d, text)
@@ -105,7 +118,7 @@ func (e *Engine) Find(text string, opts Options) []Change {
 	m.run()
 	n := m.found.n
 	if n == 0 {
-		return []Change{}
+		return []Change{}, fc
 	}
 	changes := make([]Change, n)
 	ids := newChangeIDs(n)
@@ -116,15 +129,23 @@ func (e *Engine) Find(text string, opts Options) []Change {
 			line += strings.Count(text[pos:start], "\n")
 			pos = start
 			conf := pctConf(r.conf)
+			repl := m.get(r.repl)
 			st := StatusNeedsReview
 			if conf >= autoThreshold {
 				st = StatusAutoApplied
+				fc.auto++
+				fc.grow += len(repl) - (end - start)
+			}
+			if r.rule >= rulePlaceLowercase {
+				fc.place++
+			} else {
+				fc.bible++
 			}
 			changes[k] = Change{
 				ID:          ids.next(),
 				Category:    r.rule.category(),
 				Original:    text[start:end],
-				Replacement: m.get(r.repl),
+				Replacement: repl,
 				Start:       start,
 				End:         end,
 				Line:        line,
@@ -135,7 +156,7 @@ func (e *Engine) Find(text string, opts Options) []Change {
 			k++
 		}
 	}
-	return changes
+	return changes, fc
 }
 
 // changeIDs hands out the IDs chg_0001 … in order, carved out of one
@@ -255,10 +276,30 @@ func Summarize(changes []Change) Summary {
 // Correct finds the changes in text, applies the auto-applied ones and
 // summarizes them.
 func (e *Engine) Correct(text string, opts Options) Result {
-	changes := e.Find(text, opts)
-	return Result{
-		Content: Apply(text, changes),
-		Changes: changes,
-		Summary: Summarize(changes),
+	changes, fc := e.find(text, opts)
+	// The changes of find are sorted, apart and match the text: Apply's
+	// checks and Summarize's pass are not needed.
+	content := text
+	if fc.auto > 0 {
+		var sb strings.Builder
+		sb.Grow(len(text) + max(fc.grow, 0))
+		pos := 0
+		for i := range changes {
+			if c := &changes[i]; c.Status == StatusAutoApplied {
+				sb.WriteString(text[pos:c.Start])
+				sb.WriteString(c.Replacement)
+				pos = c.End
+			}
+		}
+		sb.WriteString(text[pos:])
+		content = sb.String()
 	}
+	sum := Summary{Total: len(changes), AutoApplied: fc.auto, NeedsReview: len(changes) - fc.auto, ByCategory: map[string]int{}}
+	if fc.bible > 0 {
+		sum.ByCategory[CategoryBible] = fc.bible
+	}
+	if fc.place > 0 {
+		sum.ByCategory[CategoryPlace] = fc.place
+	}
+	return Result{Content: content, Changes: changes, Summary: sum}
 }

@@ -191,6 +191,9 @@ type dict struct {
 	// letterIndexes is letterIndex of every byte: one load in the scanner.
 	letterIndexes [256]uint8
 	placeCues     [4]uint64
+	// numBits is a bit set over the hashes of the number words (see
+	// numWords): a word without its bit is no number word.
+	numBits [4]uint64
 	// keys is a Bloom filter (two bits a key) over the hashes of the ASCII
 	// words the matcher must look up: prefixes, root keys that can lead
 	// to a change, and all root keys of six letters or more (a key stops
@@ -530,6 +533,16 @@ func (d *dict) markShapes() {
 		h := keyHash(w)
 		d.placeCues[h>>62] |= 1 << (h >> 32 & 63)
 	}
+	for w := range d.numWords {
+		h := keyHash(w)
+		d.numBits[h>>62] |= 1 << (h >> 32 & 63)
+	}
+}
+
+// maybeNumWord reports whether the ASCII word with hash h may be a key
+// of numWords.
+func (d *dict) maybeNumWord(h uint64) bool {
+	return d.numBits[h>>62]>>(h>>32&63)&1 != 0
 }
 
 // placeCueBit returns 1 if the word with hash h may be a place cue ("in",

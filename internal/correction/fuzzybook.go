@@ -160,6 +160,9 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 		} else if cue == cueWrote {
 			return i
 		}
+		if !sc.has(c) {
+			return i // the text ends with the cue
+		}
 		if _, ok := lookup(sc, m.d.prefixes, c); ok && sc.has(c+1) {
 			c++ // "the book of first corintheans": the prefix is read with the name
 		}

@@ -3,11 +3,13 @@ package correction
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -80,29 +82,94 @@ func TestScannerTokens(t *testing.T) {
 		texts = append(texts, "ab"+string(rune(k))+"cd "+strconv.Itoa(k)+string([]byte{byte(k)})+"Z")
 	}
 	for n, text := range texts {
-		want := tokenize(text, nil)
-		sc := new(scanner)
-		sc.init(e.d, text)
-		i := 0
-		for ; sc.has(i); i++ {
-			sc.keep = i - 2
-			got := sc.tok(i)
-			if i >= len(want) {
-				t.Fatalf("text %d: extra token %d %q", n, i, text[got.s():got.e()])
-			}
-			w := want[i]
-			const same = tUpper | tDigits
-			if got.start != w.start || got.end != w.end || got.flags&same != w.flags&same {
-				t.Fatalf("text %d token %d: got %q %b, want %q %b", n, i, text[got.s():got.e()], got.flags, text[w.s():w.e()], w.flags)
-			}
-			if got.flags&tMulti == 0 && got.h != keyHash(string(appendLower(nil, text[got.s():got.e()]))) {
-				t.Fatalf("text %d token %d %q: hash differs from keyHash", n, i, text[got.s():got.e()])
-			}
-		}
-		if i != len(want) {
-			t.Fatalf("text %d: %d tokens, want %d", n, i, len(want))
-		}
+		checkScanner(t, e, n, text)
 	}
+}
+
+// TestScannerRandom checks the scanner against tokenize on random texts
+// of ASCII words, runes from 0x80 that are letters or not, invalid bytes
+// and long words, so that words and runes cross the scanner's groups of
+// 64 bytes and the text ends at a group's end.
+func TestScannerRandom(t *testing.T) {
+	e := testEngine(t)
+	r := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{"a", "Ab", "word", "Romans", "capernaum", "verylongwordofthirtytwoletters", "12", "3", " ", " ", " ",
+		"\n", ", ", ".", "é", "日本", "\u2019", "\u2014", "\xff", "\xc3", "\u0301", "\u0130", "\u01c5", "\u212a", "x1", "\u0661\u0662"}
+	for n := 0; n < 4000; n++ {
+		var sb strings.Builder
+		size := r.IntN(200)
+		if n%10 == 0 {
+			size = 64*(1+r.IntN(3)) - r.IntN(3)
+		}
+		for sb.Len() < size {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := sb.String()
+		if n%7 == 0 && len(text) > 64 {
+			text = text[:64*(len(text)/64)] // a cut rune, a word to the end of a group
+		}
+		checkScanner(t, e, n, text)
+	}
+}
+
+// checkScanner checks the scanner on text against tokenize: the same
+// tokens with the same hash, and the flags refFlags computes.
+func checkScanner(t *testing.T, e *Engine, n int, text string) {
+	t.Helper()
+	want := tokenize(text, nil)
+	sc := new(scanner)
+	sc.init(e.d, text)
+	i := 0
+	var prev token
+	for ; sc.has(i); i++ {
+		sc.keep = i - 2
+		got := sc.tok(i)
+		if i >= len(want) {
+			t.Fatalf("text %d: extra token %d %q", n, i, text[got.s():got.e()])
+		}
+		w := want[i]
+		const same = tUpper | tDigits
+		if got.start != w.start || got.end != w.end || got.flags&same != w.flags&same {
+			t.Fatalf("text %d token %d: got %q %b, want %q %b", n, i, text[got.s():got.e()], got.flags, text[w.s():w.e()], w.flags)
+		}
+		if got.flags&tMulti == 0 && got.h != keyHash(string(appendLower(nil, text[got.s():got.e()]))) {
+			t.Fatalf("text %d token %d %q: hash differs from keyHash", n, i, text[got.s():got.e()])
+		}
+		if wf := refFlags(e.d, text, w, prev, i > 0); got.flags != wf {
+			t.Fatalf("text %d token %d %q: flags %06b, want %06b", n, i, text[got.s():got.e()], got.flags, wf)
+		}
+		prev = got
+	}
+	if i != len(want) {
+		t.Fatalf("text %d: %d tokens, want %d", n, i, len(want))
+	}
+}
+
+// refFlags computes the flags of token w of text (from tokenize) plainly,
+// as the scanner should: prev is the token before it, if any (hasPrev).
+func refFlags(d *dict, text string, w token, prev token, hasPrev bool) uint8 {
+	word := text[w.s():w.e()]
+	f := w.flags & (tUpper | tDigits)
+	multi := !isASCII(word)
+	if multi {
+		f |= tMulti
+	}
+	full := multi || d.keyBit(keyHash(string(appendLower(nil, word)))) == 1
+	if full {
+		f |= tFull
+	}
+	hasDigit := strings.ContainsAny(word, "0123456789")
+	size := len(word)
+	k := (min(size, 31)*27+letterIndex(word[0]))*27 + letterIndex(word[size-1])
+	sh := d.scanShape(k)
+	cue := hasPrev && d.placeCueBit(prev.h) == 1
+	if !full && !hasDigit && (sh&1 == 1 || cue && sh&2 == 2) {
+		f |= tFuzzy
+	}
+	if f&tDigits != 0 && (!hasPrev || prev.flags&tDigits == 0 && prev.e()-prev.s() >= 5) {
+		f |= tNumTry
+	}
+	return f
 }
 
 // TestConfidenceRoundTrip checks that every confidence with two decimals

@@ -2,6 +2,10 @@ package correction
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -119,6 +123,70 @@ func TestASCIIEqualFold(t *testing.T) {
 			}
 			if g, w := asciiEqualFold(string(a), string(a)+"x"), false; g != w {
 				t.Fatalf("lengths %d and %d: %v", n, n+1, g)
+			}
+		}
+	}
+}
+
+// TestIsAnyFold checks that is and isAny, which compare bytes, agree with
+// strings.EqualFold on tokens of every kind, non-ASCII letters that fold
+// to ASCII ones included ("ſ", "K" as the Kelvin sign).
+func TestIsAnyFold(t *testing.T) {
+	e := testEngine(t)
+	words := []string{"to", "in", "chapter", "chapters", "ch", "v", "vs", "according", "thousand", "s", "k"}
+	r := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"t", "T", "o", "O", "ſ", "\u212A", "k", "s", "c", "h", "ch", "apter", "APTER", "v", "1", "é", "according", "thousand"}
+	for n := 0; n < 20000; n++ {
+		var sb strings.Builder
+		for k := r.IntN(4) + 1; k > 0; k-- {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		text := "x " + sb.String() + " y"
+		sc := new(scanner)
+		sc.init(e.d, text)
+		if !sc.has(1) || sc.tok(1).e() != len(text)-2 {
+			continue // not one token
+		}
+		tok := text[2 : len(text)-2]
+		any := false
+		for _, w := range words {
+			want := len(tok) == len(w) && strings.EqualFold(tok, w)
+			any = any || want
+			if got := sc.is(1, w); got != want {
+				t.Fatalf("is(%q, %q) = %v, want %v", tok, w, got, want)
+			}
+		}
+		if got := sc.isAny(1, words...); got != any {
+			t.Fatalf("isAny(%q) = %v, want %v", tok, got, any)
+		}
+	}
+}
+
+// TestCorrectMatchesApply checks that Correct, which applies and counts
+// the changes of Find itself, gives the content and summary of Apply and
+// Summarize.
+func TestCorrectMatchesApply(t *testing.T) {
+	e := testEngine(t)
+	texts := []string{"", "nothing here", "Revelations 21 4 and capernum", buildSermon(64 << 10)}
+	for _, f := range []string{"captions", "notes", "traps", "whisper"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "golden", f+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+	}
+	for n, text := range texts {
+		for _, opts := range []Options{{}, {NormalizeReferences: true}, {Categories: []string{CategoryPlace}}} {
+			r := e.Correct(text, opts)
+			changes := e.Find(text, opts)
+			if !reflect.DeepEqual(r.Changes, changes) {
+				t.Fatalf("text %d %+v: Correct's changes differ from Find's", n, opts)
+			}
+			if want := Apply(text, changes); r.Content != want {
+				t.Errorf("text %d %+v: content differs from Apply's", n, opts)
+			}
+			if want := Summarize(changes); !reflect.DeepEqual(r.Summary, want) {
+				t.Errorf("text %d %+v: summary %+v, want %+v", n, opts, r.Summary, want)
 			}
 		}
 	}

@@ -194,10 +194,7 @@ func (m *matcher) run() {
 		// Skip the words the matcher has nothing to try on. A number is
 		// tried (tNumTry) only after a word of five letters or more.
 		toks, base := sc.toks, sc.base
-		k := i - base
-		for k < len(toks) && toks[k].flags&(tFull|tFuzzy|tNumTry) == 0 {
-			k++
-		}
+		k := sc.nextTried(i - base)
 		i = base + k
 		sc.keep = i - lookBack
 		if k == len(toks) {
@@ -1190,6 +1187,15 @@ func (m *matcher) parseRef(k int) ref {
 	return r
 }
 
+// numWord returns the value of token k as a number word ("seven",
+// "twenty"), if it is one.
+func (m *matcher) numWord(k int) (int, bool) {
+	if t := m.sc.tok(k); t.flags&tMulti == 0 && !m.d.maybeNumWord(t.h) {
+		return 0, false // most words: no map lookup
+	}
+	return lookup(m.sc, m.d.numWords, k)
+}
+
 // parseNum reads a number written in digits ("23") or words ("twenty
 // three", "one hundred and nineteen") at token k. It returns the value
 // (0 if none), the token after it, and whether it was spoken.
@@ -1209,7 +1215,7 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		}
 		return v, k + 1, false
 	}
-	v, ok := lookup(sc, m.d.numWords, k)
+	v, ok := m.numWord(k)
 	if !ok || v == 100 {
 		return 0, k, false
 	}
@@ -1228,7 +1234,7 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		return total, k, true
 	}
 	if v >= 20 && sc.has(k) && sc.plainGap(k-1) {
-		if u, ok := lookup(sc, m.d.numWords, k); ok && u < 10 {
+		if u, ok := m.numWord(k); ok && u < 10 {
 			return v + u, k + 1, true
 		}
 	}

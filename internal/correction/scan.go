@@ -22,6 +22,11 @@ const (
 	tFuzzy              // not a dictionary form, but may be a misheard place name
 	tMulti              // holds a non-ASCII rune
 	tNumTry             // only digits, after a word that may be a misspelled book (see matcher.run)
+
+	// The scanner gathers these bits of a word with its flags (see scan).
+	clsDigit  = 1 << 5
+	clsLetter = 1 << 6
+	clsDone   = 1 << 7 // hashed and classed before the flags are set
 )
 
 func (t token) s() int       { return int(t.start) }
@@ -44,13 +49,21 @@ type scanner struct {
 	base int     // index of toks[0] in the text's token sequence
 	keep int     // the first token index the matcher may still read
 	toks []token // tokens base … base+len(toks)-1
-	buf  []byte
-	win  [winSize]token
+	// marks has bit j set when toks[j] has a flag of tried (the words
+	// the matcher tries), and no bit from len(toks) on.
+	marks []uint64
+	buf   []byte
+	win   [winSize]token
+	mwin  [winSize / 64]uint64
 }
+
+// tried are the flags of the tokens the matcher tries (see matcher.run).
+const tried = tFull | tFuzzy | tNumTry
 
 func (sc *scanner) init(d *dict, text string) {
 	sc.text, sc.d = text, d
 	sc.toks = sc.win[:0]
+	sc.marks = sc.mwin[:]
 }
 
 // has reports whether token i exists, tokenizing up to it if needed.
@@ -78,13 +91,48 @@ func (sc *scanner) fill(i int) bool {
 			n := copy(sc.toks, sc.toks[drop:])
 			sc.toks = sc.toks[:n]
 			sc.base += drop
+			shiftMarks(sc.marks, drop)
 		}
 		if len(sc.toks) == cap(sc.toks) {
 			sc.toks = append(sc.toks, token{})[:len(sc.toks)]
+			for len(sc.marks)*64 < cap(sc.toks) {
+				sc.marks = append(sc.marks, 0)
+			}
 		}
 		sc.scan()
 	}
 	return true
+}
+
+// shiftMarks drops the first n bits of the bit set m, moving the others
+// down.
+func shiftMarks(m []uint64, n int) {
+	w, b := n>>6, uint(n&63)
+	for k := range m {
+		var v uint64
+		if k+w < len(m) {
+			v = m[k+w] >> b
+			if b != 0 && k+w+1 < len(m) {
+				v |= m[k+w+1] << (64 - b)
+			}
+		}
+		m[k] = v
+	}
+}
+
+// nextTried returns the index in the window of the first token from
+// window index k on that the matcher tries, or len(sc.toks) if none.
+func (sc *scanner) nextTried(k int) int {
+	for w := k >> 6; w < len(sc.marks); w++ {
+		m := sc.marks[w]
+		if w == k>>6 {
+			m &= ^uint64(0) << (k & 63)
+		}
+		if m != 0 {
+			return w<<6 + bits.TrailingZeros64(m)
+		}
+	}
+	return len(sc.toks)
 }
 
 // The scanner reads the text eight bytes at a time, as a uint64 in
@@ -130,7 +178,7 @@ func inRange(x uint64, lo, hi byte) uint64 {
 
 // lowBytes returns a mask of the k low bytes of a uint64, 1 <= k <= 8.
 func lowBytes(k int) uint64 {
-	return ^uint64(0) >> (64 - 8*k)
+	return ^uint64(0) >> ((64 - 8*k) & 63) // & 63: a plain shift, k is at least 1
 }
 
 // mixWord mixes up to eight lowercase bytes of a word into its hash.
@@ -154,120 +202,251 @@ func b2u(b bool) uint8 {
 }
 
 // scan appends tokens to the window until it is full or the text ends.
+//
+// It works in two passes. The first finds where words start and end, 64
+// bytes at a time: a bit for each byte that belongs to a word, whose
+// changes are the words' bounds; the bytes of a group depend on no other
+// group, so the processor overlaps their work. The second hashes and
+// flags the new words, each on its own but for two flags that depend on
+// the word before (carried from one word to the next).
 func (sc *scanner) scan() {
-	text, d, toks := sc.text, sc.d, sc.toks
+	text, d, toks, marks := sc.text, sc.d, sc.toks, sc.marks
 	n := len(text)
-	i := sc.pos
-	for len(toks) < cap(toks) {
-		// Skip to the next word: an ASCII letter or digit, or a rune
-		// from 0x80 that is a letter, digit or mark.
-		for i < n {
-			var v uint64
-			if i+8 <= n {
-				v = loadFull(text[i:])
-			} else {
-				v = load8(text, i)
+	first := len(toks)
+	// Pass 1: the bounds. A group starts at p; carry is the word bit of
+	// the byte before it; start is the start of a word that goes on past
+	// the group, or -1; left continuation bytes of a rune begun before p
+	// belong to a word if leftWord.
+	p, carry, start := sc.pos, uint64(0), -1
+	left, leftWord := 0, false
+	pos := n         // where the next call goes on
+	sawHigh := false // a group held a byte from 0x80
+	for p < n {
+		var m, high uint64
+		if p+64 <= n {
+			g := text[p : p+64]
+			for c := 0; c < 64; c += 8 {
+				v := loadFull(g[c:])
+				x := v &^ highs
+				w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
+				high |= v & highs
+				// Gather the top bit of each byte into one byte.
+				m |= (w >> 7 * 0x0102040810204080 >> 56) << (c & 63)
 			}
-			x := v &^ highs
-			stop := inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9') | v&highs
-			if stop == 0 {
-				i += 8
-				continue
+		} else {
+			for c := 0; c < 64; c += 8 {
+				v := load8(text, p+c)
+				x := v &^ highs
+				w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
+				high |= v & highs
+				m |= (w >> 7 * 0x0102040810204080 >> 56) << (c & 63)
 			}
-			i += bits.TrailingZeros64(stop) >> 3
-			if text[i] < utf8.RuneSelf {
-				break
+		}
+		if high != 0 || left > 0 {
+			m, left, leftWord = runeMask(text, p, left, leftWord)
+			sawHigh = true
+		}
+		prev := m<<1 | carry
+		starts, ends := m&^prev, prev&^m
+		carry = m >> 63
+		for {
+			if start < 0 {
+				if starts == 0 {
+					break
+				}
+				if len(toks) == cap(toks) {
+					// The window is full: go on from the end of the
+					// latest word (the bytes up to this start are no
+					// word's).
+					pos = int(toks[len(toks)-1].end)
+					p = n
+					break
+				}
+				start = p + bits.TrailingZeros64(starts)
+				starts &= starts - 1
 			}
+			if ends == 0 {
+				break // the word goes on in the next group
+			}
+			toks = append(toks, token{start: int32(start), end: int32(p + bits.TrailingZeros64(ends))})
+			ends &= ends - 1
+			start = -1
+		}
+		p += 64
+	}
+	if start >= 0 {
+		// The text ends with a word whose end fell on a group's end.
+		toks = append(toks, token{start: int32(start), end: int32(n)})
+	}
+	sc.pos = pos
+	// A word with a rune from 0x80 is read rune by rune here, and so is a
+	// word whose chunks would be loaded past the text's end, so that the
+	// loop below calls nothing (the compiler keeps its values in
+	// registers); clsDone marks them.
+	if sawHigh {
+		for k := first; k < len(toks); k++ {
+			if t := &toks[k]; hasHigh(text[t.start:t.end]) {
+				h, c := runeWord(text, int(t.start), int(t.end))
+				t.h, t.flags = h, c|clsDone
+			}
+		}
+	}
+	for k := len(toks) - 1; k >= first && int(toks[k].end)+8 > n; k-- {
+		if t := &toks[k]; t.flags&clsDone == 0 {
+			h, c := runeWord(text, int(t.start), int(t.end))
+			t.h, t.flags = h, c|clsDone
+		}
+	}
+	// Pass 2: hash and flag the new words. A word of ASCII letters and
+	// digits is read in chunks of eight bytes from its start (as keyHash
+	// reads it).
+	//
+	// Flag the words the matcher tries, without branches: whether a word
+	// is one is not predictable. A word that is no dictionary key is
+	// tried as a misheard place name when it has six to 24 letters and
+	// its shape is that of a key or a fuzzy target, or, after a place
+	// cue, five letters or the shape of a lost last sound or of a rarer
+	// place (see dict.scanShapes).
+	//
+	// cue is 1 when the previous word may be a place cue (dict.placeCues);
+	// numTry is 1 when a number after it is tried as a reference: the
+	// previous word may be a misspelled book (see matcher.run), or there
+	// is none in the window and the matcher reads it itself.
+	cue, numTry := uint8(0), uint8(1)
+	if first > 0 {
+		p := &toks[first-1]
+		cue = d.placeCueBit(p.h)
+		numTry = b2u(p.flags&tDigits == 0 && p.end-p.start >= 5)
+	}
+	for k := first; k < len(toks); k++ {
+		t := &toks[k]
+		start, size := int(t.start), int(t.end-t.start)
+		// cls gathers a bit for each class of byte the word holds, in
+		// the place of its flag: tUpper, tMulti, clsLetter, clsDigit.
+		var h uint64
+		var c, first, last uint8
+		if t.flags&clsDone != 0 {
+			h, c = t.h, t.flags
+			first, last = text[start], text[t.end-1]
+		} else {
+			var cls uint64
+			v := loadFull(text[start:])
+			first = byte(v)
+			for off := 0; ; {
+				rem := size - off
+				keep := lowBytes(min(rem, 8))
+				v &= keep // the word's bytes only: zeros are no letters or digits
+				x := v &^ highs
+				letter := inRange(x|ones*0x20, 'a', 'z')
+				digit := inRange(x, '0', '9')
+				// Letters without 0x20 are uppercase.
+				cls |= (letter&^(v<<2))>>7 | letter>>1 | digit>>2
+				h = mixWord(h, v|ones*0x20&keep)
+				if rem <= 8 {
+					last = byte(v >> ((8*rem - 8) & 63))
+					break
+				}
+				off += 8
+				v = loadFull(text[start+off:])
+			}
+			cls |= cls >> 32
+			cls |= cls >> 16
+			c = uint8(cls | cls>>8)
+		}
+		h = wordKey(h, size)
+		full := d.keyBit(h) | c>>4&1 // tMulti: looked up in the maps
+		num := c>>6&1 ^ 1            // no letter
+		sh := d.scanShape((min(size, 31)*27+int(d.letterIndexes[first]))*27 + int(d.letterIndexes[last]))
+		fuzzy := (sh | sh>>1&cue) & 1 &^ (c >> 5)
+		t.flags = c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
+		t.h = h
+		marks[k>>6] |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
+		cue = d.placeCueBit(h)
+		numTry = (num ^ 1) & b2u(size >= 5)
+	}
+	sc.toks = toks
+}
+
+// hasHigh reports whether s holds a byte from 0x80.
+func hasHigh(s string) bool {
+	var or uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		or |= loadFull(s[i:])
+	}
+	for ; i < len(s); i++ {
+		or |= uint64(s[i])
+	}
+	return or&highs != 0
+}
+
+// runeMask returns the word bits of the 64 bytes of text from p (bytes
+// past its end are no word's), decoding the runes from 0x80: a rune that
+// is a letter, digit or mark belongs to a word with all its bytes. left
+// and leftWord describe a rune begun before p; the results describe one
+// that goes on past the group.
+func runeMask(text string, p, left int, leftWord bool) (uint64, int, bool) {
+	var m uint64
+	j := 0
+	for ; j < left && j < 64; j++ {
+		if leftWord {
+			m |= 1 << j
+		}
+	}
+	left = 0
+	for j < 64 && p+j < len(text) {
+		c := text[p+j]
+		if c < utf8.RuneSelf {
+			if wordByte(c) != 0 {
+				m |= 1 << j
+			}
+			j++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[p+j:])
+		w := isWordRune(r)
+		for q := j; q < j+size && q < 64; q++ {
+			if w {
+				m |= 1 << q
+			}
+		}
+		if j+size > 64 {
+			left, leftWord = j+size-64, w
+		}
+		j += size
+	}
+	return m, left, leftWord
+}
+
+// runeWord returns the hash, before wordKey, and the class bits (see
+// scan) of the word text[start:end], which holds a rune from 0x80: its
+// runs of ASCII letters and digits are hashed in chunks of eight bytes
+// from the start of each run.
+func runeWord(text string, start, end int) (uint64, uint8) {
+	var h, cls uint64
+	for i := start; i < end; {
+		if text[i] >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(text[i:])
-			if isWordRune(r) {
-				break
+			cls |= tMulti | clsLetter
+			if unicode.ToLower(r) != r {
+				cls |= tUpper
 			}
 			i += size
+			continue
 		}
-		if i >= n {
-			i = n
-			break
-		}
-		start := i
-		var h, letters, uppers, digits uint64
-		multi := false
-		for {
-			var v uint64
-			if i+8 <= n {
-				v = loadFull(text[i:])
-			} else {
-				v = load8(text, i)
-			}
-			high := v & highs
-			x := v &^ highs
-			letter := inRange(x|ones*0x20, 'a', 'z') &^ high
-			digit := inRange(x, '0', '9') &^ high
-			k := bits.TrailingZeros64(^(letter|digit)&highs) >> 3
-			if k > 0 {
-				keep := lowBytes(k)
-				letters |= letter & keep
-				uppers |= letter &^ (v << 2) & keep // letters without 0x20
-				digits |= digit & keep
-				h = mixWord(h, (v|ones*0x20)&keep)
-				i += k
-				if k == 8 {
-					continue
-				}
-			}
-			if i < n && text[i] >= utf8.RuneSelf {
-				r, size := utf8.DecodeRuneInString(text[i:])
-				if isWordRune(r) {
-					multi = true
-					letters |= 1
-					if unicode.ToLower(r) != r {
-						uppers |= 1
-					}
-					i += size
-					continue
-				}
-			}
-			break
-		}
-		size := i - start
-		t := token{start: int32(start), end: int32(i), h: wordKey(h, size)}
-		if multi {
-			t.flags |= tMulti
-		}
-		if uppers != 0 {
-			t.flags |= tUpper
-		}
-		if letters == 0 {
-			t.flags |= tDigits
-			// A number is tried as a reference after a word that may be a
-			// misspelled book (see matcher.run); with no word before it
-			// in the window, the matcher reads the word itself.
-			if len(toks) == 0 || toks[len(toks)-1].flags&tDigits == 0 && toks[len(toks)-1].end-toks[len(toks)-1].start >= 5 {
-				t.flags |= tNumTry
-			}
-		}
-		// Flag the words the matcher tries, without branches: whether a
-		// word is one is not predictable. A word that is no dictionary
-		// key is tried as a misheard place name when it has six to 24
-		// letters and its shape is that of a key or a fuzzy target, or,
-		// after a place cue, five letters or the shape of a lost last
-		// sound or of a rarer place (see dict.scanShapes).
-		full := d.keyBit(t.h)
-		if multi {
-			full = 1
-		}
-		k := (min(size, 31)*27+int(d.letterIndexes[text[start]]))*27 + int(d.letterIndexes[text[i-1]])
-		// cue is 1 when the previous word may be a place cue (dict.placeCues).
-		var cue uint8
-		if len(toks) > 0 {
-			cue = d.placeCueBit(toks[len(toks)-1].h)
-		}
-		sh := d.scanShape(k)
-		fuzzy := (sh | sh>>1&cue) & 1 & b2u(digits == 0)
-		t.flags |= full*tFull | fuzzy&^full*tFuzzy
-		toks = append(toks, t)
+		v := load8(text, i)
+		x := v &^ highs
+		letter := inRange(x|ones*0x20, 'a', 'z') &^ v
+		digit := inRange(x, '0', '9') &^ v
+		k := min(bits.TrailingZeros64(^(letter|digit)&highs)>>3, end-i)
+		keep := lowBytes(k)
+		cls |= (letter&^(v<<2)&keep)>>7 | (letter&keep)>>1 | (digit&keep)>>2
+		h = mixWord(h, (v|ones*0x20)&keep)
+		i += k
 	}
-	sc.pos = i
-	sc.toks = toks
+	cls |= cls >> 32
+	cls |= cls >> 16
+	return h, uint8(cls | cls>>8)
 }
 
 // wordByte classifies an ASCII byte: 0 for a separator, 1 for a
@@ -371,19 +550,27 @@ func (sc *scanner) is(i int, w string) bool {
 		return false
 	}
 	t := sc.tok(i)
-	return t.e()-t.s() == len(w) && strings.EqualFold(sc.text[t.s():t.e()], w)
+	// A token of letters and digits equals a lowercase ASCII word,
+	// ignoring case, only if it is ASCII and of the same length: the
+	// byte compare of asciiEqualFold is then exact. Comparing the first
+	// letters too makes the first test fail for most words, which the
+	// processor then predicts.
+	return t.e()-t.s() == len(w) && sc.text[t.s()]|0x20 == w[0] && asciiEqualFold(sc.text[t.s():t.e()], w)
 }
 
-// isAny reports whether token i is one of the words ws.
+// isAny reports whether token i is one of the lowercase ASCII words ws.
 func (sc *scanner) isAny(i int, ws ...string) bool {
-	// The token is read once; most words differ from it in length.
+	// The token is read once.
 	if i < 0 || !sc.has(i) {
 		return false
 	}
 	t := sc.tok(i)
 	s := sc.text[t.s():t.e()]
+	// The length and the first letter, compared at once, differ for
+	// most words (see is).
+	key := len(s)<<8 | int(s[0]|0x20)
 	for _, w := range ws {
-		if len(s) == len(w) && strings.EqualFold(s, w) {
+		if len(w)<<8|int(w[0]) == key && asciiEqualFold(s, w) {
 			return true
 		}
 	}
@@ -419,6 +606,9 @@ func (sc *scanner) nameGap(i int) bool {
 		return false
 	}
 	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
+	if g == " " {
+		return true // the common case
+	}
 	if len(g) == 0 || len(g) > 4 {
 		return false
 	}
@@ -454,6 +644,9 @@ func (sc *scanner) refGap(i int) gapInfo {
 		return gapInfo{}
 	}
 	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
+	if g == " " {
+		return gapInfo{ok: true} // the common case
+	}
 	if len(g) == 0 || len(g) > 6 {
 		return gapInfo{}
 	}
