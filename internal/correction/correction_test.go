@@ -322,6 +322,29 @@ func TestCorrectTable(t *testing.T) {
 		{"some that counts", "the bible says so. in some 20 years we will see", Options{}, "the bible says so. in some 20 years we will see", []string{}},
 		{"some in other talk", "in some 3 cases it failed", Options{}, "in some 3 cases it failed", []string{}},
 		{"cavalry in a battle", "the cavalry charged at dawn", Options{}, "the cavalry charged at dawn", []string{}},
+		// A short book heard as an English word before "chapter N, verse M": suggested.
+		{"look for luke before a chapter and verse", "Look chapter five, verse one to four. And the Bible reads", Options{}, "Look chapter five, verse one to four. And the Bible reads",
+			[]string{"Look>Luke book.fuzzy review"}},
+		{"look before a bare chapter", "look chapter 5 of the report", Options{}, "look chapter 5 of the report", []string{}},
+		{"an English word before a chapter and verse", "this chapter 5 verse 2 says", Options{}, "this chapter 5 verse 2 says", []string{}},
+		{"a short book already right", "Luke chapter 5 verse 1", Options{}, "Luke chapter 5 verse 1", []string{}},
+		// A long book that only sounds alike after "the book of": suggested.
+		{"a book by its sound after the book of", "In the book of tyrannomy I set before you life and death", Options{}, "In the book of tyrannomy I set before you life and death",
+			[]string{"tyrannomy>Deuteronomy book.fuzzy review"}},
+		{"a sound after a book of", "she wrote a book of tyrannomy", Options{}, "she wrote a book of tyrannomy", []string{}},
+		{"a title that is no book", "the book of remembrance and the book of Mormon", Options{}, "the book of remembrance and the book of Mormon", []string{}},
+		// The few places that follow "the garden of", "the pool of", …: suggested by sound.
+		{"garden of a misheard gethsemane", "Jesus prayed in the Garden of Cassimony that night", Options{}, "Jesus prayed in the Garden of Cassimony that night",
+			[]string{"Cassimony>Gethsemane place.fuzzy review"}},
+		{"pool of a misheard siloam", "go wash in the pool of Salome", Options{}, "go wash in the pool of Salome",
+			[]string{"Salome>Siloam place.fuzzy review"}},
+		{"garden of an English word", "the Garden of Love and a sea of glass", Options{}, "the Garden of Love and a sea of glass", []string{}},
+		{"garden of a lowercase word", "the garden of cassimony", Options{}, "the garden of cassimony", []string{}},
+		{"garden of a known place", "the garden of Eden", Options{}, "the garden of Eden", []string{}},
+		// A capitalised word after "of" that sounds like a well-known place, in a sermon: suggested.
+		{"capitalised place after of in a sermon", "Jesus was standing by the leg of Genesareta to hear the word of God", Options{}, "Jesus was standing by the leg of Genesareta to hear the word of God",
+			[]string{"Genesareta>Gennesaret place.fuzzy review"}},
+		{"capitalised name after of elsewhere", "the leader of Genesareta Labs spoke", Options{}, "the leader of Genesareta Labs spoke", []string{}},
 		// A spoken ordinal with a book and a cue, nothing competing.
 		{"turn to first john", "turn to first john", Options{}, "turn to 1 John", []string{"first john>1 John book.spoken_ordinal auto"}},
 		{"first john said", "first john said hello", Options{}, "first john said hello", []string{"first john>1 John book.spoken_ordinal review"}},

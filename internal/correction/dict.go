@@ -168,6 +168,10 @@ type dict struct {
 	placeByLetter [27][]int32
 	// bookTargets are the books misspelled names are compared with.
 	bookTargets []bookTarget
+	// shortBooks are the books of four letters or less (see shortBook).
+	shortBooks []bookTarget
+	// headTargets are the places that follow the nouns of cueHead.
+	headTargets map[string][]headTarget
 	// chapterEnglish holds the English words often said before
 	// "chapter" or a number: never a misheard book there.
 	chapterEnglish map[string]bool
@@ -383,6 +387,15 @@ func (d *dict) nameReplacements() {
 	for k := range d.bookTargets {
 		t := &d.bookTargets[k]
 		t.id = intern(t.name)
+	}
+	for k := range d.shortBooks {
+		t := &d.shortBooks[k]
+		t.id = intern(t.name)
+	}
+	for _, ts := range d.headTargets {
+		for k := range ts {
+			ts[k].id = intern(ts[k].name)
+		}
 	}
 	for k, rw := range d.realWords {
 		rw.id = intern(rw.name)
@@ -625,6 +638,7 @@ func buildDict() (*dict, error) {
 		cues:           cueWords(),
 		chapterEnglish: toSet(chapterEnglishWords()),
 		realWords:      realWordPlaces(),
+		headTargets:    buildHeadTargets(),
 		garbled:        toSet(bookGarbledWords()),
 		commonPlaceWords: func() map[string]struct{} {
 			m := map[string]struct{}{}

@@ -29,6 +29,7 @@ const (
 	cueWrote           // "wrote": "wrote to the X"
 	cueReal            // an English word the recognizer writes for a name ("cavalry")
 	cueSome            // "some", a misheard "psalm" in "in some twenty three"
+	cueHead            // "garden", "pool", "brook": "the garden of X" names one of a few places
 )
 
 // cueWords returns the words that open a context, by kind.
@@ -39,8 +40,44 @@ func cueWords() map[string]cueKind {
 		"letters": cueTitle, "epistle": cueTitle, "epistles": cueTitle,
 		"wrote": cueWrote, "writes": cueWrote, "writing": cueWrote, "written": cueWrote,
 		"cavalry": cueReal, "calgary": cueReal,
-		"some": cueSome,
+		"some":   cueSome,
+		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
+		"valley": cueHead,
 	}
+}
+
+// headPlaceNames returns, for each noun of cueHead, the places that
+// follow it and "of" in the Bible: the garden of Gethsemane, the pool of
+// Siloam.
+func headPlaceNames() map[string][]string {
+	return map[string][]string{
+		"garden": {"Gethsemane", "Eden"},
+		"sea":    {"Galilee", "Tiberias", "Chinnereth"},
+		"lake":   {"Gennesaret", "Galilee"},
+		"pool":   {"Siloam", "Bethesda"},
+		"brook":  {"Kidron", "Cherith", "Besor"},
+		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
+	}
+}
+
+// headTarget is a place that follows a noun of cueHead.
+type headTarget struct {
+	lower string // "gethsemane"
+	key   string // its phonetic key
+	name  string
+	id    sref
+}
+
+// buildHeadTargets lists the places of headPlaceNames by noun.
+func buildHeadTargets() map[string][]headTarget {
+	out := map[string][]headTarget{}
+	for noun, names := range headPlaceNames() {
+		for _, name := range names {
+			lower := strings.ToLower(name)
+			out[noun] = append(out[noun], headTarget{lower: lower, key: phoneticKey(lower), name: name})
+		}
+	}
+	return out
 }
 
 // realWordPlaces returns English words that a recognizer writes for a
@@ -76,6 +113,10 @@ func (d *dict) buildBookTargets(books map[string]*book, fams map[string]*family)
 		})
 	}
 	for _, name := range protestantBooks() {
+		if lower := strings.ToLower(name); len(lower) <= 4 && books[name] != nil {
+			// "Luke", "Acts": compared only before a strong reference (see shortBook).
+			d.shortBooks = append(d.shortBooks, bookTarget{lower: lower, key: phoneticKey(lower), name: name})
+		}
 		if fam := fams[name]; fam != nil {
 			add(name, fam)
 			continue
@@ -139,6 +180,34 @@ func (d *dict) nearestBook(w []byte) (*bookTarget, int, int) {
 	return best, bestD, bestK
 }
 
+// soundBook returns the book of seven letters or more whose phonetic key
+// is within one edit of the lowercase word w's, of a key of four sounds
+// or more, and that distance, or nil.
+func (d *dict) soundBook(w []byte) (*bookTarget, int) {
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return nil, 0
+		}
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], w)
+	if len(key) < 4 {
+		return nil, 0
+	}
+	var best *bookTarget
+	bestK := 2
+	for k := range d.bookTargets {
+		t := &d.bookTargets[k]
+		if len(t.lower) < 7 || t.key[0] != key[0] || len(w)-len(t.lower) > 3 || len(t.lower)-len(w) > 3 {
+			continue
+		}
+		if kd := editDistance(key, t.key, 1); kd < bestK {
+			best, bestK = t, kd
+		}
+	}
+	return best, bestK
+}
+
 // cueAt handles token i, a cue word of kind cue. It returns the token to
 // continue from, or i when nothing was found.
 func (m *matcher) cueAt(i int, cue cueKind) int {
@@ -147,6 +216,10 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 	case cueChapter:
 		if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.e()-prev.s() >= 5 {
 			if next, ok := m.fuzzyBook(i-1, false); ok {
+				return next
+			}
+		} else if m.bible && i > 0 && prev.e()-prev.s() >= 3 {
+			if next, ok := m.shortBook(i - 1); ok {
 				return next
 			}
 		}
@@ -176,8 +249,126 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 		if m.bible {
 			return m.somePsalm(i)
 		}
+	case cueHead:
+		if m.place {
+			return m.headPlace(i)
+		}
 	}
 	return i
+}
+
+// scriptureWords are words of which one is near a misheard name in a text
+// about scripture.
+var scriptureWords = [...]string{"bible", "scripture", "psalm", "verse", "chapter", "the lord", "god"}
+
+// aboutScripture reports whether words of scripture are within 400 bytes
+// of token t.
+func (m *matcher) aboutScripture(t token) bool {
+	sc := m.sc
+	lo, hi := max(0, t.s()-400), min(len(sc.text), t.e()+400)
+	around := strings.ToLower(sc.text[lo:hi])
+	for _, w := range scriptureWords {
+		if strings.Contains(around, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// shortBook suggests the book of four letters or less that token c, an
+// English word of three or four letters, sounds like before "chapter" and
+// a verse: "Look chapter five, verse one to four" is heard for "Luke 5:1-4".
+// It returns the token to continue from.
+func (m *matcher) shortBook(c int) (int, bool) {
+	sc := m.sc
+	t := sc.tok(c)
+	if t.flags&(tDigits|tMulti) != 0 || allUpper(sc.str(c)) || m.determinerBefore(c) {
+		return 0, false
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return 0, false
+	}
+	if root, _, isPre := m.key(c); root != nil || isPre {
+		return 0, false // a name or a number word: its own rules decided
+	}
+	lw := sc.lowerBytes(c)
+	if m.d.chapterEnglish[string(lw)] {
+		return 0, false // "each chapter", "this chapter"
+	}
+	r := m.parseRef(c + 1)
+	if !r.ok || !r.strong || !r.chapterWord || r.verse == 0 {
+		return 0, false // only "chapter N, verse M" makes a book certain
+	}
+	var kb [8]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	for k := range m.d.shortBooks {
+		b := &m.d.shortBooks[k]
+		if b.key == string(key) && b.lower[0] == lw[0] && len(lw)-len(b.lower) <= 1 && len(b.lower)-len(lw) <= 1 {
+			return m.emitBook(c, c, b.id, r, ruleBookFuzzy, 0.6), true
+		}
+	}
+	return 0, false
+}
+
+// headPlace suggests the place that a capitalised word after "the garden
+// of", "the pool of", … sounds like. Few places follow each of these
+// nouns, so the likeness may be looser than fuzzyPlace's: "the Garden of
+// Cassimony" is heard for Gethsemane. It returns the token to continue
+// from, or i.
+func (m *matcher) headPlace(i int) int {
+	sc := m.sc
+	if !sc.is(i+1, "of") {
+		return i
+	}
+	c := i + 2
+	if sc.is(c, "the") {
+		c++
+	}
+	if !sc.has(c) {
+		return i
+	}
+	t := sc.tok(c)
+	n := t.e() - t.s()
+	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(c) || allUpper(sc.str(c)) {
+		return i // a lowercase word is English: "the sea of glass", "a pool of blood"
+	}
+	if root, _, isPre := m.key(c); root != nil || isPre {
+		return i // a name the dictionary knows, or its misspelling
+	}
+	lw := sc.lowerBytes(c)
+	for _, ch := range lw {
+		if ch < 'a' || ch > 'z' {
+			return i
+		}
+	}
+	if near, _, _ := m.fuzzyBest(lw, true); near != nil {
+		return i // fuzzyPlace finds it after the place noun
+	}
+	if wide, _, _ := m.d.nearestPlace(lw); wide != nil {
+		return i
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	if len(key) < 3 {
+		return i
+	}
+	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
+	var best *headTarget
+	bestD := 2
+	for k := range targets {
+		tg := &targets[k]
+		if tg.key[0] != key[0] || len(lw)-len(tg.lower) > 3 || len(tg.lower)-len(lw) > 3 {
+			continue
+		}
+		if d := editDistance(key, tg.key, 1); d < bestD {
+			best, bestD = tg, d
+		}
+	}
+	if best == nil {
+		return i
+	}
+	m.add(t.s(), t.e(), best.id, rulePlaceFuzzy, 0.7)
+	return c + 1
 }
 
 // somePsalm suggests "Psalm" for "some" after "in" and before a psalm
@@ -192,14 +383,9 @@ func (m *matcher) somePsalm(i int) int {
 	if !r.ok || m.countAfter(r) {
 		return i // "in some 20 years"
 	}
-	t := sc.tok(i)
-	lo, hi := max(0, t.s()-400), min(len(sc.text), t.e()+400)
-	around := strings.ToLower(sc.text[lo:hi])
-	for _, w := range []string{"bible", "scripture", "psalm", "verse", "chapter", "the lord", "god"} {
-		if strings.Contains(around, w) {
-			m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.7)
-			return r.endTok + 1
-		}
+	if t := sc.tok(i); m.aboutScripture(t) {
+		m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.7)
+		return r.endTok + 1
 	}
 	return i
 }
@@ -220,6 +406,13 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		return 0, false // already part of a change
 	}
 	best, dist, kdist := m.nearestBookAt(c)
+	sound := false
+	if best == nil && cued {
+		// "the book of tyrannomy": after "the book of" a word may sound like
+		// a long book and be spelled unlike it.
+		best, kdist = m.d.soundBook(sc.lowerBytes(c))
+		dist, sound = 4, best != nil
+	}
 	if best == nil {
 		return 0, false
 	}
@@ -257,7 +450,7 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 	// "the book of" or before "chapter", never before bare numbers.
 	far := !close && dist <= 3 && kdist <= 1 && n >= 6 && (cued || (r.chapterWord && !m.determinerBefore(c))) &&
 		n-len(best.lower) <= 1 && len(best.lower)-n <= 1
-	if !close && !far {
+	if !close && !far && !sound {
 		return 0, false
 	}
 	start := c
@@ -293,6 +486,8 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		conf = 0.7
 	case far && (r.strong || cued):
 		conf = 0.7 // a real word the recognizer wrote: "the book of rumors"
+	case sound && cued && !m.d.fuzzyEnglish[string(sc.lowerBytes(c))]:
+		conf = 0.7
 	default:
 		return 0, false
 	}

@@ -952,9 +952,19 @@ func (m *matcher) fuzzyPlace(i int) {
 		"introduced", "belongs", "thanks", "listen", "listened", "letter", "message", "gift", "email"))
 	// A capitalised word inside a sentence that is no known name is most
 	// often another proper noun ("Canadians", "Marian", a product): it is
-	// tried only after a place cue. A demonym is never a misheard place.
-	if (upper && !cue) || demonymEnding(sc.str(i)) {
+	// tried only after a place cue, or after "of" in a text about
+	// scripture when it sounds like a well-known place of eight letters or
+	// more ("by the leg of Genesareta"). A demonym is never a misheard
+	// place.
+	if demonymEnding(sc.str(i)) {
 		return
+	}
+	ofName := false
+	if upper && !cue {
+		if near == nil || n < 8 || !sc.is(i-1, "of") || !m.aboutScripture(t) {
+			return
+		}
+		ofName = true
 	}
 	best, bestD := near, nearD
 	if best != nil && bestD == 2 && n < 8 && !cue {
@@ -982,6 +992,9 @@ func (m *matcher) fuzzyPlace(i int) {
 		if upper && !strong {
 			conf = 0.75 // "go to Nazaret", but also "went to Marian"
 		}
+	}
+	if ofName {
+		conf = min(conf, 0.7) // a sound without a place cue: suggested
 	}
 	repl := best.id
 	if allUpper(sc.str(i)) {
