@@ -258,6 +258,8 @@ func TestRulesHandBuilt(t *testing.T) {
 		// What the engine no longer applies, rejected for the same reasons.
 		{"adjective before a noun", "the [[Galatian]] believers were confused", "Galatians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'galatian'"},
 		{"demonym after an article", "an [[Ephesian]] household", "Ephesians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'ephesian'"},
+		{"adjective after the addressee cue", "he wrote to the [[Galatian]] believers", "Galatians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'galatian'"},
+		{"adjective after a letter to the", "the letter to the [[Colossian]] church", "Colossians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'colossian'"},
 		{"adjective with a reference", "[[galatian]] 5 22 says", "Galatians", "bible", "book.misspelling", "", aipass.Confirmed, "5"},
 		{"a book of numbers", "it was a book of [[numbers]] and figures", "Numbers", "bible", "book.lowercase", "", aipass.Rejected, "common noun after 'a book of'"},
 		{"the book of numbers", "the book of [[numbers]] tells of the census", "Numbers", "bible", "book.lowercase", "", aipass.Confirmed, "book of"},

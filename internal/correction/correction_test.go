@@ -322,6 +322,17 @@ func TestCorrectTable(t *testing.T) {
 		{"some that counts", "the bible says so. in some 20 years we will see", Options{}, "the bible says so. in some 20 years we will see", []string{}},
 		{"some in other talk", "in some 3 cases it failed", Options{}, "in some 3 cases it failed", []string{}},
 		{"cavalry in a battle", "the cavalry charged at dawn", Options{}, "the cavalry charged at dawn", []string{}},
+		// An adjective before a noun stays English after the addressee cue too.
+		{"adjective after wrote to the", "Paul wrote to the Galatian believers and an Ephesian household", Options{}, "Paul wrote to the Galatian believers and an Ephesian household", []string{}},
+		{"adjective after the letter to the", "the letter to the Colossian church", Options{}, "the letter to the Colossian church", []string{}},
+		{"misspelled addressees before a verb", "the letter to the Galatian says", Options{}, "the letter to the Galatians says",
+			[]string{"Galatian>Galatians book.misspelling auto"}},
+		// A misspelled place listed after a place written right: suggested.
+		{"list after a known place", "Paul sailed from Troas to Samothrace and then to Neapolis and Philipi", Options{}, "Paul sailed from Troas to Samothrace and then to Neapolis and Philipi",
+			[]string{"Philipi>Philippi place.fuzzy review"}},
+		{"list after a known place, lowercase", "they walked from Jerusalem, bethany and capernum to the lake", Options{}, "they walked from Jerusalem, Bethany and Capernaum to the lake",
+			[]string{"bethany>Bethany place.lowercase auto", "capernum>Capernaum place.fuzzy auto"}},
+		{"a name after a known place", "we visited Rome and Philippe came along", Options{}, "we visited Rome and Philippe came along", []string{}},
 		// A short book heard as an English word before "chapter N, verse M": suggested.
 		{"look for luke before a chapter and verse", "Look chapter five, verse one to four. And the Bible reads", Options{}, "Look chapter five, verse one to four. And the Bible reads",
 			[]string{"Look>Luke book.fuzzy review"}},

@@ -25,6 +25,7 @@ type matcher struct {
 	hasCode      bool        // the text holds a backtick or a '<'
 	books        []bookMiss  // a cache of words compared with the books; its length is a power of two
 	bibleSeen    bool        // a book change has been applied
+	placeEnd     int         // where the latest place written right ends (see placeListBefore)
 	stopNode     *node       // where the latest walk stopped, at token stopJ
 	stopJ        int
 }
@@ -599,9 +600,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	misspelled := f.kind == kMisspelling && !strings.EqualFold(orig, name)
 	dangerous := f.kind >= kAbbrev
 	strongCue := m.strongCue(i)
-	if !r.ok && f.adjective && !strongCue {
+	if !r.ok && f.adjective && (!strongCue || m.nounAfter(j)) {
 		// "the Galatian believers", "an Ephesian household": an adjective or
-		// a demonym, a book only with a reference or after "the book of".
+		// a demonym, a book only with a reference or after "the book of" —
+		// and not before a noun even then: "he wrote to the Galatian
+		// believers".
 		return 0, false
 	}
 	var conf float64
@@ -752,6 +755,27 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 	}
 }
 
+// nounAfter reports whether token j, an adjective form of a book, is
+// followed by a lowercase word it may qualify: "the Galatian believers".
+// A word that follows a book name as often is not one: "the letter to the
+// Galatian says", "the Hebrew and".
+func (m *matcher) nounAfter(j int) bool {
+	sc := m.sc
+	k := j + 1
+	if !sc.has(k) || !sc.plainGap(j) {
+		return false
+	}
+	t := sc.tok(k)
+	if t.flags&(tDigits|tMulti|tUpper) != 0 || t.e()-t.s() < 3 {
+		return false
+	}
+	if _, ok := lookup(sc, m.d.numWords, k); ok {
+		return false
+	}
+	return !m.personAfter(k) && !sc.isAny(k, "says", "say", "tells", "teaches", "writes", "reads",
+		"is", "are", "has", "have", "chapter", "verse", "also", "then", "but", "for", "that", "which", "where", "when")
+}
+
 // personAfter reports whether token k makes the name before it a
 // person's: "first john said", "second peter and".
 func (m *matcher) personAfter(k int) bool {
@@ -784,7 +808,11 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		}
 	}
 	m.buf = b
-	if !need || (i != j && m.commonPhrase(i, j, p)) {
+	if !need {
+		m.placeEnd = end // a place written right may open a list of places
+		return j + 1, true
+	}
+	if i != j && m.commonPhrase(i, j, p) {
 		return j + 1, true
 	}
 	var conf float64
@@ -1047,7 +1075,11 @@ func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
 			}
 		}
 	}
-	return m.placeListBefore(i), false
+	changed, known := m.placeListBefore(i)
+	if known && sc.firstUpper(i) && m.personAfter(i+1) {
+		known = false // "we visited Rome and Philippe came along": a person
+	}
+	return changed, known
 }
 
 // placeOf reports whether token i follows a place noun and "of": "the
@@ -1058,19 +1090,33 @@ func (m *matcher) placeOf(i int) bool {
 		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities", "garden")
 }
 
-// placeListBefore reports whether token i continues a list of places: the
-// latest change is a place that ends one or two tokens before, joined by a
-// comma, "and" or "or" ("from jerusalem, bethany and capernum").
-func (m *matcher) placeListBefore(i int) bool {
+// placeListBefore reports whether token i continues a list of places: a
+// place that ends one or two tokens before, joined by a comma, "and" or
+// "or" ("from jerusalem, bethany and capernum"). changed is for a place
+// the matcher corrected, known for one written right ("from Neapolis and
+// Philipi"), a weaker cue: that place may be the only one.
+func (m *matcher) placeListBefore(i int) (changed, known bool) {
+	if i < 1 {
+		return false, false
+	}
+	end := -1
+	if m.found.n > 0 {
+		if last := m.found.last(); last.rule >= rulePlaceLowercase {
+			end = m.found.end(last)
+		}
+	}
+	if m.placeEnd > end {
+		if m.listAt(i, m.placeEnd) {
+			return false, true
+		}
+	}
+	return end >= 0 && m.listAt(i, end), false
+}
+
+// listAt reports whether token i follows a word that ends at byte end and
+// a comma, "and" or "or".
+func (m *matcher) listAt(i, end int) bool {
 	sc := m.sc
-	if m.found.n == 0 || i < 1 {
-		return false
-	}
-	last := m.found.last()
-	if last.rule < rulePlaceLowercase {
-		return false
-	}
-	end := m.found.end(last)
 	prev := sc.tok(i - 1)
 	if prev.e() == end {
 		return strings.TrimSpace(sc.text[end:sc.tok(i).s()]) == ","
