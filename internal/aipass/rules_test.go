@@ -161,6 +161,8 @@ func TestRulesEngineChanges(t *testing.T) {
 		{"fuzzy after people of", "the people of samarria listened", false, "samarria", "place.fuzzy", aipass.Confirmed, "after 'people of'"},
 		{"fuzzy after garden of", "he prayed in the garden of gethsemene", false, "gethsemene", "place.fuzzy", aipass.Confirmed, "after 'garden of'"},
 		{"a sound after garden of", "Jesus prayed in the Garden of Cassimony that night", false, "Cassimony", "place.fuzzy", aipass.Uncertain, "after 'garden of', but 4 letters from 'Gethsemane'"},
+		{"a sound placed in a place", "Elijah was sent to a widow of Zelfat in the land of Sidon, says the Bible", false, "Zelfat", "place.fuzzy", aipass.Uncertain, "after 'of', but 4 letters from 'Zarephath'"},
+		{"listed after a place written right", "Paul sailed from Troas to Samothrace and then to Neapolis and Philipi", false, "Philipi", "place.fuzzy", aipass.Uncertain, "no locative cue for 'Philippi'"},
 		{"variant after to", "they sailed to accho", false, "accho", "place.variant", aipass.Confirmed, "after 'to'"},
 		// Places rejected.
 		{"a babel", "this church is a babel of voices", false, "babel", "place.lowercase", aipass.Rejected, "reads as the English word 'babel'"},

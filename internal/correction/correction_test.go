@@ -343,6 +343,9 @@ func TestCorrectTable(t *testing.T) {
 		{"a book by its sound after the book of", "In the book of tyrannomy I set before you life and death", Options{}, "In the book of tyrannomy I set before you life and death",
 			[]string{"tyrannomy>Deuteronomy book.fuzzy review"}},
 		{"a sound after a book of", "she wrote a book of tyrannomy", Options{}, "she wrote a book of tyrannomy", []string{}},
+		{"a book by its sound before chapter and verse", "turn to tyrannomy chapter 30 verse 19", Options{}, "turn to tyrannomy chapter 30 verse 19",
+			[]string{"tyrannomy>Deuteronomy book.fuzzy review"}},
+		{"a sound before a bare chapter", "turn to tyrannomy chapter 30 of the report", Options{}, "turn to tyrannomy chapter 30 of the report", []string{}},
 		{"a title that is no book", "the book of remembrance and the book of Mormon", Options{}, "the book of remembrance and the book of Mormon", []string{}},
 		// The few places that follow "the garden of", "the pool of", …: suggested by sound.
 		{"garden of a misheard gethsemane", "Jesus prayed in the Garden of Cassimony that night", Options{}, "Jesus prayed in the Garden of Cassimony that night",
@@ -356,6 +359,11 @@ func TestCorrectTable(t *testing.T) {
 		{"capitalised place after of in a sermon", "Jesus was standing by the leg of Genesareta to hear the word of God", Options{}, "Jesus was standing by the leg of Genesareta to hear the word of God",
 			[]string{"Genesareta>Gennesaret place.fuzzy review"}},
 		{"capitalised name after of elsewhere", "the leader of Genesareta Labs spoke", Options{}, "the leader of Genesareta Labs spoke", []string{}},
+		// A capitalised word placed in a place, with the very sound of a well-known place: suggested.
+		{"a place in the land of a place", "Elijah was sent to a widow of Zelfat in the land of Sidon, says the Bible", Options{}, "Elijah was sent to a widow of Zelfat in the land of Sidon, says the Bible",
+			[]string{"Zelfat>Zarephath place.fuzzy review"}},
+		{"a person of a place", "Barnabas of Cyprus and Simon of Cyrene carried the cross for Jesus", Options{}, "Barnabas of Cyprus and Simon of Cyrene carried the cross for Jesus", []string{}},
+		{"a sound of a place elsewhere", "the Zelfat office in the land of Sidon opened", Options{}, "the Zelfat office in the land of Sidon opened", []string{}},
 		// A spoken ordinal with a book and a cue, nothing competing.
 		{"turn to first john", "turn to first john", Options{}, "turn to 1 John", []string{"first john>1 John book.spoken_ordinal auto"}},
 		{"first john said", "first john said hello", Options{}, "first john said hello", []string{"first john>1 John book.spoken_ordinal review"}},

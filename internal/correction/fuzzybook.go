@@ -406,17 +406,18 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		return 0, false // already part of a change
 	}
 	best, dist, kdist := m.nearestBookAt(c)
+	r := m.parseRef(c + 1)
+	sure := cued || (r.chapterWord && r.verse > 0 && !m.determinerBefore(c)) // "the book of X", "X chapter 30 verse 19"
 	sound := false
-	if best == nil && cued {
-		// "the book of tyrannomy": after "the book of" a word may sound like
-		// a long book and be spelled unlike it.
+	if best == nil && sure {
+		// "the book of tyrannomy": where the context is sure, a word may
+		// sound like a long book and be spelled unlike it.
 		best, kdist = m.d.soundBook(sc.lowerBytes(c))
 		dist, sound = 4, best != nil
 	}
 	if best == nil {
 		return 0, false
 	}
-	r := m.parseRef(c + 1)
 	if root, _, isPre := m.key(c); isPre || (root != nil && (root.place != nil || root.book == nil ||
 		root.book.kind != kNone || !(r.strong || cued))) {
 		// A dictionary form: its own rules decided. Only a word the
@@ -486,7 +487,7 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		conf = 0.7
 	case far && (r.strong || cued):
 		conf = 0.7 // a real word the recognizer wrote: "the book of rumors"
-	case sound && cued && !m.d.fuzzyEnglish[string(sc.lowerBytes(c))]:
+	case sound && sure && !m.d.fuzzyEnglish[string(sc.lowerBytes(c))]:
 		conf = 0.7
 	default:
 		return 0, false

@@ -789,6 +789,9 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	sc := m.sc
 	start, end := sc.tok(i).s(), sc.tok(j).e()
 	orig := sc.text[start:end]
+	if i >= 3 {
+		m.placeBefore(i)
+	}
 	if allUpper(orig) {
 		return j + 1, true
 	}
@@ -838,6 +841,60 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	}
 	m.add(start, end, repl, p.rule, conf)
 	return j + 1, true
+}
+
+// placeBefore suggests the place that a capitalised word sounds like when
+// it is placed in the place at token i: "a widow of Zelfat in the land of
+// Sidon" is heard for Zarephath, "Kana in Galilee" for Cana. The word must
+// have the very sound of a well-known place, of four sounds or more, in a
+// text about scripture.
+func (m *matcher) placeBefore(i int) {
+	sc := m.sc
+	k := i - 1
+	if sc.is(k, "of") && sc.isAny(k-1, "land", "region", "city", "country", "province") && sc.is(k-2, "the") {
+		k -= 3
+	}
+	if !sc.isAny(k, "in", "of", "near", "by") || k < 1 {
+		return
+	}
+	x := k - 1
+	t := sc.tok(x)
+	n := t.e() - t.s()
+	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(x) || sc.sentenceStart(x) ||
+		allUpper(sc.str(x)) || demonymEnding(sc.str(x)) || !sc.plainGap(x) {
+		return
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return
+	}
+	if root, _, isPre := m.key(x); root != nil || isPre {
+		return // a name the dictionary knows
+	}
+	lw := sc.lowerBytes(x)
+	for _, c := range lw {
+		if c < 'a' || c > 'z' {
+			return
+		}
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	if len(key) < 4 {
+		return
+	}
+	var best *fuzzyTarget
+	for _, idx := range m.d.placeByLetter[letterIndex(lw[0])] {
+		tg := &m.d.placeTargets[idx]
+		if tg.lower == string(lw) || len(tg.lower)-n > 4 || n-len(tg.lower) > 4 || phoneticKey(tg.lower) != string(key) {
+			continue
+		}
+		if best == nil || tg.mentions > best.mentions {
+			best = tg
+		}
+	}
+	if best == nil || !m.aboutScripture(t) {
+		return
+	}
+	m.add(t.s(), t.e(), best.id, rulePlaceFuzzy, 0.6)
 }
 
 // commonPhrase reports whether the words of tokens i..j that the place
