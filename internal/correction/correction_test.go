@@ -339,6 +339,13 @@ func TestCorrectTable(t *testing.T) {
 		{"look before a bare chapter", "look chapter 5 of the report", Options{}, "look chapter 5 of the report", []string{}},
 		{"an English word before a chapter and verse", "this chapter 5 verse 2 says", Options{}, "this chapter 5 verse 2 says", []string{}},
 		{"a short book already right", "Luke chapter 5 verse 1", Options{}, "Luke chapter 5 verse 1", []string{}},
+		{"look after the gospel of", "we read the gospel of look today", Options{}, "we read the gospel of look today",
+			[]string{"look>Luke book.fuzzy review"}},
+		{"look after a gospel of", "a gospel of look today", Options{}, "a gospel of look today", []string{}},
+		{"in look, a book that speaks", "the Bible says in Matthew he's saying don't worry about tomorrow in look he's saying plan for tomorrow", Options{}, "the Bible says in Matthew he's saying don't worry about tomorrow in look he's saying plan for tomorrow",
+			[]string{"look>Luke book.fuzzy review"}},
+		{"in look elsewhere", "in look he said it was fine, my friend told me", Options{}, "in look he said it was fine, my friend told me", []string{}},
+		{"take a look", "take a look, he says, at the verse", Options{}, "take a look, he says, at the verse", []string{}},
 		// A long book that only sounds alike after "the book of": suggested.
 		{"a book by its sound after the book of", "In the book of tyrannomy I set before you life and death", Options{}, "In the book of tyrannomy I set before you life and death",
 			[]string{"tyrannomy>Deuteronomy book.fuzzy review"}},

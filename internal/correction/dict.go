@@ -211,6 +211,7 @@ type dict struct {
 	// the book.
 	psalm, psalms     string
 	psalmID, psalmsID sref
+	lukeID            sref // "Luke", for lookBook
 	// names holds the replacements the dictionary offers (see sref).
 	names []string
 }
@@ -357,7 +358,7 @@ func (d *dict) nameReplacements() {
 		}
 		return id
 	}
-	d.psalmID, d.psalmsID = intern(d.psalm), intern(d.psalms)
+	d.psalmID, d.psalmsID, d.lukeID = intern(d.psalm), intern(d.psalms), intern("Luke")
 	var walk func(m map[string]*node)
 	walk = func(m map[string]*node) {
 		for _, n := range m {

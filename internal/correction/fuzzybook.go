@@ -30,6 +30,7 @@ const (
 	cueReal            // an English word the recognizer writes for a name ("cavalry")
 	cueSome            // "some", a misheard "psalm" in "in some twenty three"
 	cueHead            // "garden", "pool", "brook": "the garden of X" names one of a few places
+	cueLook            // "look", a misheard "Luke" in "in look he's saying"
 )
 
 // cueWords returns the words that open a context, by kind.
@@ -43,6 +44,7 @@ func cueWords() map[string]cueKind {
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
 		"valley": cueHead,
+		"look":   cueLook,
 	}
 }
 
@@ -219,7 +221,7 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 				return next
 			}
 		} else if m.bible && i > 0 && prev.e()-prev.s() >= 3 {
-			if next, ok := m.shortBook(i - 1); ok {
+			if next, ok := m.shortBook(i-1, false); ok {
 				return next
 			}
 		}
@@ -240,6 +242,15 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 			if next, ok := m.fuzzyBook(c, true); ok {
 				return next
 			}
+			if n := sc.tok(c).e() - sc.tok(c).s(); n >= 3 && n <= 4 && m.strongCue(c) {
+				if next, ok := m.shortBook(c, true); ok {
+					return next // "the gospel of look"
+				}
+			}
+		}
+	case cueLook:
+		if m.bible {
+			m.lookBook(i)
 		}
 	case cueReal:
 		if m.place {
@@ -277,9 +288,9 @@ func (m *matcher) aboutScripture(t token) bool {
 
 // shortBook suggests the book of four letters or less that token c, an
 // English word of three or four letters, sounds like before "chapter" and
-// a verse: "Look chapter five, verse one to four" is heard for "Luke 5:1-4".
-// It returns the token to continue from.
-func (m *matcher) shortBook(c int) (int, bool) {
+// a verse, or after "the gospel of" (cued): "Look chapter five, verse one
+// to four" is heard for "Luke 5:1-4". It returns the token to continue from.
+func (m *matcher) shortBook(c int, cued bool) (int, bool) {
 	sc := m.sc
 	t := sc.tok(c)
 	if t.flags&(tDigits|tMulti) != 0 || allUpper(sc.str(c)) || m.determinerBefore(c) {
@@ -296,7 +307,7 @@ func (m *matcher) shortBook(c int) (int, bool) {
 		return 0, false // "each chapter", "this chapter"
 	}
 	r := m.parseRef(c + 1)
-	if !r.ok || !r.strong || !r.chapterWord || r.verse == 0 {
+	if !cued && (!r.ok || !r.strong || !r.chapterWord || r.verse == 0) {
 		return 0, false // only "chapter N, verse M" makes a book certain
 	}
 	var kb [8]byte
@@ -308,6 +319,41 @@ func (m *matcher) shortBook(c int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// lookBook suggests Luke for "look", token i, after "in" and before a
+// speaker and a verb of saying when a book is named just before: "in Matthew he's
+// saying don't worry about tomorrow, in look he's saying plan for
+// tomorrow".
+func (m *matcher) lookBook(i int) {
+	sc := m.sc
+	if !sc.is(i-1, "in") {
+		return
+	}
+	speaks := sc.isAny(i+1, "he", "she", "jesus", "paul") &&
+		(sc.isAny(i+2, "says", "said", "saying", "writes", "wrote", "tells", "told", "teaches") ||
+			sc.isAny(i+2, "is", "was") && sc.isAny(i+3, "saying", "writing", "telling", "teaching"))
+	// "he's saying": the tokens "he", "s", "saying".
+	if !speaks && !(sc.isAny(i+1, "he", "she") && sc.is(i+2, "s") && sc.isAny(i+3, "saying", "writing", "telling", "teaching")) {
+		return
+	}
+	if t := sc.tok(i); m.bookNamedBefore(t) {
+		m.add(t.s(), t.e(), m.d.lukeID, ruleBookFuzzy, 0.6)
+	}
+}
+
+// bookNamedBefore reports whether a book is named, capitalised, in the 300
+// bytes before token t.
+func (m *matcher) bookNamedBefore(t token) bool {
+	before := m.sc.text[max(0, t.s()-300):t.s()]
+	for _, ts := range [][]bookTarget{m.d.bookTargets, m.d.shortBooks} {
+		for k := range ts {
+			if strings.Contains(before, ts[k].name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // headPlace suggests the place that a capitalised word after "the garden
