@@ -268,17 +268,13 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 	return i
 }
 
-// scriptureWords are words of which one is near a misheard name in a text
-// about scripture.
-var scriptureWords = [...]string{"bible", "scripture", "psalm", "verse", "chapter", "the lord", "god"}
-
-// aboutScripture reports whether words of scripture are within 400 bytes
-// of token t.
+// aboutScripture reports whether words of scripture ("bible", "verse",
+// "god", …) are within 400 bytes of token t.
 func (m *matcher) aboutScripture(t token) bool {
 	sc := m.sc
 	lo, hi := max(0, t.s()-400), min(len(sc.text), t.e()+400)
 	around := strings.ToLower(sc.text[lo:hi])
-	for _, w := range scriptureWords {
+	for _, w := range [...]string{"bible", "scripture", "psalm", "verse", "chapter", "the lord", "god"} {
 		if strings.Contains(around, w) {
 			return true
 		}
@@ -322,9 +318,9 @@ func (m *matcher) shortBook(c int, cued bool) (int, bool) {
 }
 
 // lookBook suggests Luke for "look", token i, after "in" and before a
-// speaker and a verb of saying when a book is named just before: "in Matthew he's
-// saying don't worry about tomorrow, in look he's saying plan for
-// tomorrow".
+// speaker and a verb of saying when a book is named just before: "in
+// Matthew he's saying don't worry about tomorrow, in look he's saying plan
+// for tomorrow".
 func (m *matcher) lookBook(i int) {
 	sc := m.sc
 	if !sc.is(i-1, "in") {

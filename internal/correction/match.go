@@ -882,9 +882,11 @@ func (m *matcher) placeBefore(i int) {
 		return
 	}
 	var best *fuzzyTarget
+	var tb [32]byte
 	for _, idx := range m.d.placeByLetter[letterIndex(lw[0])] {
 		tg := &m.d.placeTargets[idx]
-		if tg.lower == string(lw) || len(tg.lower)-n > 4 || n-len(tg.lower) > 4 || phoneticKey(tg.lower) != string(key) {
+		if tg.lower == string(lw) || len(tg.lower)-n > 4 || n-len(tg.lower) > 4 ||
+			string(appendPhoneticKey(tb[:0], []byte(tg.lower))) != string(key) {
 			continue
 		}
 		if best == nil || tg.mentions > best.mentions {
