@@ -145,7 +145,6 @@ func TestRulesEngineChanges(t *testing.T) {
 		{"name without context", "we prayed for habakkuk", false, "habakkuk", "book.lowercase", aipass.Uncertain, "no reference or cue nearby"},
 		{"sentence start with a bare number", "Amen. Revelations 3. Behold.", false, "Revelations", "book.misspelling", aipass.Uncertain, "only the bare number 3"},
 		{"short word before chapter and verse", "Look chapter five, verse one to four. And the Bible reads", false, "Look", "book.fuzzy", aipass.Uncertain, "the short word 'look' only sounds like 'Luke'"},
-		{"short english word before chapter and verse", "so like chapter 5 verse 2 says", false, "like", "book.fuzzy", aipass.Uncertain, "only sounds like 'Luke'"},
 		{"some before a psalm number", "the bible says so. in some twenty three the lord is my shepherd", false, "some", "book.fuzzy", aipass.Uncertain, "the short word 'some' only sounds like 'Psalm'"},
 		{"a book by its sound after the book of", "In the book of tyrannomy I set before you life and death", false, "tyrannomy", "book.fuzzy", aipass.Confirmed, "after 'the book of'"},
 		// Places confirmed.
@@ -261,6 +260,7 @@ func TestRulesHandBuilt(t *testing.T) {
 		{"adjective before a noun", "the [[Galatian]] believers were confused", "Galatians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'galatian'"},
 		{"demonym after an article", "an [[Ephesian]] household", "Ephesians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'ephesian'"},
 		{"adjective after the addressee cue", "he wrote to the [[Galatian]] believers", "Galatians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'galatian'"},
+		{"short english word before chapter and verse", "so [[like]] chapter 5 verse 2 says", "Luke", "bible", "book.fuzzy", "", aipass.Uncertain, "the short word 'like' only sounds like 'Luke'"},
 		{"adjective after a letter to the", "the letter to the [[Colossian]] church", "Colossians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'colossian'"},
 		{"adjective with a reference", "[[galatian]] 5 22 says", "Galatians", "bible", "book.misspelling", "", aipass.Confirmed, "5"},
 		{"a book of numbers", "it was a book of [[numbers]] and figures", "Numbers", "bible", "book.lowercase", "", aipass.Rejected, "common noun after 'a book of'"},

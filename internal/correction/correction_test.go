@@ -338,6 +338,7 @@ func TestCorrectTable(t *testing.T) {
 			[]string{"Look>Luke book.fuzzy review"}},
 		{"look before a bare chapter", "look chapter 5 of the report", Options{}, "look chapter 5 of the report", []string{}},
 		{"an English word before a chapter and verse", "this chapter 5 verse 2 says", Options{}, "this chapter 5 verse 2 says", []string{}},
+		{"read before a chapter and verse", "let's read chapter 5 verse 3 and like chapter 2 verse 1 says", Options{}, "let's read chapter 5 verse 3 and like chapter 2 verse 1 says", []string{}},
 		{"a short book already right", "Luke chapter 5 verse 1", Options{}, "Luke chapter 5 verse 1", []string{}},
 		{"look after the gospel of", "we read the gospel of look today", Options{}, "we read the gospel of look today",
 			[]string{"look>Luke book.fuzzy review"}},
