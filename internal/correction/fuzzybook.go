@@ -242,7 +242,7 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 			if next, ok := m.fuzzyBook(c, true); ok {
 				return next
 			}
-			if n := sc.tok(c).e() - sc.tok(c).s(); n >= 3 && n <= 4 && m.strongCue(c) {
+			if n := sc.tok(c).e() - sc.tok(c).s(); n >= 3 && n <= 4 {
 				if next, ok := m.shortBook(c, true); ok {
 					return next // "the gospel of look"
 				}
@@ -284,37 +284,45 @@ func (m *matcher) aboutScripture(t token) bool {
 
 // shortBook suggests the book of four letters or less that token c, an
 // English word of three or four letters, sounds like before "chapter" and
-// a verse, or after "the gospel of" (cued): "Look chapter five, verse one
+// a verse, or after "the gospel of" (cued, and checked with strongCue): "Look chapter five, verse one
 // to four" is heard for "Luke 5:1-4". It returns the token to continue from.
 func (m *matcher) shortBook(c int, cued bool) (int, bool) {
 	sc := m.sc
 	t := sc.tok(c)
-	if t.flags&(tDigits|tMulti) != 0 || allUpper(sc.str(c)) || m.determinerBefore(c) {
+	if t.flags&(tDigits|tMulti) != 0 {
 		return 0, false
 	}
-	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+	// The sound first: most words before "chapter" sound like no book.
+	switch sc.text[t.s()] | 0x20 {
+	case 'a', 'e', 'j', 'l', 'm', 'r': // the first letters of the short books
+	default:
+		return 0, false
+	}
+	lw := sc.lowerBytes(c)
+	var kb [8]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	var b *bookTarget
+	for k := range m.d.shortBooks {
+		x := &m.d.shortBooks[k]
+		if x.key == string(key) && x.lower[0] == lw[0] && len(lw)-len(x.lower) <= 1 && len(x.lower)-len(lw) <= 1 {
+			b = x
+			break
+		}
+	}
+	if b == nil || m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
 		return 0, false
 	}
 	if root, _, isPre := m.key(c); root != nil || isPre {
 		return 0, false // a name or a number word: its own rules decided
 	}
-	lw := sc.lowerBytes(c)
-	if m.d.chapterEnglish[string(lw)] {
-		return 0, false // "each chapter", "this chapter"
+	if allUpper(sc.str(c)) || m.determinerBefore(c) || m.d.chapterEnglish[string(lw)] || cued && !m.strongCue(c) {
+		return 0, false // "each chapter", "read chapter", "a gospel of look"
 	}
 	r := m.parseRef(c + 1)
 	if !cued && (!r.ok || !r.strong || !r.chapterWord || r.verse == 0) {
 		return 0, false // only "chapter N, verse M" makes a book certain
 	}
-	var kb [8]byte
-	key := appendPhoneticKey(kb[:0], lw)
-	for k := range m.d.shortBooks {
-		b := &m.d.shortBooks[k]
-		if b.key == string(key) && b.lower[0] == lw[0] && len(lw)-len(b.lower) <= 1 && len(b.lower)-len(lw) <= 1 {
-			return m.emitBook(c, c, b.id, r, ruleBookFuzzy, 0.6), true
-		}
-	}
-	return 0, false
+	return m.emitBook(c, c, b.id, r, ruleBookFuzzy, 0.6), true
 }
 
 // lookBook suggests Luke for "look", token i, after "in" and before a
@@ -448,16 +456,23 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		return 0, false // already part of a change
 	}
 	best, dist, kdist := m.nearestBookAt(c)
-	r := m.parseRef(c + 1)
-	sure := cued || (r.chapterWord && r.verse > 0 && !m.determinerBefore(c)) // "the book of X", "X chapter 30 verse 19"
 	sound := false
-	if best == nil && sure {
-		// "the book of tyrannomy": where the context is sure, a word may
-		// sound like a long book and be spelled unlike it.
-		best, kdist = m.d.soundBook(sc.lowerBytes(c))
-		dist, sound = 4, best != nil
-	}
 	if best == nil {
+		// "the book of tyrannomy", "tyrannomy chapter 30 verse 19": where
+		// the context is sure, a word may sound like a long book and be
+		// spelled unlike it. The word after is read first: this runs
+		// before every number.
+		if !cued && !sc.isAny(c+1, "chapter", "chapters") {
+			return 0, false
+		}
+		if best, kdist = m.d.soundBook(sc.lowerBytes(c)); best == nil {
+			return 0, false
+		}
+		dist, sound = 4, true
+	}
+	r := m.parseRef(c + 1)
+	sure := cued || (r.chapterWord && r.verse > 0 && !m.determinerBefore(c))
+	if sound && !sure {
 		return 0, false
 	}
 	if root, _, isPre := m.key(c); isPre || (root != nil && (root.place != nil || root.book == nil ||

@@ -789,8 +789,8 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	sc := m.sc
 	start, end := sc.tok(i).s(), sc.tok(j).e()
 	orig := sc.text[start:end]
-	if i >= 3 {
-		m.placeBefore(i)
+	if i >= 2 && (sc.tok(i-2).flags|sc.tok(max(i-5, 0)).flags)&tUpper != 0 {
+		m.placeBefore(i) // a capitalised word two or five tokens before: "Zelfat in Sidon"
 	}
 	if allUpper(orig) {
 		return j + 1, true
@@ -851,17 +851,21 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 func (m *matcher) placeBefore(i int) {
 	sc := m.sc
 	k := i - 1
-	if sc.is(k, "of") && sc.isAny(k-1, "land", "region", "city", "country", "province") && sc.is(k-2, "the") {
-		k -= 3
+	if n := sc.tok(k).e() - sc.tok(k).s(); n != 2 && n != 4 {
+		return // not "in", "of", "by" or "near": the common case, read first
 	}
-	if !sc.isAny(k, "in", "of", "near", "by") || k < 1 {
-		return
+	if i >= 6 && sc.tok(i-5).flags&tUpper != 0 && sc.is(k, "of") &&
+		sc.isAny(k-1, "land", "region", "city", "country", "province") && sc.is(k-2, "the") {
+		k -= 3 // "Zelfat in the land of Sidon"
 	}
 	x := k - 1
+	if x < 0 || sc.tok(x).flags&tUpper == 0 || !sc.isAny(k, "in", "of", "near", "by") {
+		return // "went in Jerusalem": most words before a place are lowercase
+	}
 	t := sc.tok(x)
 	n := t.e() - t.s()
-	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(x) || sc.sentenceStart(x) ||
-		allUpper(sc.str(x)) || demonymEnding(sc.str(x)) || !sc.plainGap(x) {
+	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || t.flags&tUpper == 0 || !sc.firstUpper(x) ||
+		sc.sentenceStart(x) || allUpper(sc.str(x)) || demonymEnding(sc.str(x)) || !sc.plainGap(x) {
 		return
 	}
 	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
