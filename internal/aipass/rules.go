@@ -11,7 +11,7 @@ import (
 // rulesModel is the version of the rule set, reported as the model of the
 // Rules provider. Raise it whenever a check or a word list changes, so that
 // stored results can be told apart.
-const rulesModel = "rules-v2"
+const rulesModel = "rules-v3"
 
 // Rules is the offline provider: a fixed set of deterministic checks of
 // the words around each change. It is not a language model. It reads only
@@ -308,6 +308,12 @@ func (r *Rules) judgeBook(w *ctxWindow, c *correction.Change) (Verdict, string) 
 		return Rejected, bad
 	}
 	upperMid := startsUppercase(c.Original) && !w.sentenceStart && !w.lineStart
+	if c.Rule == "book.fuzzy" && len(key) <= 4 && !ref.ok && matchBookCue(w.before, r.strongCues) == "" {
+		// "Look chapter five, verse one", "in some twenty three": a short
+		// English word the engine heard as a book. A reference after it is
+		// the engine's reason, not a second one, so the engine suggests it.
+		return Uncertain, "the short word '" + clip(key) + "' only sounds like '" + clip(name) + "'"
+	}
 
 	// A reference after the name, or inside the change.
 	if !ref.ok {

@@ -144,6 +144,9 @@ func TestRulesEngineChanges(t *testing.T) {
 		{"ordinal only", "and first john is short", false, "first john", "book.spoken_ordinal", aipass.Uncertain, "only the number 'first' as a cue"},
 		{"name without context", "we prayed for habakkuk", false, "habakkuk", "book.lowercase", aipass.Uncertain, "no reference or cue nearby"},
 		{"sentence start with a bare number", "Amen. Revelations 3. Behold.", false, "Revelations", "book.misspelling", aipass.Uncertain, "only the bare number 3"},
+		{"short word before chapter and verse", "Look chapter five, verse one to four. And the Bible reads", false, "Look", "book.fuzzy", aipass.Uncertain, "the short word 'look' only sounds like 'Luke'"},
+		{"some before a psalm number", "the bible says so. in some twenty three the lord is my shepherd", false, "some", "book.fuzzy", aipass.Uncertain, "the short word 'some' only sounds like 'Psalm'"},
+		{"a book by its sound after the book of", "In the book of tyrannomy I set before you life and death", false, "tyrannomy", "book.fuzzy", aipass.Confirmed, "after 'the book of'"},
 		// Places confirmed.
 		{"locative to", "then he went to jerusalem", false, "jerusalem", "place.lowercase", aipass.Confirmed, "after 'to'"},
 		{"road to", "the road to emmaus is where they met", false, "emmaus", "place.lowercase", aipass.Confirmed, "after 'road to'"},
@@ -156,6 +159,9 @@ func TestRulesEngineChanges(t *testing.T) {
 		{"fuzzy after to", "jesus went down to capernum", false, "capernum", "place.fuzzy", aipass.Confirmed, "after 'to', one letter from 'Capernaum'"},
 		{"fuzzy after people of", "the people of samarria listened", false, "samarria", "place.fuzzy", aipass.Confirmed, "after 'people of'"},
 		{"fuzzy after garden of", "he prayed in the garden of gethsemene", false, "gethsemene", "place.fuzzy", aipass.Confirmed, "after 'garden of'"},
+		{"a sound after garden of", "Jesus prayed in the Garden of Cassimony that night", false, "Cassimony", "place.fuzzy", aipass.Uncertain, "after 'garden of', but 4 letters from 'Gethsemane'"},
+		{"a sound placed in a place", "Elijah was sent to a widow of Zelfat in the land of Sidon, says the Bible", false, "Zelfat", "place.fuzzy", aipass.Uncertain, "after 'of', but 4 letters from 'Zarephath'"},
+		{"listed after a place written right", "Paul sailed from Troas to Samothrace and then to Neapolis and Philipi", false, "Philipi", "place.fuzzy", aipass.Uncertain, "no locative cue for 'Philippi'"},
 		{"variant after to", "they sailed to accho", false, "accho", "place.variant", aipass.Confirmed, "after 'to'"},
 		// Places rejected.
 		{"a babel", "this church is a babel of voices", false, "babel", "place.lowercase", aipass.Rejected, "reads as the English word 'babel'"},
@@ -253,6 +259,9 @@ func TestRulesHandBuilt(t *testing.T) {
 		// What the engine no longer applies, rejected for the same reasons.
 		{"adjective before a noun", "the [[Galatian]] believers were confused", "Galatians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'galatian'"},
 		{"demonym after an article", "an [[Ephesian]] household", "Ephesians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'ephesian'"},
+		{"adjective after the addressee cue", "he wrote to the [[Galatian]] believers", "Galatians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'galatian'"},
+		{"short english word before chapter and verse", "so [[like]] chapter 5 verse 2 says", "Luke", "bible", "book.fuzzy", "", aipass.Uncertain, "the short word 'like' only sounds like 'Luke'"},
+		{"adjective after a letter to the", "the letter to the [[Colossian]] church", "Colossians", "bible", "book.misspelling", "", aipass.Rejected, "adjective or demonym 'colossian'"},
 		{"adjective with a reference", "[[galatian]] 5 22 says", "Galatians", "bible", "book.misspelling", "", aipass.Confirmed, "5"},
 		{"a book of numbers", "it was a book of [[numbers]] and figures", "Numbers", "bible", "book.lowercase", "", aipass.Rejected, "common noun after 'a book of'"},
 		{"the book of numbers", "the book of [[numbers]] tells of the census", "Numbers", "bible", "book.lowercase", "", aipass.Confirmed, "book of"},

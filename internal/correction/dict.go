@@ -168,6 +168,10 @@ type dict struct {
 	placeByLetter [27][]int32
 	// bookTargets are the books misspelled names are compared with.
 	bookTargets []bookTarget
+	// shortBooks are the books of four letters or less (see shortBook).
+	shortBooks []bookTarget
+	// headTargets are the places that follow the nouns of cueHead.
+	headTargets map[string][]headTarget
 	// chapterEnglish holds the English words often said before
 	// "chapter" or a number: never a misheard book there.
 	chapterEnglish map[string]bool
@@ -210,6 +214,7 @@ type dict struct {
 	// the book.
 	psalm, psalms     string
 	psalmID, psalmsID sref
+	lukeID            sref // "Luke", for lookBook
 	// names holds the replacements the dictionary offers (see sref).
 	names []string
 }
@@ -356,7 +361,7 @@ func (d *dict) nameReplacements() {
 		}
 		return id
 	}
-	d.psalmID, d.psalmsID = intern(d.psalm), intern(d.psalms)
+	d.psalmID, d.psalmsID, d.lukeID = intern(d.psalm), intern(d.psalms), intern("Luke")
 	var walk func(m map[string]*node)
 	walk = func(m map[string]*node) {
 		for _, n := range m {
@@ -386,6 +391,15 @@ func (d *dict) nameReplacements() {
 	for k := range d.bookTargets {
 		t := &d.bookTargets[k]
 		t.id = intern(t.name)
+	}
+	for k := range d.shortBooks {
+		t := &d.shortBooks[k]
+		t.id = intern(t.name)
+	}
+	for _, ts := range d.headTargets {
+		for k := range ts {
+			ts[k].id = intern(ts[k].name)
+		}
 	}
 	for k, rw := range d.realWords {
 		rw.id = intern(rw.name)
@@ -638,6 +652,7 @@ func buildDict() (*dict, error) {
 		cues:           cueWords(),
 		chapterEnglish: toSet(chapterEnglishWords()),
 		realWords:      realWordPlaces(),
+		headTargets:    buildHeadTargets(),
 		garbled:        toSet(bookGarbledWords()),
 		commonPlaceWords: func() map[string]struct{} {
 			m := map[string]struct{}{}

@@ -29,6 +29,8 @@ const (
 	cueWrote           // "wrote": "wrote to the X"
 	cueReal            // an English word the recognizer writes for a name ("cavalry")
 	cueSome            // "some", a misheard "psalm" in "in some twenty three"
+	cueHead            // "garden", "pool", "brook": "the garden of X" names one of a few places
+	cueLook            // "look", a misheard "Luke" in "in look he's saying"
 )
 
 // cueWords returns the words that open a context, by kind.
@@ -39,8 +41,45 @@ func cueWords() map[string]cueKind {
 		"letters": cueTitle, "epistle": cueTitle, "epistles": cueTitle,
 		"wrote": cueWrote, "writes": cueWrote, "writing": cueWrote, "written": cueWrote,
 		"cavalry": cueReal, "calgary": cueReal,
-		"some": cueSome,
+		"some":   cueSome,
+		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
+		"valley": cueHead,
+		"look":   cueLook,
 	}
+}
+
+// headPlaceNames returns, for each noun of cueHead, the places that
+// follow it and "of" in the Bible: the garden of Gethsemane, the pool of
+// Siloam.
+func headPlaceNames() map[string][]string {
+	return map[string][]string{
+		"garden": {"Gethsemane", "Eden"},
+		"sea":    {"Galilee", "Tiberias", "Chinnereth"},
+		"lake":   {"Gennesaret", "Galilee"},
+		"pool":   {"Siloam", "Bethesda"},
+		"brook":  {"Kidron", "Cherith", "Besor"},
+		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
+	}
+}
+
+// headTarget is a place that follows a noun of cueHead.
+type headTarget struct {
+	lower string // "gethsemane"
+	key   string // its phonetic key
+	name  string
+	id    sref
+}
+
+// buildHeadTargets lists the places of headPlaceNames by noun.
+func buildHeadTargets() map[string][]headTarget {
+	out := map[string][]headTarget{}
+	for noun, names := range headPlaceNames() {
+		for _, name := range names {
+			lower := strings.ToLower(name)
+			out[noun] = append(out[noun], headTarget{lower: lower, key: phoneticKey(lower), name: name})
+		}
+	}
+	return out
 }
 
 // realWordPlaces returns English words that a recognizer writes for a
@@ -76,6 +115,10 @@ func (d *dict) buildBookTargets(books map[string]*book, fams map[string]*family)
 		})
 	}
 	for _, name := range protestantBooks() {
+		if lower := strings.ToLower(name); len(lower) <= 4 && books[name] != nil {
+			// "Luke", "Acts": compared only before a strong reference (see shortBook).
+			d.shortBooks = append(d.shortBooks, bookTarget{lower: lower, key: phoneticKey(lower), name: name})
+		}
 		if fam := fams[name]; fam != nil {
 			add(name, fam)
 			continue
@@ -139,6 +182,34 @@ func (d *dict) nearestBook(w []byte) (*bookTarget, int, int) {
 	return best, bestD, bestK
 }
 
+// soundBook returns the book of seven letters or more whose phonetic key
+// is within one edit of the lowercase word w's, of a key of four sounds
+// or more, and that distance, or nil.
+func (d *dict) soundBook(w []byte) (*bookTarget, int) {
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return nil, 0
+		}
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], w)
+	if len(key) < 4 {
+		return nil, 0
+	}
+	var best *bookTarget
+	bestK := 2
+	for k := range d.bookTargets {
+		t := &d.bookTargets[k]
+		if len(t.lower) < 7 || t.key[0] != key[0] || len(w)-len(t.lower) > 3 || len(t.lower)-len(w) > 3 {
+			continue
+		}
+		if kd := editDistance(key, t.key, 1); kd < bestK {
+			best, bestK = t, kd
+		}
+	}
+	return best, bestK
+}
+
 // cueAt handles token i, a cue word of kind cue. It returns the token to
 // continue from, or i when nothing was found.
 func (m *matcher) cueAt(i int, cue cueKind) int {
@@ -147,6 +218,10 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 	case cueChapter:
 		if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.e()-prev.s() >= 5 {
 			if next, ok := m.fuzzyBook(i-1, false); ok {
+				return next
+			}
+		} else if m.bible && i > 0 && prev.e()-prev.s() >= 3 {
+			if next, ok := m.shortBook(i-1, false); ok {
 				return next
 			}
 		}
@@ -170,6 +245,15 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 			if next, ok := m.fuzzyBook(c, true); ok {
 				return next
 			}
+			if n := sc.tok(c).e() - sc.tok(c).s(); n >= 3 && n <= 4 {
+				if next, ok := m.shortBook(c, true); ok {
+					return next // "the gospel of look"
+				}
+			}
+		}
+	case cueLook:
+		if m.bible {
+			m.lookBook(i)
 		}
 	case cueReal:
 		if m.place {
@@ -179,8 +263,165 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 		if m.bible {
 			return m.somePsalm(i)
 		}
+	case cueHead:
+		if m.place {
+			return m.headPlace(i)
+		}
 	}
 	return i
+}
+
+// aboutScripture reports whether words of scripture ("bible", "verse",
+// "god", …) are within 400 bytes of token t.
+func (m *matcher) aboutScripture(t token) bool {
+	sc := m.sc
+	lo, hi := max(0, t.s()-400), min(len(sc.text), t.e()+400)
+	around := strings.ToLower(sc.text[lo:hi])
+	for _, w := range [...]string{"bible", "scripture", "psalm", "verse", "chapter", "the lord", "god"} {
+		if strings.Contains(around, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// shortBook suggests the book of four letters or less that token c, an
+// English word of three or four letters, sounds like before "chapter" and
+// a verse, or after "the gospel of" (cued, and checked with strongCue): "Look chapter five, verse one
+// to four" is heard for "Luke 5:1-4". It returns the token to continue from.
+func (m *matcher) shortBook(c int, cued bool) (int, bool) {
+	sc := m.sc
+	t := sc.tok(c)
+	if t.flags&(tDigits|tMulti) != 0 {
+		return 0, false
+	}
+	// The sound first: most words before "chapter" sound like no book.
+	switch sc.text[t.s()] | 0x20 {
+	case 'a', 'e', 'j', 'l', 'm', 'r': // the first letters of the short books
+	default:
+		return 0, false
+	}
+	lw := sc.lowerBytes(c)
+	var kb [8]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	var b *bookTarget
+	for k := range m.d.shortBooks {
+		x := &m.d.shortBooks[k]
+		if x.key == string(key) && x.lower[0] == lw[0] && len(lw)-len(x.lower) <= 1 && len(x.lower)-len(lw) <= 1 {
+			b = x
+			break
+		}
+	}
+	if b == nil || m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return 0, false
+	}
+	if root, _, isPre := m.key(c); root != nil || isPre {
+		return 0, false // a name or a number word: its own rules decided
+	}
+	if allUpper(sc.str(c)) || m.determinerBefore(c) || m.d.chapterEnglish[string(lw)] || cued && !m.strongCue(c) {
+		return 0, false // "each chapter", "read chapter", "a gospel of look"
+	}
+	r := m.parseRef(c + 1)
+	if !cued && (!r.ok || !r.strong || !r.chapterWord || r.verse == 0) {
+		return 0, false // only "chapter N, verse M" makes a book certain
+	}
+	return m.emitBook(c, c, b.id, r, ruleBookFuzzy, 0.6), true
+}
+
+// lookBook suggests Luke for "look", token i, after "in" and before a
+// speaker and a verb of saying when a book is named just before: "in
+// Matthew he's saying don't worry about tomorrow, in look he's saying plan
+// for tomorrow".
+func (m *matcher) lookBook(i int) {
+	sc := m.sc
+	if !sc.is(i-1, "in") {
+		return
+	}
+	speaks := sc.isAny(i+1, "he", "she", "jesus", "paul") &&
+		(sc.isAny(i+2, "says", "said", "saying", "writes", "wrote", "tells", "told", "teaches") ||
+			sc.isAny(i+2, "is", "was") && sc.isAny(i+3, "saying", "writing", "telling", "teaching"))
+	// "he's saying": the tokens "he", "s", "saying".
+	if !speaks && !(sc.isAny(i+1, "he", "she") && sc.is(i+2, "s") && sc.isAny(i+3, "saying", "writing", "telling", "teaching")) {
+		return
+	}
+	if t := sc.tok(i); m.bookNamedBefore(t) {
+		m.add(t.s(), t.e(), m.d.lukeID, ruleBookFuzzy, 0.6)
+	}
+}
+
+// bookNamedBefore reports whether a book is named, capitalised, in the 300
+// bytes before token t.
+func (m *matcher) bookNamedBefore(t token) bool {
+	before := m.sc.text[max(0, t.s()-300):t.s()]
+	for _, ts := range [][]bookTarget{m.d.bookTargets, m.d.shortBooks} {
+		for k := range ts {
+			if strings.Contains(before, ts[k].name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// headPlace suggests the place that a capitalised word after "the garden
+// of", "the pool of", … sounds like. Few places follow each of these
+// nouns, so the likeness may be looser than fuzzyPlace's: "the Garden of
+// Cassimony" is heard for Gethsemane. It returns the token to continue
+// from, or i.
+func (m *matcher) headPlace(i int) int {
+	sc := m.sc
+	if !sc.is(i+1, "of") {
+		return i
+	}
+	c := i + 2
+	if sc.is(c, "the") {
+		c++
+	}
+	if !sc.has(c) {
+		return i
+	}
+	t := sc.tok(c)
+	n := t.e() - t.s()
+	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(c) || allUpper(sc.str(c)) {
+		return i // a lowercase word is English: "the sea of glass", "a pool of blood"
+	}
+	if root, _, isPre := m.key(c); root != nil || isPre {
+		return i // a name the dictionary knows, or its misspelling
+	}
+	lw := sc.lowerBytes(c)
+	for _, ch := range lw {
+		if ch < 'a' || ch > 'z' {
+			return i
+		}
+	}
+	if near, _, _ := m.fuzzyBest(lw, true); near != nil {
+		return i // fuzzyPlace finds it after the place noun
+	}
+	if wide, _, _ := m.d.nearestPlace(lw); wide != nil {
+		return i
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	if len(key) < 3 {
+		return i
+	}
+	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
+	var best *headTarget
+	bestD := 2
+	for k := range targets {
+		tg := &targets[k]
+		if tg.key[0] != key[0] || len(lw)-len(tg.lower) > 3 || len(tg.lower)-len(lw) > 3 {
+			continue
+		}
+		if d := editDistance(key, tg.key, 1); d < bestD {
+			best, bestD = tg, d
+		}
+	}
+	if best == nil {
+		return i
+	}
+	m.add(t.s(), t.e(), best.id, rulePlaceFuzzy, 0.7)
+	return c + 1
 }
 
 // somePsalm suggests "Psalm" for "some" after "in" and before a psalm
@@ -195,14 +436,9 @@ func (m *matcher) somePsalm(i int) int {
 	if !r.ok || m.countAfter(r) {
 		return i // "in some 20 years"
 	}
-	t := sc.tok(i)
-	lo, hi := max(0, t.s()-400), min(len(sc.text), t.e()+400)
-	around := strings.ToLower(sc.text[lo:hi])
-	for _, w := range []string{"bible", "scripture", "psalm", "verse", "chapter", "the lord", "god"} {
-		if strings.Contains(around, w) {
-			m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.7)
-			return r.endTok + 1
-		}
+	if t := sc.tok(i); m.aboutScripture(t) {
+		m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.7)
+		return r.endTok + 1
 	}
 	return i
 }
@@ -223,10 +459,25 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		return 0, false // already part of a change
 	}
 	best, dist, kdist := m.nearestBookAt(c)
+	sound := false
 	if best == nil {
-		return 0, false
+		// "the book of tyrannomy", "tyrannomy chapter 30 verse 19": where
+		// the context is sure, a word may sound like a long book and be
+		// spelled unlike it. The word after is read first: this runs
+		// before every number.
+		if !cued && !sc.isAny(c+1, "chapter", "chapters") {
+			return 0, false
+		}
+		if best, kdist = m.d.soundBook(sc.lowerBytes(c)); best == nil {
+			return 0, false
+		}
+		dist, sound = 4, true
 	}
 	r := m.parseRef(c + 1)
+	sure := cued || (r.chapterWord && r.verse > 0 && !m.determinerBefore(c))
+	if sound && !sure {
+		return 0, false
+	}
 	if root, _, isPre := m.key(c); isPre || (root != nil && (root.place != nil || root.book == nil ||
 		root.book.kind != kNone || !(r.strong || cued))) {
 		// A dictionary form: its own rules decided. Only a word the
@@ -260,7 +511,7 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 	// "the book of" or before "chapter", never before bare numbers.
 	far := !close && dist <= 3 && kdist <= 1 && n >= 6 && (cued || (r.chapterWord && !m.determinerBefore(c))) &&
 		n-len(best.lower) <= 1 && len(best.lower)-n <= 1
-	if !close && !far {
+	if !close && !far && !sound {
 		return 0, false
 	}
 	start := c
@@ -296,6 +547,8 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		conf = 0.7
 	case far && (r.strong || cued):
 		conf = 0.7 // a real word the recognizer wrote: "the book of rumors"
+	case sound && sure && !m.d.fuzzyEnglish[string(sc.lowerBytes(c))]:
+		conf = 0.7
 	default:
 		return 0, false
 	}

@@ -25,6 +25,7 @@ type matcher struct {
 	hasCode      bool        // the text holds a backtick or a '<'
 	books        []bookMiss  // a cache of words compared with the books; its length is a power of two
 	bibleSeen    bool        // a book change has been applied
+	placeEnd     int         // where the latest place written right ends (see placeListBefore)
 	stopNode     *node       // where the latest walk stopped, at token stopJ
 	stopJ        int
 }
@@ -596,9 +597,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	misspelled := f.kind == kMisspelling && !strings.EqualFold(orig, name)
 	dangerous := f.kind >= kAbbrev
 	strongCue := m.strongCue(i)
-	if !r.ok && f.adjective && !strongCue {
+	if !r.ok && f.adjective && (!strongCue || m.nounAfter(j)) {
 		// "the Galatian believers", "an Ephesian household": an adjective or
-		// a demonym, a book only with a reference or after "the book of".
+		// a demonym, a book only with a reference or after "the book of" —
+		// and not before a noun even then: "he wrote to the Galatian
+		// believers".
 		return 0, false
 	}
 	var conf float64
@@ -749,6 +752,27 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 	}
 }
 
+// nounAfter reports whether token j, an adjective form of a book, is
+// followed by a lowercase word it may qualify: "the Galatian believers".
+// A word that follows a book name as often is not one: "the letter to the
+// Galatian says", "the Hebrew and".
+func (m *matcher) nounAfter(j int) bool {
+	sc := m.sc
+	k := j + 1
+	if !sc.has(k) || !sc.plainGap(j) {
+		return false
+	}
+	t := sc.tok(k)
+	if t.flags&(tDigits|tMulti|tUpper) != 0 || t.e()-t.s() < 3 {
+		return false
+	}
+	if _, ok := lookup(sc, m.d.numWords, k); ok {
+		return false
+	}
+	return !m.personAfter(k) && !sc.isAny(k, "says", "say", "tells", "teaches", "writes", "reads",
+		"is", "are", "has", "have", "chapter", "verse", "also", "then", "but", "for", "that", "which", "where", "when")
+}
+
 // personAfter reports whether token k makes the name before it a
 // person's: "first john said", "second peter and".
 func (m *matcher) personAfter(k int) bool {
@@ -762,6 +786,9 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	sc := m.sc
 	start, end := sc.tok(i).s(), sc.tok(j).e()
 	orig := sc.text[start:end]
+	if i >= 2 && (sc.tok(i-2).flags|sc.tok(max(i-5, 0)).flags)&tUpper != 0 {
+		m.placeBefore(i) // a capitalised word two or five tokens before: "Zelfat in Sidon"
+	}
 	if allUpper(orig) {
 		return j + 1, true
 	}
@@ -781,7 +808,11 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		}
 	}
 	m.buf = b
-	if !need || (i != j && m.commonPhrase(i, j, p)) {
+	if !need {
+		m.placeEnd = end // a place written right may open a list of places
+		return j + 1, true
+	}
+	if i != j && m.commonPhrase(i, j, p) {
 		return j + 1, true
 	}
 	var conf float64
@@ -807,6 +838,66 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	}
 	m.add(start, end, repl, p.rule, conf)
 	return j + 1, true
+}
+
+// placeBefore suggests the place that a capitalised word sounds like when
+// it is placed in the place at token i: "a widow of Zelfat in the land of
+// Sidon" is heard for Zarephath, "Kana in Galilee" for Cana. The word must
+// have the very sound of a well-known place, of four sounds or more, in a
+// text about scripture.
+func (m *matcher) placeBefore(i int) {
+	sc := m.sc
+	k := i - 1
+	if n := sc.tok(k).e() - sc.tok(k).s(); n != 2 && n != 4 {
+		return // not "in", "of", "by" or "near": the common case, read first
+	}
+	if i >= 6 && sc.tok(i-5).flags&tUpper != 0 && sc.is(k, "of") &&
+		sc.isAny(k-1, "land", "region", "city", "country", "province") && sc.is(k-2, "the") {
+		k -= 3 // "Zelfat in the land of Sidon"
+	}
+	x := k - 1
+	if x < 0 || sc.tok(x).flags&tUpper == 0 || !sc.isAny(k, "in", "of", "near", "by") {
+		return // "went in Jerusalem": most words before a place are lowercase
+	}
+	t := sc.tok(x)
+	n := t.e() - t.s()
+	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || t.flags&tUpper == 0 || !sc.firstUpper(x) ||
+		sc.sentenceStart(x) || allUpper(sc.str(x)) || demonymEnding(sc.str(x)) || !sc.plainGap(x) {
+		return
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return
+	}
+	if root, _, isPre := m.key(x); root != nil || isPre {
+		return // a name the dictionary knows
+	}
+	lw := sc.lowerBytes(x)
+	for _, c := range lw {
+		if c < 'a' || c > 'z' {
+			return
+		}
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	if len(key) < 4 {
+		return
+	}
+	var best *fuzzyTarget
+	var tb [32]byte
+	for _, idx := range m.d.placeByLetter[letterIndex(lw[0])] {
+		tg := &m.d.placeTargets[idx]
+		if tg.lower == string(lw) || len(tg.lower)-n > 4 || n-len(tg.lower) > 4 ||
+			string(appendPhoneticKey(tb[:0], []byte(tg.lower))) != string(key) {
+			continue
+		}
+		if best == nil || tg.mentions > best.mentions {
+			best = tg
+		}
+	}
+	if best == nil || !m.aboutScripture(t) {
+		return
+	}
+	m.add(t.s(), t.e(), best.id, rulePlaceFuzzy, 0.6)
 }
 
 // commonPhrase reports whether the words of tokens i..j that the place
@@ -949,9 +1040,19 @@ func (m *matcher) fuzzyPlace(i int) {
 		"introduced", "belongs", "thanks", "listen", "listened", "letter", "message", "gift", "email"))
 	// A capitalised word inside a sentence that is no known name is most
 	// often another proper noun ("Canadians", "Marian", a product): it is
-	// tried only after a place cue. A demonym is never a misheard place.
-	if (upper && !cue) || demonymEnding(sc.str(i)) {
+	// tried only after a place cue, or after "of" in a text about
+	// scripture when it sounds like a well-known place of eight letters or
+	// more ("by the leg of Genesareta"). A demonym is never a misheard
+	// place.
+	if demonymEnding(sc.str(i)) {
 		return
+	}
+	ofName := false
+	if upper && !cue {
+		if near == nil || n < 8 || !sc.is(i-1, "of") || !m.aboutScripture(t) {
+			return
+		}
+		ofName = true
 	}
 	best, bestD := near, nearD
 	if best != nil && bestD == 2 && n < 8 && !cue {
@@ -979,6 +1080,9 @@ func (m *matcher) fuzzyPlace(i int) {
 		if upper && !strong {
 			conf = 0.75 // "go to Nazaret", but also "went to Marian"
 		}
+	}
+	if ofName {
+		conf = min(conf, 0.7) // a sound without a place cue: suggested
 	}
 	repl := best.id
 	if allUpper(sc.str(i)) {
@@ -1031,7 +1135,11 @@ func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
 			}
 		}
 	}
-	return m.placeListBefore(i), false
+	changed, known := m.placeListBefore(i)
+	if known && sc.firstUpper(i) && m.personAfter(i+1) {
+		known = false // "we visited Rome and Philippe came along": a person
+	}
+	return changed, known
 }
 
 // placeOf reports whether token i follows a place noun and "of": "the
@@ -1042,19 +1150,33 @@ func (m *matcher) placeOf(i int) bool {
 		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities", "garden")
 }
 
-// placeListBefore reports whether token i continues a list of places: the
-// latest change is a place that ends one or two tokens before, joined by a
-// comma, "and" or "or" ("from jerusalem, bethany and capernum").
-func (m *matcher) placeListBefore(i int) bool {
+// placeListBefore reports whether token i continues a list of places: a
+// place that ends one or two tokens before, joined by a comma, "and" or
+// "or" ("from jerusalem, bethany and capernum"). changed is for a place
+// the matcher corrected, known for one written right ("from Neapolis and
+// Philipi"), a weaker cue: that place may be the only one.
+func (m *matcher) placeListBefore(i int) (changed, known bool) {
+	if i < 1 {
+		return false, false
+	}
+	end := -1
+	if m.found.n > 0 {
+		if last := m.found.last(); last.rule >= rulePlaceLowercase {
+			end = m.found.end(last)
+		}
+	}
+	if m.placeEnd > end {
+		if m.listAt(i, m.placeEnd) {
+			return false, true
+		}
+	}
+	return end >= 0 && m.listAt(i, end), false
+}
+
+// listAt reports whether token i follows a word that ends at byte end and
+// a comma, "and" or "or".
+func (m *matcher) listAt(i, end int) bool {
 	sc := m.sc
-	if m.found.n == 0 || i < 1 {
-		return false
-	}
-	last := m.found.last()
-	if last.rule < rulePlaceLowercase {
-		return false
-	}
-	end := m.found.end(last)
 	prev := sc.tok(i - 1)
 	if prev.e() == end {
 		return strings.TrimSpace(sc.text[end:sc.tok(i).s()]) == ","

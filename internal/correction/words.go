@@ -206,5 +206,6 @@ func chapterEnglishWords() []string {
 		"almost", "exactly", "roughly", "under", "over", "after", "before", "since", "until",
 		"between", "within", "during", "seven", "eight", "three", "times", "hours", "years",
 		"minutes", "people", "games", "rings", "kinds", "miles", "points", "dollars",
+		"read", "reads", "reading", "like", "likes", "ride", "road", "rode", "red", "rid", "rod",
 	}
 }
