@@ -32,7 +32,8 @@ var env *testenv.Env
 
 func TestMain(m *testing.M) {
 	if os.Getenv(archiveChildEnv) != "" {
-		// This process is the archiver of TestArchiveSurvivesKill, not a test run.
+		// This process is the archiver of TestArchiveSurvivesKill (or
+		// TestDeliveryArchiveSurvivesKill), not a test run.
 		os.Exit(runArchiveChild())
 	}
 	testenv.Main(m, &env)
