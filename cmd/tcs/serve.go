@@ -292,11 +292,11 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			return fmt.Errorf("setting up the webhook dispatch controller: %w", err)
 		}
 		deliveries := &controllers.WebhookDeliveryReconciler{
-			Client:      mgr.GetClient(),
-			Reader:      mgr.GetAPIReader(),
-			HTTP:        outbound,
-			AllowCIDRs:  allow,
-			Store:       store,
+			Client:       mgr.GetClient(),
+			Reader:       mgr.GetAPIReader(),
+			HTTP:         outbound,
+			AllowCIDRs:   allow,
+			Store:        store,
 			RetryDelays:  o.webhookRetryDelays,
 			Retention:    o.webhookRetention,
 			Results:      resultsStore,
