@@ -249,11 +249,25 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 				continue
 			}
 			d := &tcsv1.WebhookDelivery{}
-			name := "evt-" + DeliveryHash(t.Spec.ID, e.Type, e.Key, ep.Spec.ID)
+			hash := DeliveryHash(t.Spec.ID, e.Type, e.Key, ep.Spec.ID)
+			name := "evt-" + hash
 			err := r.Client.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: name}, d)
 			switch {
+			case apierrors.IsNotFound(err) && e.Dispatched:
+				// Archived, collected, or never due (the endpoint came after the dispatch):
+				// the dispatcher makes nothing more for a dispatched event.
+				continue
 			case apierrors.IsNotFound(err):
-				return last, false, nil
+				// Archived (it ended archive-after ago, so it moves nothing later), or not
+				// made yet.
+				_, err := r.Results.GetDelivery(ctx, "evt_"+hash)
+				if errors.Is(err, results.ErrNotFound) {
+					return last, false, nil
+				}
+				if err != nil {
+					return last, false, fmt.Errorf("looking for archived delivery %s: %w", name, err)
+				}
+				continue
 			case err != nil:
 				return last, false, fmt.Errorf("reading delivery %s: %w", name, err)
 			}
@@ -270,7 +284,8 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 	return last, true, nil
 }
 
-// Start runs the purge sweep of soft-deleted archived transcripts until ctx ends.
+// Start runs the purge sweep of soft-deleted archived transcripts and of archived deliveries
+// past their retention until ctx ends.
 func (r *ArchiveReconciler) Start(ctx context.Context) error {
 	every := r.PurgeEvery
 	if every <= 0 {
@@ -281,6 +296,9 @@ func (r *ArchiveReconciler) Start(ctx context.Context) error {
 	for {
 		if err := r.Purge(ctx); err != nil {
 			log.FromContext(ctx).Error(err, "purging soft-deleted archived transcripts")
+		}
+		if err := r.PurgeDeliveries(ctx); err != nil {
+			log.FromContext(ctx).Error(err, "purging archived webhook deliveries")
 		}
 		select {
 		case <-ctx.Done():
@@ -293,9 +311,9 @@ func (r *ArchiveReconciler) Start(ctx context.Context) error {
 // NeedLeaderElection makes the purge sweep run on the leader only.
 func (r *ArchiveReconciler) NeedLeaderElection() bool { return true }
 
-// Purge removes the content and records of archived transcripts soft-deleted longer than
-// Retention ago. The objects go first, then the record, so a crash leaves the record to
-// purge again.
+// Purge removes the content, archived deliveries and records of archived transcripts
+// soft-deleted longer than Retention ago. The objects go first, then the record, so a crash
+// leaves the record to purge again.
 func (r *ArchiveReconciler) Purge(ctx context.Context) error {
 	for {
 		recs, err := r.Results.DeletedBefore(ctx, r.now().Add(-r.retention()), 100)
@@ -307,6 +325,9 @@ func (r *ArchiveReconciler) Purge(ctx context.Context) error {
 				if err := r.Blobs.Delete(ctx, key); err != nil && !errors.Is(err, blob.ErrNotFound) {
 					return fmt.Errorf("purging the content of %s: %w", rec.ID, err)
 				}
+			}
+			if err := removeArchivedDeliveries(ctx, r.Results, r.Blobs, rec.ID); err != nil {
+				return err
 			}
 			if err := r.Results.Delete(ctx, rec.ID); err != nil && !errors.Is(err, results.ErrNotFound) {
 				return err
@@ -339,12 +360,12 @@ func (r *ArchiveReconciler) now() time.Time {
 	return time.Now()
 }
 
-// resourceVersion returns t's resourceVersion as the record's version: etcd's revisions grow
-// across objects, so a transcript recreated from its record gets higher versions.
-func resourceVersion(t *tcsv1.Transcript) (int64, error) {
+// resourceVersion returns o's resourceVersion as the record's version: etcd's revisions grow
+// across objects, so an object recreated from its record gets higher versions.
+func resourceVersion(o client.Object) (int64, error) {
 	var v int64
-	if _, err := fmt.Sscan(t.ResourceVersion, &v); err != nil {
-		return 0, fmt.Errorf("the resourceVersion %q of %s is not a number: %w", t.ResourceVersion, t.Spec.ID, err)
+	if _, err := fmt.Sscan(o.GetResourceVersion(), &v); err != nil {
+		return 0, fmt.Errorf("the resourceVersion %q of %s is not a number: %w", o.GetResourceVersion(), o.GetName(), err)
 	}
 	return v, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -25,15 +26,17 @@ import (
 	"tcs.dev/tcs/internal/testenv"
 )
 
-// The environment of the child process of TestArchiveSurvivesKill: when archiveChildEnv names
-// a step (put or mark), the test binary is an archiver that kills itself with SIGKILL right
-// after that step.
+// The environment of the child process of TestArchiveSurvivesKill and
+// TestDeliveryArchiveSurvivesKill: when archiveChildEnv names a step (put or mark), the test
+// binary is an archiver that kills itself with SIGKILL right after that step.
 const (
 	archiveChildEnv      = "TCS_ARCHIVE_CRASH_STEP"
 	archiveKubeconfigEnv = "TCS_ARCHIVE_CRASH_KUBECONFIG"
 	archiveNamespaceEnv  = "TCS_ARCHIVE_CRASH_NAMESPACE"
 	archiveDSNEnv        = "TCS_ARCHIVE_CRASH_DSN"
 	archiveBlobsEnv      = "TCS_ARCHIVE_CRASH_BLOBS"
+	// archiveKindEnv is "delivery" for the delivery controller's archiving, else empty.
+	archiveKindEnv = "TCS_ARCHIVE_CRASH_KIND"
 )
 
 // runArchiveChild runs the archiver against the test's control plane and stores until it
@@ -57,21 +60,37 @@ func runArchiveChild() int {
 	if err != nil {
 		return fail(err)
 	}
-	die := func(step string) func(*tcsv1.Transcript) {
-		return func(t *tcsv1.Transcript) {
-			fmt.Printf("%s %s\n", step, t.Spec.ID)
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			select {}
-		}
-	}
-	r := &ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 50 * time.Millisecond}
-	switch step := os.Getenv(archiveChildEnv); step {
-	case "put":
-		r.afterPut = die(step)
-	case "mark":
-		r.afterMark = die(step)
-	default:
+	step := os.Getenv(archiveChildEnv)
+	if step != "put" && step != "mark" {
 		return fail(fmt.Errorf("unknown step %q", step))
+	}
+	die := func(id string) {
+		fmt.Printf("%s %s\n", step, id)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	var r interface{ SetupWithManager(ctrl.Manager) error }
+	switch kind := os.Getenv(archiveKindEnv); kind {
+	case "delivery":
+		d := &WebhookDeliveryReconciler{Client: mgr.GetClient(), Results: rs, Store: blobs, ArchiveAfter: 50 * time.Millisecond}
+		hook := func(x *tcsv1.WebhookDelivery) { die(x.Spec.ID) }
+		if step == "put" {
+			d.afterPut = hook
+		} else {
+			d.afterMark = hook
+		}
+		r = d
+	case "":
+		a := &ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 50 * time.Millisecond}
+		hook := func(x *tcsv1.Transcript) { die(x.Spec.ID) }
+		if step == "put" {
+			a.afterPut = hook
+		} else {
+			a.afterMark = hook
+		}
+		r = a
+	default:
+		return fail(fmt.Errorf("unknown kind %q", kind))
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fail(err)
@@ -100,66 +119,21 @@ func TestArchiveSurvivesKill(t *testing.T) {
 			tr := e.finishedTranscript(t, org, nil)
 
 			// A reader, as the API reads: the resource, then the record.
-			var misses, reads atomic.Int64
-			stopReading := make(chan struct{})
-			readerDone := make(chan struct{})
-			go func() {
-				defer close(readerDone)
-				for {
-					select {
-					case <-stopReading:
-						return
-					default:
-					}
-					reads.Add(1)
-					err := e.c.Get(ctx, client.ObjectKeyFromObject(tr), &tcsv1.Transcript{})
-					if apierrors.IsNotFound(err) {
-						if _, err := e.results.Get(ctx, tr.Spec.ID, results.GetOptions{}); errors.Is(err, results.ErrNotFound) {
-							misses.Add(1)
-						}
-					}
-					time.Sleep(5 * time.Millisecond)
+			stopReading := readAllAlong(func() bool {
+				err := e.c.Get(ctx, client.ObjectKeyFromObject(tr), &tcsv1.Transcript{})
+				if !apierrors.IsNotFound(err) {
+					return true
 				}
-			}()
+				_, err = e.results.Get(ctx, tr.Spec.ID, results.GetOptions{})
+				return !errors.Is(err, results.ErrNotFound)
+			})
 
 			kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 			if err := os.WriteFile(kubeconfig, env.Kubeconfig, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), archiveChildEnv+"="+step, archiveKubeconfigEnv+"="+kubeconfig,
+			killChildAt(t, step+" "+tr.Spec.ID, archiveChildEnv+"="+step, archiveKubeconfigEnv+"="+kubeconfig,
 				archiveNamespaceEnv+"="+e.ns, archiveDSNEnv+"="+e.dsn, archiveBlobsEnv+"="+blobDir)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = cmd.Process.Kill() })
-			reached := make(chan string, 1)
-			go func() {
-				sc := bufio.NewScanner(out)
-				for sc.Scan() {
-					reached <- sc.Text()
-				}
-				close(reached)
-			}()
-			select {
-			case line, ok := <-reached:
-				if !ok || line != step+" "+tr.Spec.ID {
-					t.Fatalf("the child stopped without reaching %s (%q): %s", step, line, stderr.String())
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatalf("the child did not reach %s: %s", step, stderr.String())
-			}
-			werr := cmd.Wait()
-			var exit *exec.ExitError
-			if !errors.As(werr, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-				t.Fatalf("the child ended with %v, not SIGKILL", werr)
-			}
 
 			// Where the kill left it: the record written, the resource still there.
 			rec := e.record(t, tr)
@@ -178,10 +152,8 @@ func TestArchiveSurvivesKill(t *testing.T) {
 			stop := e.run(t, 50*time.Millisecond, nil)
 			waitUntil(t, "the restarted archiver moves it", func() bool { return e.gone(t, tr) })
 			stop()
-			close(stopReading)
-			<-readerDone
-			if n := misses.Load(); n > 0 {
-				t.Fatalf("a reader did not find the transcript %d times of %d", n, reads.Load())
+			if misses, reads := stopReading(); misses > 0 {
+				t.Fatalf("a reader did not find the transcript %d times of %d", misses, reads)
 			}
 			page, err := e.results.List(ctx, org, results.ListOptions{Limit: 10, IncludeDeleted: true})
 			if err != nil {
@@ -200,5 +172,72 @@ func TestArchiveSurvivesKill(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// readAllAlong calls found every 5 ms until the returned stop is called, which returns how
+// many of the reads found nothing, and how many there were.
+func readAllAlong(found func() bool) (stop func() (misses, reads int64)) {
+	var m, n atomic.Int64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			n.Add(1)
+			if !found() {
+				m.Add(1)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return func() (int64, int64) {
+		close(done)
+		<-finished
+		return m.Load(), n.Load()
+	}
+}
+
+// killChildAt runs the test binary as a child process with env added to its environment,
+// waits until it prints the line want and checks that it then died of SIGKILL.
+func killChildAt(t *testing.T, want string, env ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	reached := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			reached <- sc.Text()
+		}
+		close(reached)
+	}()
+	select {
+	case line, ok := <-reached:
+		if !ok || line != want {
+			t.Fatalf("the child stopped without reaching %q (%q): %s", want, line, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the child did not reach %q: %s", want, stderr.String())
+	}
+	werr := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(werr, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the child ended with %v, not SIGKILL", werr)
 	}
 }

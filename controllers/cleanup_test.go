@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,7 +17,9 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/testenv"
 )
 
@@ -54,8 +57,8 @@ func waitGone(t *testing.T, c client.Client, obj client.Object, what string) {
 }
 
 // Deleting a transcript, with kubectl or by the purge after a soft delete, removes its
-// objects, its deliveries and their payloads before the transcript goes, and retries a
-// failure of the object store until it is done.
+// objects, its deliveries (in the cluster and archived) and their payloads before the
+// transcript goes, and retries a failure of the object store until it is done.
 func TestDeletedTranscriptsLeaveNothingInTheStore(t *testing.T) {
 	c := env.Client(t, client.Options{Scheme: scheme.New()})
 	ns := env.Namespace(t, "tcs-cleanup")
@@ -64,7 +67,8 @@ func TestDeletedTranscriptsLeaveNothingInTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(runManager(t, ns, store))
+	rs := openResults(t)
+	t.Cleanup(runManagerWithResults(t, ns, store, sources.NewClient(sources.ClientOptions{}), rs))
 
 	for _, tc := range []struct {
 		name   string
@@ -93,7 +97,8 @@ func TestDeletedTranscriptsLeaveNothingInTheStore(t *testing.T) {
 			tr := newTranscript(ns, "org_a", tcsv1.SourcePaste)
 			keys := pipeline.KeysFor("org_a", tr.Spec.ID)
 			payload := WebhookPayloadKey("org_a", "evt_"+tr.Name)
-			objects := append(keys.All(), payload)
+			archivedPayload := WebhookPayloadKey("org_a", "evt_a"+tr.Name)
+			objects := append(keys.All(), payload, archivedPayload)
 			for _, k := range objects {
 				if err := store.Put(t.Context(), k, []byte("x"), "text/plain"); err != nil {
 					t.Fatal(err)
@@ -108,6 +113,13 @@ func TestDeletedTranscriptsLeaveNothingInTheStore(t *testing.T) {
 					TranscriptID: tr.Spec.ID, PayloadRef: payload},
 			}
 			if err := c.Create(t.Context(), d); err != nil {
+				t.Fatal(err)
+			}
+			// An earlier delivery, archived to the results store.
+			archived := d.DeepCopy()
+			archived.Name, archived.Spec.ID, archived.Spec.PayloadRef = "evt-a"+tr.Name, "evt_a"+tr.Name, archivedPayload
+			archived.Status = tcsv1.WebhookDeliveryStatus{State: tcsv1.DeliverySucceeded, CompletedAt: &d.CreationTimestamp}
+			if _, err := rs.PutDelivery(t.Context(), archived, 1); err != nil {
 				t.Fatal(err)
 			}
 			// The reconciler adds the finalizer to a transcript created without it, and the
@@ -125,6 +137,9 @@ func TestDeletedTranscriptsLeaveNothingInTheStore(t *testing.T) {
 			unjam()
 			waitGone(t, c, tr, "the deleted transcript")
 			waitGone(t, c, d, "its delivery")
+			if _, err := rs.GetDelivery(t.Context(), archived.Spec.ID); !errors.Is(err, results.ErrNotFound) {
+				t.Errorf("the record of its archived delivery: %v, want it removed", err)
+			}
 			for _, k := range objects {
 				if ok, err := store.Exists(t.Context(), k); ok || err != nil {
 					t.Errorf("%s left in the store (%v)", k, err)

@@ -23,6 +23,7 @@ import (
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/sources"
 )
 
@@ -71,6 +72,9 @@ type TranscriptReconciler struct {
 	Recorder events.EventRecorder
 	// Metrics records the transcripts' metrics; nil records none.
 	Metrics *metrics.Metrics
+	// Results holds archived webhook deliveries, removed with their transcript; nil means
+	// none are archived.
+	Results *results.Store
 }
 
 // DefaultRetention is how long a soft-deleted transcript is kept before its content and
@@ -345,8 +349,8 @@ func (r *TranscriptReconciler) addFinalizer(ctx context.Context, t *tcsv1.Transc
 }
 
 // finalize removes what a deleted transcript kept in the object store, and its webhook
-// deliveries with their payloads, and only then its finalizer, so an error (returned, and
-// retried with backoff) never leaves an object behind.
+// deliveries (in the cluster and archived) with their payloads, and only then its finalizer,
+// so an error (returned, and retried with backoff) never leaves an object behind.
 func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(t, tcsv1.FinalizerStoredObjects) {
 		return ctrl.Result{}, nil
@@ -380,6 +384,9 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 		if err := r.Client.Delete(ctx, d); err != nil && !apierrors.IsNotFound(err) {
 			return ctrl.Result{}, fmt.Errorf("removing delivery %s: %w", d.Spec.ID, err)
 		}
+	}
+	if err := removeArchivedDeliveries(ctx, r.Results, r.Store, t.Spec.ID); err != nil {
+		return ctrl.Result{}, err
 	}
 	return r.removeFinalizer(ctx, t)
 }

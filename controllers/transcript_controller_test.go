@@ -23,6 +23,7 @@ import (
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/testenv"
@@ -32,7 +33,8 @@ var env *testenv.Env
 
 func TestMain(m *testing.M) {
 	if os.Getenv(archiveChildEnv) != "" {
-		// This process is the archiver of TestArchiveSurvivesKill, not a test run.
+		// This process is the archiver of TestArchiveSurvivesKill (or
+		// TestDeliveryArchiveSurvivesKill), not a test run.
 		os.Exit(runArchiveChild())
 	}
 	testenv.Main(m, &env)
@@ -61,6 +63,12 @@ func runManager(t *testing.T, ns string, store *blob.Store) (stop func()) {
 // runManagerWith is runManager with the outbound client of the sources.
 func runManagerWith(t *testing.T, ns string, store *blob.Store, outbound *http.Client) (stop func()) {
 	t.Helper()
+	return runManagerWithResults(t, ns, store, outbound, nil)
+}
+
+// runManagerWithResults is runManagerWith with the results store of archived deliveries.
+func runManagerWithResults(t *testing.T, ns string, store *blob.Store, outbound *http.Client, rs *results.Store) (stop func()) {
+	t.Helper()
 	mgr := env.NewManager(t, ns)
 	engine, err := correction.NewEngine()
 	if err != nil {
@@ -73,6 +81,7 @@ func runManagerWith(t *testing.T, ns string, store *blob.Store, outbound *http.C
 		Sources:     &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: "http://127.0.0.1:9", Client: outbound}, Client: outbound},
 		PasteGrace:  50 * time.Millisecond,
 		MaxAttempts: 2,
+		Results:     rs,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

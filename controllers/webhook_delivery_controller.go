@@ -27,6 +27,7 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/webhook"
 )
 
@@ -51,8 +52,11 @@ const DefaultBlockedRequeue = time.Second
 const previousSecretWindow = 24 * time.Hour
 
 // WebhookDeliveryReconciler sends WebhookDeliveries: signed, in sequence order per transcript
-// and endpoint, retried on the schedule of limits.WebhookRetryDelays, and removed with their
-// payload once Retention has passed after they ended.
+// and endpoint, retried on the schedule of limits.WebhookRetryDelays. An ended delivery moves
+// to the results store ArchiveAfter after it ended (the record is written, the resource marked
+// with AnnotationArchivedAt, then deleted, each step idempotent); without archiving it is
+// removed with its payload once Retention has passed. A delivery recreated from its record to
+// be replayed gets the record's status back before it is sent.
 type WebhookDeliveryReconciler struct {
 	// Client reads deliveries and endpoints through the cache and writes deliveries.
 	Client client.Client
@@ -69,6 +73,11 @@ type WebhookDeliveryReconciler struct {
 	RetryDelays []time.Duration
 	// Retention is how long an ended delivery is kept; zero means DefaultRetention.
 	Retention time.Duration
+	// Results is the results store of archived deliveries; nil archives nothing.
+	Results *results.Store
+	// ArchiveAfter is how long an ended delivery stays in the cluster before it moves to
+	// Results; zero (or at least Retention) keeps it in the cluster until Retention passed.
+	ArchiveAfter time.Duration
 	// BlockedRequeue is DefaultBlockedRequeue when zero.
 	BlockedRequeue time.Duration
 	// Workers is DefaultDeliveryWorkers when zero.
@@ -79,6 +88,10 @@ type WebhookDeliveryReconciler struct {
 	Recorder events.EventRecorder
 	// Metrics records the deliveries' metrics; nil records none.
 	Metrics *metrics.Metrics
+
+	// afterPut and afterMark, when set (by tests only), run after the record was written and
+	// after the resource was marked archived.
+	afterPut, afterMark func(d *tcsv1.WebhookDelivery)
 }
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
@@ -96,7 +109,11 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	now := r.now()
 	switch d.Status.State {
-	case "", tcsv1.DeliveryPending:
+	case "":
+		if at, ok := d.Unarchived(); ok && r.Results != nil {
+			return r.restore(ctx, d, at)
+		}
+	case tcsv1.DeliveryPending:
 	default:
 		return r.collect(ctx, d, now)
 	}
@@ -136,11 +153,35 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	return r.send(ctx, d, ep)
 }
 
-// collect removes an ended delivery and its payload once Retention has passed after it ended.
+// restore gives a delivery recreated from its archived record, to be replayed at at, the
+// record's status with the replay. Without a record (purged meanwhile) it is sent as a new
+// delivery.
+func (r *WebhookDeliveryReconciler) restore(ctx context.Context, d *tcsv1.WebhookDelivery, at time.Time) (ctrl.Result, error) {
+	rec, err := r.Results.GetDelivery(ctx, d.Spec.ID)
+	if errors.Is(err, results.ErrNotFound) {
+		d.Replay(at)
+		return r.update(ctx, d)
+	}
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("restoring the status of unarchived %s: %w", d.Spec.ID, err)
+	}
+	d.Status = rec.Delivery.Status
+	d.Replay(at)
+	return r.update(ctx, d)
+}
+
+// collect moves an ended delivery to the results store once ArchiveAfter has passed after it
+// ended or, without archiving, removes it and its payload once Retention has.
 func (r *WebhookDeliveryReconciler) collect(ctx context.Context, d *tcsv1.WebhookDelivery, now time.Time) (ctrl.Result, error) {
 	ended := d.CreationTimestamp.Time
 	if d.Status.CompletedAt != nil {
 		ended = d.Status.CompletedAt.Time
+	}
+	if r.archiving() {
+		if wait := ended.Add(r.ArchiveAfter).Sub(now); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		return r.archive(ctx, d)
 	}
 	if wait := ended.Add(r.retention()).Sub(now); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
@@ -154,6 +195,60 @@ func (r *WebhookDeliveryReconciler) collect(ctx context.Context, d *tcsv1.Webhoo
 		return ctrl.Result{}, fmt.Errorf("deleting delivery %s: %w", d.Name, err)
 	}
 	return ctrl.Result{}, nil
+}
+
+// archive writes d's record, marks the intent on the resource and deletes it. The payload
+// stays in the object store until the record's retention purge.
+func (r *WebhookDeliveryReconciler) archive(ctx context.Context, d *tcsv1.WebhookDelivery) (ctrl.Result, error) {
+	version, err := resourceVersion(d)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if d.Annotations[tcsv1.AnnotationArchivedAt] == "" {
+		if _, err := r.Results.PutDelivery(ctx, d, version); err != nil {
+			return ctrl.Result{}, fmt.Errorf("archiving delivery %s: %w", d.Spec.ID, err)
+		}
+		if r.afterPut != nil {
+			r.afterPut(d)
+		}
+		patch := client.MergeFromWithOptions(d.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		if d.Annotations == nil {
+			d.Annotations = map[string]string{}
+		}
+		d.Annotations[tcsv1.AnnotationArchivedAt] = r.now().UTC().Format(time.RFC3339)
+		if err := r.Client.Patch(ctx, d, patch); err != nil {
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				// Changed meanwhile (a replay): the next reconcile decides again.
+				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("marking delivery %s archived: %w", d.Spec.ID, err)
+		}
+		if r.afterMark != nil {
+			r.afterMark(d)
+		}
+	} else {
+		// Marked in an earlier run: written again, as it may have changed since (a replay);
+		// the store keeps the newer version. The mark is not part of the record.
+		c := d.DeepCopy()
+		delete(c.Annotations, tcsv1.AnnotationArchivedAt)
+		if _, err := r.Results.PutDelivery(ctx, c, version); err != nil {
+			return ctrl.Result{}, fmt.Errorf("archiving delivery %s: %w", d.Spec.ID, err)
+		}
+	}
+	rv := d.ResourceVersion
+	if err := r.Client.Delete(ctx, d, client.Preconditions{ResourceVersion: &rv}); err != nil && !apierrors.IsNotFound(err) {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("removing archived delivery %s from the cluster: %w", d.Spec.ID, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// archiving reports whether ended deliveries move to the results store before their
+// retention ends.
+func (r *WebhookDeliveryReconciler) archiving() bool {
+	return r.Results != nil && r.ArchiveAfter > 0 && r.ArchiveAfter < r.retention()
 }
 
 // finish moves d to the final state without an attempt.

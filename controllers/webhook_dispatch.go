@@ -19,6 +19,7 @@ import (
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/metrics"
+	"tcs.dev/tcs/internal/results"
 )
 
 // IndexWebhookEndpointOrganization is the field index of WebhookEndpoints by organization.
@@ -26,11 +27,15 @@ const IndexWebhookEndpointOrganization = "spec.organization"
 
 // WebhookDispatchReconciler turns the events a Transcript emitted into WebhookDeliveries, one
 // per event and subscribed endpoint of the transcript's organization, each with its payload
-// written to the object store first.
+// written to the object store first. Once an event's deliveries all exist, it marks the event
+// dispatched and drops its snapshot of the transcript, so that the status stays small and the
+// event is never looked at again.
 type WebhookDispatchReconciler struct {
 	Client client.Client
 	// Store holds the transcripts' content and the deliveries' payloads.
 	Store *blob.Store
+	// Results is the results store, where archived deliveries are; nil means none are.
+	Results *results.Store
 	// Retention is how long ended deliveries are kept (the WebhookDeliveryReconciler's);
 	// zero means DefaultRetention. Events emitted longer ago get no deliveries, so that
 	// deliveries removed after Retention are never created again.
@@ -77,7 +82,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	// A soft-deleted transcript's events are still delivered: those from before the delete, and
 	// the failures with which the delete ended its work in flight. A deleted one's are not.
-	if !t.DeletionTimestamp.IsZero() || len(t.Status.EmittedEvents) == 0 {
+	if !t.DeletionTimestamp.IsZero() || !slices.ContainsFunc(t.Status.EmittedEvents, func(e tcsv1.EmittedEvent) bool { return !e.Dispatched }) {
 		return ctrl.Result{}, nil
 	}
 	retention := r.Retention
@@ -88,9 +93,6 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Client.List(ctx, endpoints, client.InNamespace(t.Namespace),
 		client.MatchingFields{IndexWebhookEndpointOrganization: t.Spec.Organization}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the webhook endpoints of %s: %w", t.Spec.Organization, err)
-	}
-	if len(endpoints.Items) == 0 {
-		return ctrl.Result{}, nil
 	}
 	// Endpoints in a stable order, so deliveries are created the same way every time.
 	slices.SortFunc(endpoints.Items, func(a, b tcsv1.WebhookEndpoint) int {
@@ -123,13 +125,19 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return bodies[seq], nil
 	}
 	var result ctrl.Result
+	dispatched := make([]bool, len(t.Status.EmittedEvents))
 	for seq, emitted := range t.Status.EmittedEvents {
+		if emitted.Dispatched {
+			continue
+		}
 		// An event older than the history's retention was delivered and collected already:
 		// it is never sent again.
 		if r.now().Sub(emitted.Time.Time) > retention {
+			dispatched[seq] = true
 			continue
 		}
 		event := emitted.Type
+		done := true
 		for i := range endpoints.Items {
 			ep := &endpoints.Items[i]
 			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, event) {
@@ -142,6 +150,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			if !known {
 				// The type was added a moment ago; the endpoint controller records since when.
 				result.RequeueAfter = time.Second
+				done = false
 				continue
 			}
 			if emitted.Time.Time.Before(since.Truncate(time.Second)) {
@@ -151,6 +160,34 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 				return ctrl.Result{}, err
 			}
 		}
+		dispatched[seq] = done
+	}
+	// The marks wait until nothing of the transcript is in flight, so that they do not race
+	// the reconcilers' status writes.
+	if !slices.Contains(dispatched, true) || !Settled(t) {
+		return result, nil
+	}
+	return r.markDispatched(ctx, t, dispatched, result)
+}
+
+// markDispatched marks the events of t whose deliveries all exist as dispatched, dropping
+// their snapshots. The write is conditional on t's resourceVersion, so no event emitted
+// meanwhile is lost: after a conflict the next reconcile finds the deliveries and marks them
+// again.
+func (r *WebhookDispatchReconciler) markDispatched(ctx context.Context, t *tcsv1.Transcript, dispatched []bool, result ctrl.Result) (ctrl.Result, error) {
+	for seq, done := range dispatched {
+		if done {
+			t.Status.EmittedEvents[seq].Dispatched, t.Status.EmittedEvents[seq].State = true, nil
+		}
+	}
+	if err := r.Client.Status().Update(ctx, t); err != nil {
+		switch {
+		case apierrors.IsNotFound(err):
+			return ctrl.Result{}, nil
+		case apierrors.IsConflict(err):
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("marking the events of %s dispatched: %w", t.Spec.ID, err)
 	}
 	return result, nil
 }
@@ -184,8 +221,8 @@ func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transc
 	return &s, nil
 }
 
-// deliver creates the delivery of the event number seq of t to ep unless it exists; body
-// renders the transcript the payload shows.
+// deliver creates the delivery of the event number seq of t to ep unless it exists, in the
+// cluster or archived in the results store; body renders the transcript the payload shows.
 func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, body func() (apiview.Transcript, error)) error {
 	event := emitted.Type
 	hash := DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)
@@ -198,6 +235,17 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	}
 	if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("reading delivery %s: %w", name, err)
+	}
+	// The archiver writes the record before it deletes the resource: a delivery is always
+	// found in one of the two places, and an archived one is never made again.
+	if r.Results != nil {
+		_, err := r.Results.GetDelivery(ctx, id)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, results.ErrNotFound) {
+			return fmt.Errorf("looking for archived delivery %s: %w", id, err)
+		}
 	}
 
 	key := WebhookPayloadKey(t.Spec.Organization, id)

@@ -27,6 +27,7 @@ import (
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/recorder"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/testenv"
@@ -108,6 +109,9 @@ type hookOptions struct {
 	// metrics and events, when set, record the deliveries' metrics and Events.
 	metrics *metrics.Metrics
 	events  bool
+	// results and archiveAfter, when set, archive ended deliveries to the results store.
+	results      *results.Store
+	archiveAfter time.Duration
 }
 
 // hookEnv is a namespace with the webhook controllers running.
@@ -142,7 +146,7 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 	t.Helper()
 	mgr := env.NewManager(t, h.ns)
 	allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Retention: h.opts.retention, Metrics: h.opts.metrics}
+	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Results: h.opts.results, Retention: h.opts.retention, Metrics: h.opts.metrics}
 	if err := h.dispatch.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -154,6 +158,8 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 		HTTP:           sources.NewClient(sources.ClientOptions{AllowCIDRs: allow, RootCAs: h.roots}),
 		RetryDelays:    h.opts.delays,
 		Retention:      h.opts.retention,
+		Results:        h.opts.results,
+		ArchiveAfter:   h.opts.archiveAfter,
 		BlockedRequeue: 50 * time.Millisecond,
 		Metrics:        h.opts.metrics,
 	}

@@ -17,13 +17,14 @@ const (
 	// AnnotationAPIKeyLastUsed holds when the API last authenticated a request with a key
 	// (RFC 3339), recorded at most once a minute.
 	AnnotationAPIKeyLastUsed = "tcs.dev/last-used-at"
-	// AnnotationArchivedAt marks a Transcript whose record is in the results store (RFC 3339
-	// time of the archiving): its deletion moves it out of the cluster and must keep its
-	// stored content.
+	// AnnotationArchivedAt marks a Transcript or WebhookDelivery whose record is in the
+	// results store (RFC 3339 time of the archiving): its deletion moves it out of the cluster
+	// and must keep its stored content.
 	AnnotationArchivedAt = "tcs.dev/archived-at"
-	// AnnotationUnarchived marks a Transcript recreated from its archived record (RFC 3339
-	// time); while its status is empty, the archiver restores it from the record and the
-	// other reconcilers leave it alone.
+	// AnnotationUnarchived marks a Transcript or WebhookDelivery recreated from its archived
+	// record (RFC 3339 time); while its status is empty, it is restored from the record (the
+	// archiver's for a Transcript, the delivery controller's, with the replay the recreation
+	// was for, for a WebhookDelivery) and the other reconcilers leave it alone.
 	AnnotationUnarchived = "tcs.dev/unarchived"
 	// AnnotationCreatedAt holds the creation time (RFC 3339) of a Transcript recreated from its
 	// archived record, whose creationTimestamp is the time of its recreation.

@@ -198,11 +198,16 @@ type EmittedEvent struct {
 	// +optional
 	Key string `json:"key,omitempty"`
 	// State is the transcript's state the event announces, so that its webhook body shows
-	// the transcript as it was then, not as it is when the body is written.
+	// the transcript as it was then, not as it is when the body is written. It is kept only
+	// until the event is dispatched.
 	// +optional
 	State *EventState `json:"state,omitempty"`
 	// Time is when the transition that emitted it was written.
 	Time metav1.Time `json:"time"`
+	// Dispatched is set once every delivery the event called for exists (or none was due):
+	// the dispatcher drops State then and never looks at the event again.
+	// +optional
+	Dispatched bool `json:"dispatched,omitempty"`
 }
 
 // EventState is the part of a transcript's status an event's webhook body shows.

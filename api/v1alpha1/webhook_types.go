@@ -252,3 +252,27 @@ func (t *Transcript) AsOf(state *EventState) *Transcript {
 	}
 	return c
 }
+
+// Replay asks for a manual replay of d at at: its controller makes a new attempt at once, and
+// the retry schedule counts the attempts from then on.
+func (d *WebhookDelivery) Replay(at time.Time) {
+	t := metav1.NewTime(at)
+	d.Status.State = DeliveryPending
+	d.Status.NextAttemptAt = &t
+	d.Status.Replays++
+	d.Status.ReplayedAt = &t
+}
+
+// Unarchived returns when d was brought back from its archived record to be replayed, and
+// false when it was not (the AnnotationUnarchived of a delivery holds the replay's time).
+func (d *WebhookDelivery) Unarchived() (time.Time, bool) {
+	v, ok := d.Annotations[AnnotationUnarchived]
+	if !ok {
+		return time.Time{}, false
+	}
+	at, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return d.CreationTimestamp.Time, true
+	}
+	return at, true
+}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +18,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/endpoints"
 	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/results"
 )
 
 // webhookManager returns the endpoint manager of the cluster o reaches.
@@ -27,7 +31,62 @@ func (o *adminOptions) webhookManager(allow []string) (*endpoints.Manager, error
 	if err != nil {
 		return nil, err
 	}
-	return &endpoints.Manager{Client: c, Namespace: o.namespace, AllowCIDRs: cidrs}, nil
+	return &endpoints.Manager{Client: c, Namespace: o.namespace, AllowCIDRs: cidrs, Archive: &lazyArchive{o: o}}, nil
+}
+
+// lazyArchive is the results store of archived deliveries, opened on first use. An SQLite
+// database file that does not exist holds nothing archived, and is not created.
+type lazyArchive struct {
+	o  *adminOptions
+	rs *results.Store
+}
+
+func (a *lazyArchive) open(ctx context.Context) (*results.Store, error) {
+	if a.rs != nil {
+		return a.rs, nil
+	}
+	if path, ok := sqlitePath(a.o.resultsDSN); ok {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	rs, err := a.o.results(ctx)
+	a.rs = rs
+	return rs, err
+}
+
+// GetDelivery returns the archived delivery id.
+func (a *lazyArchive) GetDelivery(ctx context.Context, id string) (*results.Delivery, error) {
+	rs, err := a.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if rs == nil {
+		return nil, fmt.Errorf("delivery record %s: %w", id, results.ErrNotFound)
+	}
+	return rs.GetDelivery(ctx, id)
+}
+
+// ListDeliveries returns a page of archived deliveries.
+func (a *lazyArchive) ListDeliveries(ctx context.Context, opts results.DeliveryListOptions) (*results.DeliveryPage, error) {
+	rs, err := a.open(ctx)
+	if err != nil || rs == nil {
+		return &results.DeliveryPage{}, err
+	}
+	return rs.ListDeliveries(ctx, opts)
+}
+
+// sqlitePath returns the database file of an SQLite results DSN, and false for PostgreSQL.
+func sqlitePath(dsn string) (string, bool) {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return "", false
+	case strings.HasPrefix(dsn, "sqlite://"):
+		return strings.TrimPrefix(dsn, "sqlite://"), true
+	case strings.HasPrefix(dsn, "sqlite:"):
+		return strings.TrimPrefix(dsn, "sqlite:"), true
+	}
+	return dsn, true
 }
 
 // flagError names the flag of a refused input.

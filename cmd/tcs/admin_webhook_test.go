@@ -18,6 +18,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 )
 
@@ -321,6 +322,45 @@ func TestAdminWebhook(t *testing.T) {
 		a.mustFail(t, "does not exist", "webhook", "replay", "evt_0123456789abcdef")
 		a.mustFail(t, "not a delivery id", "webhook", "replay", id)
 		a.mustFail(t, "belongs to organization", "webhook", "replay", failed, "--org", other)
+	})
+
+	t.Run("archived", func(t *testing.T) {
+		// A delivery moved to the results store: listed after the live ones (it is older),
+		// and a replay brings it back into the cluster with its attempts.
+		dsn := "sqlite://" + filepath.Join(t.TempDir(), "results.db")
+		rs, err := results.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		created := time.Now().Add(-2 * time.Hour).Truncate(time.Second)
+		evt := ids.NewSortable("evt", created)
+		ended := metav1.NewTime(created.Add(time.Minute))
+		archived := &tcsv1.WebhookDelivery{
+			ObjectMeta: metav1.ObjectMeta{Name: orgs.ObjectName(evt), Namespace: a.namespace, CreationTimestamp: metav1.NewTime(created)},
+			Spec: tcsv1.WebhookDeliverySpec{ID: evt, Organization: org, Endpoint: orgs.ObjectName(id), Event: tcsv1.EventTranscriptCreated,
+				TranscriptID: "tr_abc123", PayloadRef: "webhooks/" + evt + ".json"},
+			Status: tcsv1.WebhookDeliveryStatus{State: tcsv1.DeliveryFailed, CompletedAt: &ended,
+				Attempts: []tcsv1.DeliveryAttempt{{Time: ended, StatusCode: 410, Error: "gone"}}},
+		}
+		if _, err := rs.PutDelivery(ctx, archived, 1); err != nil {
+			t.Fatal(err)
+		}
+		out := a.mustRun(t, "--results-dsn", dsn, "webhook", "deliveries", id)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 4 || !strings.HasPrefix(lines[3], evt) || !strings.Contains(lines[3], " failed ") {
+			t.Fatalf("deliveries with the archived one:\n%s", out)
+		}
+		if out := a.mustRun(t, "--results-dsn", dsn, "webhook", "replay", evt); out != "replaying "+evt+"\n" {
+			t.Fatalf("replay of the archived delivery printed %q", out)
+		}
+		d := &tcsv1.WebhookDelivery{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: a.namespace, Name: orgs.ObjectName(evt)}, d); err != nil {
+			t.Fatalf("the replayed archived delivery is not back: %v", err)
+		}
+		if st := d.Status; st.State != tcsv1.DeliveryPending || st.Replays != 1 || len(st.Attempts) != 1 || st.Attempts[0].StatusCode != 410 || d.Spec != archived.Spec {
+			t.Fatalf("the archived delivery after its replay: %+v %+v", d.Spec, st)
+		}
 	})
 
 	t.Run("delete", func(t *testing.T) {

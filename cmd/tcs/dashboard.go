@@ -15,7 +15,7 @@ import (
 
 // mountDashboard serves the dashboard on the API's port under /dashboard/, its live progress
 // fed by mgr's transcript watch.
-func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, payloads dashboard.Payloads, namespace, publicURL string, allow []netip.Prefix, log logr.Logger) error {
+func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, payloads dashboard.Payloads, archive endpoints.Archive, namespace, publicURL string, allow []netip.Prefix, log logr.Logger) error {
 	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace})
 	if err != nil {
 		return err
@@ -27,7 +27,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, payloads dashboard.
 		Cache:     mgr.GetCache(),
 		API:       srv,
 		Accounts:  acc,
-		Endpoints: &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: allow},
+		Endpoints: &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: allow, Archive: archive},
 		Payloads:  payloads,
 		PublicURL: publicURL,
 		Log:       log.WithName("dashboard"),

@@ -84,7 +84,7 @@ type serveOptions struct {
 
 func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore, defaultResults string) {
 	f := cmd.Flags()
-	f.DurationVar(&o.archiveAfter, "archive-after", controllers.DefaultArchiveAfter, "how long a finished transcript stays a resource in the cluster before it moves to the results store; 0 keeps everything in the cluster")
+	f.DurationVar(&o.archiveAfter, "archive-after", controllers.DefaultArchiveAfter, "how long a finished transcript (or an ended webhook delivery) stays a resource in the cluster before it moves to the results store; 0 keeps everything in the cluster")
 	f.StringVar(&o.resultsDSN, "results-dsn", envOr("TCS_RESULTS_DSN", defaultResults), "results store of archived transcripts: sqlite:///path/results.db or postgres://… (env TCS_RESULTS_DSN)")
 	f.StringVar(&o.namespace, "namespace", envOr("TCS_NAMESPACE", "tcs-system"), "namespace of the transcripts and API keys (env TCS_NAMESPACE)")
 	f.StringVar(&o.listen, "listen", envOr("TCS_LISTEN", defaultListen), "address of the REST API (env TCS_LISTEN)")
@@ -266,6 +266,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Sources:   &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: o.youtubeBaseURL, Client: outbound}, Client: outbound},
 			Recorder:  mgr.GetEventRecorder(recorder.Transcript),
 			Metrics:   m,
+			Results:   resultsStore,
 		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the transcript controller: %w", err)
@@ -287,19 +288,21 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		if err := (&controllers.WebhookEndpointReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook endpoint controller: %w", err)
 		}
-		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store, Retention: o.webhookRetention, Metrics: m}).SetupWithManager(mgr); err != nil {
+		if err := (&controllers.WebhookDispatchReconciler{Client: mgr.GetClient(), Store: store, Results: resultsStore, Retention: o.webhookRetention, Metrics: m}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook dispatch controller: %w", err)
 		}
 		deliveries := &controllers.WebhookDeliveryReconciler{
-			Client:      mgr.GetClient(),
-			Reader:      mgr.GetAPIReader(),
-			HTTP:        outbound,
-			AllowCIDRs:  allow,
-			Store:       store,
-			RetryDelays: o.webhookRetryDelays,
-			Retention:   o.webhookRetention,
-			Recorder:    mgr.GetEventRecorder(recorder.Webhook),
-			Metrics:     m,
+			Client:       mgr.GetClient(),
+			Reader:       mgr.GetAPIReader(),
+			HTTP:         outbound,
+			AllowCIDRs:   allow,
+			Store:        store,
+			RetryDelays:  o.webhookRetryDelays,
+			Retention:    o.webhookRetention,
+			Results:      resultsStore,
+			ArchiveAfter: o.archiveAfter,
+			Recorder:     mgr.GetEventRecorder(recorder.Webhook),
+			Metrics:      m,
 		}
 		if err := deliveries.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhook delivery controller: %w", err)
@@ -316,9 +319,9 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 				return fmt.Errorf("setting up the archiver: %w", err)
 			}
 		} else {
-			// Without the archiver, archived transcripts soft-deleted through the API are
-			// still purged after their retention.
-			if err := mgr.Add(&controllers.ArchiveReconciler{Results: resultsStore, Blobs: store}); err != nil {
+			// Without the archiver, archived transcripts soft-deleted through the API, and
+			// archived deliveries, are still purged after their retention.
+			if err := mgr.Add(&controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: resultsStore, Blobs: store, DeliveryRetention: o.webhookRetention}); err != nil {
 				return fmt.Errorf("adding the purge of archived transcripts: %w", err)
 			}
 		}
@@ -364,7 +367,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 			Metrics:       m,
 			Recorder:      mgr.GetEventRecorder(recorder.API),
 		})
-		if err := mountDashboard(mgr, srv, store, o.namespace, publicURL, allow, log); err != nil {
+		if err := mountDashboard(mgr, srv, store, resultsStore, o.namespace, publicURL, allow, log); err != nil {
 			return err
 		}
 		if err := mgr.Add(apiRunnable(func(ctx context.Context) error {

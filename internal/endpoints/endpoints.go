@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -24,6 +25,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/webhook"
 )
@@ -127,6 +129,12 @@ func ValidateURL(raw string, allow []netip.Prefix) error {
 	return nil
 }
 
+// Archive reads the deliveries archived in the results store (*results.Store).
+type Archive interface {
+	GetDelivery(ctx context.Context, id string) (*results.Delivery, error)
+	ListDeliveries(ctx context.Context, opts results.DeliveryListOptions) (*results.DeliveryPage, error)
+}
+
 // Manager reads and writes the endpoints of one namespace.
 type Manager struct {
 	// Client writes objects and reads endpoints and deliveries.
@@ -137,6 +145,8 @@ type Manager struct {
 	Namespace string
 	// AllowCIDRs is the outbound allow-list URLs are checked against.
 	AllowCIDRs []netip.Prefix
+	// Archive holds the deliveries moved out of the cluster; nil means none are.
+	Archive Archive
 }
 
 func (m *Manager) secrets() client.Reader {
@@ -373,7 +383,7 @@ func (m *Manager) Delete(ctx context.Context, ep *tcsv1.WebhookEndpoint) error {
 	return nil
 }
 
-// DeliveryFilter selects deliveries; empty fields select all.
+// DeliveryFilter selects deliveries; empty fields select all, but one must be set.
 type DeliveryFilter struct {
 	// Organization is the organization the deliveries belong to.
 	Organization string
@@ -385,17 +395,36 @@ type DeliveryFilter struct {
 	Limit int
 }
 
-// Deliveries returns the deliveries f selects, newest first.
+// Deliveries returns the deliveries f selects, newest first: those in the cluster, then the
+// archived ones. The cluster is read first, and the archiver writes a record before it deletes
+// the resource, so no delivery is missed while it moves.
 func (m *Manager) Deliveries(ctx context.Context, f DeliveryFilter) ([]tcsv1.WebhookDelivery, error) {
+	if f.Organization == "" && f.Endpoint == "" && f.TranscriptID == "" {
+		return nil, errors.New("listing webhook deliveries: select an organization, an endpoint or a transcript")
+	}
 	var list tcsv1.WebhookDeliveryList
 	if err := m.Client.List(ctx, &list, client.InNamespace(m.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing webhook deliveries: %w", err)
 	}
-	items := slices.DeleteFunc(list.Items, func(d tcsv1.WebhookDelivery) bool {
-		return (f.Organization != "" && d.Spec.Organization != f.Organization) ||
-			(f.Endpoint != "" && d.Spec.Endpoint != f.Endpoint) ||
-			(f.TranscriptID != "" && d.Spec.TranscriptID != f.TranscriptID)
-	})
+	selected := func(d *tcsv1.WebhookDelivery) bool {
+		return (f.Organization == "" || d.Spec.Organization == f.Organization) &&
+			(f.Endpoint == "" || d.Spec.Endpoint == f.Endpoint) &&
+			(f.TranscriptID == "" || d.Spec.TranscriptID == f.TranscriptID)
+	}
+	items := slices.DeleteFunc(list.Items, func(d tcsv1.WebhookDelivery) bool { return !selected(&d) })
+	archived, err := m.archivedDeliveries(ctx, f, len(items))
+	if err != nil {
+		return nil, err
+	}
+	live := map[string]bool{}
+	for i := range items {
+		live[items[i].Spec.ID] = true
+	}
+	for _, d := range archived {
+		if !live[d.ID] && selected(d.Delivery) {
+			items = append(items, *d.Delivery)
+		}
+	}
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := items[i].CreationTimestamp, items[j].CreationTimestamp
 		if !a.Equal(&b) {
@@ -412,7 +441,46 @@ func (m *Manager) Deliveries(ctx context.Context, f DeliveryFilter) ([]tcsv1.Web
 	return items, nil
 }
 
-// Delivery returns the delivery id; when org is not empty it must belong to it.
+// archivedDeliveries returns the archived deliveries that may be among the first f.Limit
+// (all of them when it is zero) once merged with the live ones, of which shadow may also be
+// archived: the first f.Limit+shadow, and those of the same second as the last of them, whose
+// order the store does not know.
+func (m *Manager) archivedDeliveries(ctx context.Context, f DeliveryFilter, shadow int) ([]*results.Delivery, error) {
+	if m.Archive == nil {
+		return nil, nil
+	}
+	opts := results.DeliveryListOptions{Organization: f.Organization, Limit: 500}
+	switch {
+	case f.TranscriptID != "":
+		opts.TranscriptID = f.TranscriptID
+	case f.Endpoint != "":
+		opts.Endpoint = f.Endpoint
+	}
+	want := 0
+	if f.Limit > 0 {
+		want = f.Limit + shadow
+		opts.Limit = want
+	}
+	var out []*results.Delivery
+	for {
+		page, err := m.Archive.ListDeliveries(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing archived webhook deliveries: %w", err)
+		}
+		out = append(out, page.Deliveries...)
+		if !page.HasMore || len(page.Deliveries) == 0 {
+			return out, nil
+		}
+		if last := out[len(out)-1]; want > 0 && len(out) >= want && !last.CreatedAt.Equal(out[want-1].CreatedAt) {
+			return out, nil
+		}
+		c := out[len(out)-1].Cursor()
+		opts.StartingAfter = &c
+	}
+}
+
+// Delivery returns the delivery id, from the cluster or else from the archive; when org is not
+// empty it must belong to it.
 func (m *Manager) Delivery(ctx context.Context, id, org string) (*tcsv1.WebhookDelivery, error) {
 	if !ids.Valid("evt", id) {
 		return nil, &FieldError{Field: "id", Message: fmt.Sprintf("%q is not a delivery id (evt_…)", id)}
@@ -421,11 +489,22 @@ func (m *Manager) Delivery(ctx context.Context, id, org string) (*tcsv1.WebhookD
 	if err := m.Client.List(ctx, &list, client.InNamespace(m.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing webhook deliveries: %w", err)
 	}
-	i := slices.IndexFunc(list.Items, func(d tcsv1.WebhookDelivery) bool { return d.Spec.ID == id })
-	if i < 0 {
+	var d *tcsv1.WebhookDelivery
+	if i := slices.IndexFunc(list.Items, func(d tcsv1.WebhookDelivery) bool { return d.Spec.ID == id }); i >= 0 {
+		d = &list.Items[i]
+	} else if m.Archive != nil {
+		rec, err := m.Archive.GetDelivery(ctx, id)
+		switch {
+		case errors.Is(err, results.ErrNotFound):
+		case err != nil:
+			return nil, fmt.Errorf("reading archived delivery %s: %w", id, err)
+		default:
+			d = rec.Delivery
+		}
+	}
+	if d == nil {
 		return nil, fmt.Errorf("delivery %s does not exist in namespace %s: %w", id, m.Namespace, ErrNotFound)
 	}
-	d := &list.Items[i]
 	if org != "" && d.Spec.Organization != org {
 		return nil, &OrgMismatchError{What: "delivery", ID: id, Org: d.Spec.Organization, Want: org}
 	}
@@ -433,26 +512,73 @@ func (m *Manager) Delivery(ctx context.Context, id, org string) (*tcsv1.WebhookD
 }
 
 // Replay sends d again, whatever its state: its controller makes a new attempt at once, which
-// the history shows as one more attempt after the replay.
+// the history shows as one more attempt after the replay. An archived delivery is brought back
+// into the cluster for it, and archived again once it ends.
 func (m *Manager) Replay(ctx context.Context, d *tcsv1.WebhookDelivery, now time.Time) error {
+	id, key := d.Spec.ID, types.NamespacedName{Namespace: m.Namespace, Name: d.Name}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := m.Client.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+		cur := &tcsv1.WebhookDelivery{}
+		if err := m.Client.Get(ctx, key, cur); err != nil {
 			return err
 		}
-		t := metav1.NewTime(now)
-		d.Status.State = tcsv1.DeliveryPending
-		d.Status.NextAttemptAt = &t
-		d.Status.Replays++
-		d.Status.ReplayedAt = &t
-		return m.Client.Status().Update(ctx, d)
+		cur.Replay(now)
+		if err := m.Client.Status().Update(ctx, cur); err != nil {
+			return err
+		}
+		*d = *cur
+		return nil
 	})
-	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("delivery %s does not exist in namespace %s: %w", d.Spec.ID, m.Namespace, ErrNotFound)
+	if apierrors.IsNotFound(err) && m.Archive != nil {
+		err = m.replayArchived(ctx, id, key, now)
+	}
+	if apierrors.IsNotFound(err) || errors.Is(err, results.ErrNotFound) {
+		return fmt.Errorf("delivery %s does not exist in namespace %s: %w", id, m.Namespace, ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("replaying %s: %w", d.Spec.ID, err)
+		return fmt.Errorf("replaying %s: %w", id, err)
 	}
 	return nil
+}
+
+// replayArchived brings the archived delivery id back into the cluster as the resource key,
+// marked with AnnotationUnarchived (the replay's time), and gives it its record's status with
+// the replay. A run killed between the two leaves the mark, from which the delivery controller
+// restores the status before it sends anything.
+func (m *Manager) replayArchived(ctx context.Context, id string, key types.NamespacedName, now time.Time) error {
+	rec, err := m.Archive.GetDelivery(ctx, id)
+	if err != nil {
+		return err
+	}
+	at := now.UTC().Truncate(time.Second)
+	back := &tcsv1.WebhookDelivery{
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Labels: maps.Clone(rec.Delivery.Labels),
+			Annotations: map[string]string{tcsv1.AnnotationUnarchived: at.Format(time.RFC3339)}},
+		Spec: rec.Delivery.Spec,
+	}
+	if err := m.Client.Create(ctx, back); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return nil // brought back by a concurrent replay
+		}
+		return err
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &tcsv1.WebhookDelivery{}
+		if err := m.Client.Get(ctx, key, cur); err != nil {
+			return err
+		}
+		if cur.Status.State != "" {
+			return nil // restored by the controller
+		}
+		cur.Status = rec.Delivery.Status
+		cur.Replay(at)
+		return m.Client.Status().Update(ctx, cur)
+	})
+	if apierrors.IsNotFound(err) {
+		// Not in a cache yet, or sent and archived again already: the controller restores
+		// the status from the mark.
+		return nil
+	}
+	return err
 }
 
 // EventTest is the event type of a test delivery: receivers that act on the six event types of

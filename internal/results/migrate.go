@@ -136,6 +136,22 @@ CREATE TABLE idempotency_records (
 CREATE INDEX idempotency_records_expires ON idempotency_records (expires_us);
 `,
 	},
+	{
+		version: 4,
+		name:    "webhook_deliveries_ended",
+		// When a delivery ended, for the retention purge; a record from before gets its
+		// creation time.
+		sqlite: `
+ALTER TABLE webhook_deliveries ADD COLUMN ended_us INTEGER NOT NULL DEFAULT 0;
+UPDATE webhook_deliveries SET ended_us = created_us;
+CREATE INDEX webhook_deliveries_ended ON webhook_deliveries (ended_us, id);
+`,
+		postgres: `
+ALTER TABLE webhook_deliveries ADD COLUMN ended_us BIGINT NOT NULL DEFAULT 0;
+UPDATE webhook_deliveries SET ended_us = created_us;
+CREATE INDEX webhook_deliveries_ended ON webhook_deliveries (ended_us, id);
+`,
+	},
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock that serializes migrations of

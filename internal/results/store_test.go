@@ -170,6 +170,9 @@ func TestConcurrentOpens(t *testing.T) {
 func normalized(t *tcsv1.Transcript) *tcsv1.Transcript {
 	c := t.DeepCopy()
 	c.ManagedFields = nil
+	for i := range c.Status.EmittedEvents {
+		c.Status.EmittedEvents[i].State = nil
+	}
 	c.APIVersion, c.Kind = tcsv1.GroupVersion.String(), "Transcript"
 	// A round trip through JSON, as the API server's storage does: times keep seconds.
 	data, _ := json.Marshal(c)
@@ -195,6 +198,9 @@ func TestPutKeepsTheFullRecord(t *testing.T) {
 		}
 		if r.Transcript.ManagedFields != nil {
 			t.Errorf("managed fields were kept")
+		}
+		if ev := r.Transcript.Status.EmittedEvents; len(ev) != 1 || ev[0].State != nil || ev[0].Type != tcsv1.EventTranscriptCompleted {
+			t.Errorf("emitted events of the record %+v, want the event without its snapshot", ev)
 		}
 		if r.ID != "tr_00000007" || r.Organization != "org_a" || r.SourceType != tcsv1.SourceYouTube || r.Status != tcsv1.PhaseCompleted ||
 			r.AIPassStatus != tcsv1.AIPassCompleted || r.Version != 3 || r.DeletedAt != nil ||
@@ -661,6 +667,77 @@ func TestDeliveryHistory(t *testing.T) {
 			if _, err := s.ListDeliveries(ctx, o); err == nil {
 				t.Errorf("ListDeliveries with %s succeeded", name)
 			}
+		}
+	})
+}
+
+// TestDeliveryRetention checks the queries of the archived deliveries' purge and of the
+// delivery history of an organization.
+func TestDeliveryRetention(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, s *Store, _ string) {
+		ctx := context.Background()
+		// Deliveries 0..5, one a second; 0..3 ended a minute after their creation, 4 and 5
+		// have no completedAt (they count from their creation); 5 is another organization's,
+		// and a test delivery without a transcript.
+		for n := range 6 {
+			created := base.Add(time.Duration(n) * time.Second)
+			d := delivery(n, "we-a", fmt.Sprintf("tr_%d", n), created, tcsv1.DeliverySucceeded)
+			if n < 4 {
+				d.Status.CompletedAt = ptr(metav1.NewTime(created.Add(time.Minute)))
+			}
+			if n == 5 {
+				d.Spec.Organization, d.Spec.TranscriptID, d.Spec.Event = "org_b", "", "test"
+			}
+			if _, err := s.PutDelivery(ctx, d, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cases := []struct {
+			name  string
+			at    time.Time
+			limit int
+			want  []string
+		}{
+			{"none ended yet", base.Add(-time.Second), 10, nil},
+			{"without completedAt from the creation", base.Add(4 * time.Second), 10, []string{"evt_0004"}},
+			{"longest ago first", base.Add(2*time.Minute + 5*time.Second), 10, []string{"evt_0004", "evt_0005", "evt_0000", "evt_0001", "evt_0002", "evt_0003"}},
+			{"bounded", base.Add(2*time.Minute + 5*time.Second), 3, []string{"evt_0004", "evt_0005", "evt_0000"}},
+		}
+		for _, tc := range cases {
+			got, err := s.DeliveriesEndedBefore(ctx, tc.at, tc.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := []string{}
+			for _, d := range got {
+				ids = append(ids, d.ID)
+			}
+			if !slices.Equal(ids, append([]string{}, tc.want...)) {
+				t.Errorf("%s: DeliveriesEndedBefore = %v, want %v", tc.name, ids, tc.want)
+			}
+		}
+		if d, err := s.GetDelivery(ctx, "evt_0001"); err != nil || !d.EndedAt.Equal(base.Add(time.Second+time.Minute)) {
+			t.Fatalf("EndedAt of evt_0001 = %v, %v", d, err)
+		}
+		p, err := s.ListDeliveries(ctx, DeliveryListOptions{Organization: "org_b", Limit: 10})
+		if err != nil || !slices.Equal(deliveryIDs(p), []string{"evt_0005"}) {
+			t.Fatalf("deliveries of org_b = %v, %v", p, err)
+		}
+		p, err = s.ListDeliveries(ctx, DeliveryListOptions{Organization: "org_a", Endpoint: "we-a", Limit: 2})
+		if err != nil || !slices.Equal(deliveryIDs(p), []string{"evt_0004", "evt_0003"}) || !p.HasMore {
+			t.Fatalf("deliveries of org_a to we-a = %v, %v", p, err)
+		}
+		if err := s.DeleteDelivery(ctx, "evt_0004"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteDelivery(ctx, "evt_0004"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("a second DeleteDelivery = %v, want ErrNotFound", err)
+		}
+		if _, err := s.GetDelivery(ctx, "evt_0004"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("GetDelivery of a deleted record = %v", err)
+		}
+		if _, err := s.DeliveriesEndedBefore(ctx, base, 0); err == nil {
+			t.Fatal("DeliveriesEndedBefore with limit 0 succeeded")
 		}
 	})
 }

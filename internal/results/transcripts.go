@@ -94,7 +94,7 @@ const transcriptColumns = `id, organization, source_type, status, ai_pass_status
 
 // Put writes t's record at version. It is idempotent: a put of a version the store already has
 // (or an older one) changes nothing and returns false; a newer version replaces the record and
-// returns true. The resource's managed fields are not kept.
+// returns true. The resource's managed fields and its emitted events' snapshots are not kept.
 func (s *Store) Put(ctx context.Context, t *tcsv1.Transcript, version int64) (bool, error) {
 	switch {
 	case t.Spec.ID == "":
@@ -104,7 +104,13 @@ func (s *Store) Put(ctx context.Context, t *tcsv1.Transcript, version int64) (bo
 	case t.CreationTimestamp.IsZero():
 		return false, fmt.Errorf("putting transcript record %s: it has no creationTimestamp", t.Spec.ID)
 	}
-	data, err := encodeRecord(t.DeepCopy(), "Transcript")
+	c := t.DeepCopy()
+	// The snapshots of the emitted events serve only their dispatch, done before a transcript
+	// is archived.
+	for i := range c.Status.EmittedEvents {
+		c.Status.EmittedEvents[i].State = nil
+	}
+	data, err := encodeRecord(c, "Transcript")
 	if err != nil {
 		return false, fmt.Errorf("encoding transcript record %s: %w", t.Spec.ID, err)
 	}
