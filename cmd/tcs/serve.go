@@ -17,13 +17,10 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -381,18 +378,6 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 		}
 	}
 	return runManager(ctx, mgr, running, log)
-}
-
-// cacheOptions are the options of the informer cache of the service in namespace ns: only
-// API-key Secrets (selected by apiKeys) are cached, as the service never reads other Secrets
-// this way, and no object keeps its managedFields, which no reconciler reads and which make up
-// a good part of a cached Transcript.
-func cacheOptions(ns string, apiKeys labels.Selector) cache.Options {
-	return cache.Options{
-		DefaultNamespaces: map[string]cache.Config{ns: {}},
-		ByObject:          map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: apiKeys}},
-		DefaultTransform:  cache.TransformStripManagedFields(),
-	}
 }
 
 // runManager runs mgr until ctx ends and it stopped. running is closed once mgr's caches
