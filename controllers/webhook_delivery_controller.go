@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
+	"tcs.dev/tcs/internal/netpolicy"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/webhook"
 )
@@ -379,28 +379,14 @@ func (r *WebhookDeliveryReconciler) post(ctx context.Context, rawURL string, h h
 	return resp.StatusCode, ""
 }
 
-// checkURL returns why deliveries to raw cannot be made, or "" if they can: the URL must be
-// https, or http to an IP literal in the outbound allow-list.
+// checkURL returns why deliveries to raw cannot be made, or "" if they can: netpolicy's check
+// of webhook URLs, again at every send as the allow-list may have changed; the outbound client
+// checks the addresses the host resolves to when it connects.
 func (r *WebhookDeliveryReconciler) checkURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "the endpoint URL is not valid"
+	if reason := netpolicy.CheckURL(raw, netpolicy.Webhook, r.AllowCIDRs); reason != "" {
+		return "the endpoint URL is refused: " + reason
 	}
-	switch u.Scheme {
-	case "https":
-		return ""
-	case "http":
-		if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
-			ip = ip.Unmap().WithZone("")
-			for _, p := range r.AllowCIDRs {
-				if p.Contains(ip) {
-					return ""
-				}
-			}
-		}
-		return "the endpoint URL must use https"
-	}
-	return "the endpoint URL must use https"
+	return ""
 }
 
 // secrets returns the signing secret of ep and, within 24 hours after a rotation, the previous one.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -24,9 +23,9 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/netpolicy"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/webhook"
 )
 
@@ -90,41 +89,17 @@ func ParseEvents(list []string) ([]string, error) {
 	return events, nil
 }
 
-// ValidateURL accepts an absolute https URL without credentials whose host is not a private or
-// reserved address (as internal/sources refuses them), unless allow holds it; plain http is
-// accepted only for an IP literal that allow holds (local receivers of tests and `tcs dev`).
+// ValidateURL accepts the URL of a webhook endpoint that netpolicy.CheckURL accepts for
+// [netpolicy.Webhook]: an absolute https URL without credentials whose host is not a private or
+// reserved address, unless allow holds it; plain http only for an IP literal that allow holds
+// (local receivers of tests and `tcs dev`).
 func ValidateURL(raw string, allow []netip.Prefix) error {
-	bad := func(format string, args ...any) error {
-		return &FieldError{Field: "url", Message: fmt.Sprintf(format, args...)}
-	}
 	if strings.TrimSpace(raw) == "" {
-		return bad("url is required")
+		return &FieldError{Field: "url", Message: "url is required"}
 	}
-	if len(raw) > 2048 {
-		return bad("url is longer than 2048 characters")
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return bad("url %q is not a URL", raw)
-	}
-	if u.Scheme != "https" && u.Scheme != "http" {
-		return bad("url %q: the scheme must be https", raw)
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return bad("url %q has no host", raw)
-	}
-	if u.User != nil {
-		return bad("url %q must not carry credentials", raw)
-	}
-	if u.Scheme == "http" {
-		ip, err := netip.ParseAddr(u.Hostname())
-		if err != nil || sources.Refused(ip, allow) || !sources.Refused(ip, nil) {
-			return bad("url %q: http is allowed only for an address of the outbound allow-list (such as a loopback IP for local testing); use https", raw)
-		}
-		return nil
-	}
-	if err := sources.CheckURL(raw, allow); err != nil {
-		return bad("url %q: %s", raw, strings.TrimPrefix(err.Error(), "tcs cannot fetch this URL: "))
+	if reason := netpolicy.CheckURL(raw, netpolicy.Webhook, allow); reason != "" {
+		// A URL too long to repeat whole is cut.
+		return &FieldError{Field: "url", Message: fmt.Sprintf("url %.256q: %s", raw, reason)}
 	}
 	return nil
 }

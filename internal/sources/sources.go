@@ -3,8 +3,9 @@
 //
 // All outbound traffic goes through the client [NewClient] returns. That
 // client refuses to connect to private, reserved, loopback and other
-// non-public addresses (see [Refused]); the address is checked when the
-// connection is made, after name resolution, so DNS rebinding cannot pass.
+// non-public addresses (internal/netpolicy decides which); the address is
+// checked when the connection is made, after name resolution, so DNS
+// rebinding cannot pass.
 //
 // Errors come in two kinds. A *[UserError] is a failure the client caused or
 // must hear about (a bad link, a video without captions, a file that is too

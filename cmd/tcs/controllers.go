@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"tcs.dev/tcs/controllers"
+	"tcs.dev/tcs/internal/recorder"
+	"tcs.dev/tcs/internal/sources"
+)
+
+// registration is one controller of the service and what registering it is called in errors.
+type registration struct {
+	what string
+	r    interface{ SetupWithManager(ctrl.Manager) error }
+}
+
+// setupControllers registers every controller of the service with mgr.
+func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.Logger) error {
+	c := mgr.GetClient()
+	log.Info("AI validation pass", "provider", svc.provider.Name(), "model", svc.provider.Model())
+	for _, reg := range []registration{
+		{"setting up the transcript controller", &controllers.TranscriptReconciler{
+			Client:    c,
+			Processor: svc.processor,
+			Store:     svc.store,
+			Sources:   &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: o.youtubeBaseURL, Client: svc.outbound}, Client: svc.outbound},
+			Recorder:  mgr.GetEventRecorder(recorder.Transcript),
+			Metrics:   svc.metrics,
+			Results:   svc.results,
+		}},
+		{"setting up the AI pass controller", &controllers.AIPassReconciler{
+			Client:    c,
+			APIReader: mgr.GetAPIReader(),
+			Processor: svc.processor,
+			Provider:  svc.provider,
+			Timeout:   o.ai.timeout,
+			Workers:   o.ai.workers,
+			Recorder:  mgr.GetEventRecorder(recorder.AIPass),
+			Metrics:   svc.metrics,
+		}},
+		{"setting up the webhook endpoint controller", &controllers.WebhookEndpointReconciler{Client: c}},
+		{"setting up the webhook dispatch controller", &controllers.WebhookDispatchReconciler{Client: c, Store: svc.store, Results: svc.results, Retention: o.webhookRetention, Metrics: svc.metrics}},
+		{"setting up the webhook delivery controller", &controllers.WebhookDeliveryReconciler{
+			Client:       c,
+			Reader:       mgr.GetAPIReader(),
+			HTTP:         svc.outbound,
+			AllowCIDRs:   svc.allow,
+			Store:        svc.store,
+			RetryDelays:  o.webhookRetryDelays,
+			Retention:    o.webhookRetention,
+			Results:      svc.results,
+			ArchiveAfter: o.archiveAfter,
+			Recorder:     mgr.GetEventRecorder(recorder.Webhook),
+			Metrics:      svc.metrics,
+		}},
+		archiver(c, o, svc),
+		{"setting up the idempotency-record controller", &controllers.IdempotencyRecordReconciler{Client: c, Store: svc.store}},
+		{"setting up the organization controller", &controllers.OrganizationReconciler{Client: c}},
+	} {
+		if err := reg.r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("%s: %w", reg.what, err)
+		}
+	}
+	return nil
+}
+
+// archiver moves finished transcripts to the results store after --archive-after; with
+// archiving off (0) it only purges archived transcripts soft-deleted through the API, and
+// archived deliveries, once their retention has passed.
+func archiver(c client.Client, o serveOptions, svc *services) registration {
+	if o.archiveAfter > 0 {
+		return registration{"setting up the archiver", &controllers.ArchiveReconciler{
+			Client:            c,
+			Results:           svc.results,
+			Blobs:             svc.store,
+			After:             o.archiveAfter,
+			DeliveryRetention: o.webhookRetention,
+		}}
+	}
+	return registration{"adding the purge of archived transcripts", purgeOnly{&controllers.ArchiveReconciler{Client: c, Results: svc.results, Blobs: svc.store, DeliveryRetention: o.webhookRetention}}}
+}
+
+// purgeOnly runs an ArchiveReconciler as a plain runnable: its purge of archived transcripts,
+// without reconciling transcripts.
+type purgeOnly struct {
+	r *controllers.ArchiveReconciler
+}
+
+func (p purgeOnly) SetupWithManager(mgr ctrl.Manager) error { return mgr.Add(p.r) }

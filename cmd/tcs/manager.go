@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/scheme"
+)
+
+// newManager builds the manager of o: its cache, its metrics server, its health probes and
+// leader election. The returned readiness is its ready check, which the caller marks.
+func newManager(cfg *rest.Config, o serveOptions) (ctrl.Manager, *readiness, error) {
+	// Every transcript costs a few writes; client-go's default of 5 QPS would be the bottleneck.
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 200, 400
+	}
+	apiKeys, err := labels.Parse(tcsv1.LabelAPIKeyID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parsing the API-key selector: %w", err)
+	}
+	metricsAddr := o.metricsAddr
+	if metricsAddr == "" {
+		metricsAddr = "0"
+	}
+	metricsServer, certs, err := o.metrics.serverOptions(metricsAddr)
+	if err != nil {
+		return nil, nil, err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme.New(),
+		Cache:                   cacheOptions(o.namespace, apiKeys),
+		Metrics:                 metricsServer,
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "tcs-manager.tcs.dev",
+		LeaderElectionNamespace: o.namespace,
+		// A stopping replica hands the lease over at once rather than after it expires; the
+		// process exits as soon as the manager stopped.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	if certs != nil {
+		if err := mgr.Add(certs); err != nil {
+			return nil, nil, fmt.Errorf("adding the metrics certificate watcher: %w", err)
+		}
+	}
+	serving := &readiness{}
+	if o.probeAddr != "" && o.probeAddr != "0" {
+		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+			return nil, nil, fmt.Errorf("adding the health check: %w", err)
+		}
+		if err := mgr.AddReadyzCheck("readyz", serving.check); err != nil {
+			return nil, nil, fmt.Errorf("adding the ready check: %w", err)
+		}
+	}
+	return mgr, serving, nil
+}
+
+// addStartMarker adds to mgr a runnable that closes the returned channel once mgr has
+// started its runnables, the controllers among them, which it does once its caches have
+// synced. Without the API (api false), the service is then ready.
+func addStartMarker(mgr ctrl.Manager, serving *readiness, api bool) (<-chan struct{}, error) {
+	running := make(chan struct{})
+	if err := mgr.Add(apiRunnable(func(ctx context.Context) error {
+		close(running)
+		if !api {
+			serving.during(ctx)
+		}
+		return nil
+	})); err != nil {
+		return nil, fmt.Errorf("adding the start marker: %w", err)
+	}
+	return running, nil
+}
+
+// runManager runs mgr until ctx ends and it stopped. running is closed once mgr's caches
+// have synced: a manager stopped before that (its caches never sync when, say, its
+// ServiceAccount may not list its resources) never returns, but has started no controller,
+// so it is left behind.
+func runManager(ctx context.Context, mgr ctrl.Manager, running <-chan struct{}, log logr.Logger) error {
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	select {
+	case err := <-done:
+		return managerErr(err)
+	case <-ctx.Done():
+	}
+	select {
+	case <-running:
+		// The manager stops its runnables within its graceful-shutdown timeout.
+		return managerErr(<-done)
+	case err := <-done:
+		return managerErr(err)
+	case <-time.After(time.Second):
+		log.Info("stopped before the caches synced")
+		return nil
+	}
+}
+
+func managerErr(err error) error {
+	if err != nil {
+		return fmt.Errorf("running the manager: %w", err)
+	}
+	return nil
+}
+
+// readiness is the service's ready check: it passes from when the service serves until it
+// begins to stop, so that no traffic is routed to a replica whose caches are still empty or
+// that is shutting down.
+type readiness struct{ ok atomic.Bool }
+
+// during marks the service ready until ctx ends.
+func (r *readiness) during(ctx context.Context) {
+	r.ok.Store(true)
+	context.AfterFunc(ctx, func() { r.ok.Store(false) })
+}
+
+func (r *readiness) check(*http.Request) error {
+	if !r.ok.Load() {
+		return errors.New("not serving yet, or stopping")
+	}
+	return nil
+}
+
+// apiRunnable runs on every replica, leader or not.
+type apiRunnable func(ctx context.Context) error
+
+func (f apiRunnable) Start(ctx context.Context) error { return f(ctx) }
+
+func (apiRunnable) NeedLeaderElection() bool { return false }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"tcs.dev/tcs/controllers"
+	"tcs.dev/tcs/internal/limits"
+)
+
+// serveOptions configures the API and the controllers.
+type serveOptions struct {
+	kubeconfig  string
+	namespace   string
+	listen      string
+	storeURL    string
+	metricsAddr string
+	// metrics configures how the metrics endpoint is served.
+	metrics     metricsOptions
+	probeAddr   string
+	leaderElect bool
+	verbosity   int
+	// publicURL is where clients reach the API (upload URLs of the filesystem store point there).
+	publicURL string
+	// uploadSecret signs filesystem upload URLs.
+	uploadSecret string
+	// outboundAllow lists CIDRs outbound traffic may reach although they are private.
+	outboundAllow []string
+	// outboundCAFile is a PEM file of CAs trusted by outbound HTTPS besides the system's.
+	outboundCAFile string
+	// youtubeBaseURL is where captions are fetched from.
+	youtubeBaseURL string
+	// webhookRetryDelays is the retry schedule of webhook deliveries (nil: the spec's).
+	webhookRetryDelays []time.Duration
+	// webhookRetention is how long delivery history is kept.
+	webhookRetention time.Duration
+	// redisURL selects the Redis rate limiter (several replicas); empty means in memory.
+	redisURL string
+	// archiveAfter is how long a finished transcript stays in the cluster; 0 keeps all.
+	archiveAfter time.Duration
+	// resultsDSN names the results store of archived transcripts.
+	resultsDSN string
+	// ai configures the AI validation pass.
+	ai          aiOptions
+	api         bool
+	controllers bool
+}
+
+func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore, defaultResults string) {
+	f := cmd.Flags()
+	f.DurationVar(&o.archiveAfter, "archive-after", controllers.DefaultArchiveAfter, "how long a finished transcript (or an ended webhook delivery) stays a resource in the cluster before it moves to the results store; 0 keeps everything in the cluster")
+	f.StringVar(&o.resultsDSN, "results-dsn", envOr("TCS_RESULTS_DSN", defaultResults), "results store of archived transcripts: sqlite:///path/results.db or postgres://… (env TCS_RESULTS_DSN)")
+	f.StringVar(&o.namespace, "namespace", envOr("TCS_NAMESPACE", "tcs-system"), "namespace of the transcripts and API keys (env TCS_NAMESPACE)")
+	f.StringVar(&o.listen, "listen", envOr("TCS_LISTEN", defaultListen), "address of the REST API (env TCS_LISTEN)")
+	f.StringVar(&o.storeURL, "store", envOr("TCS_STORE", defaultStore), "object store: a directory or file:///dir (env TCS_STORE)")
+	f.IntVarP(&o.verbosity, "verbosity", "v", 0, "log verbosity; 1 logs every request")
+	f.StringVar(&o.publicURL, "public-url", os.Getenv("TCS_PUBLIC_URL"), "base URL clients reach the API at (env TCS_PUBLIC_URL; default: http:// and the listen address)")
+	f.StringVar(&o.uploadSecret, "upload-secret", os.Getenv("TCS_UPLOAD_SECRET"), "secret that signs upload URLs of the filesystem store (env TCS_UPLOAD_SECRET; default: random per process)")
+	f.StringSliceVar(&o.outboundAllow, "outbound-allow-cidrs", nil, "CIDRs outbound requests may reach although private (empty in production)")
+	f.DurationSliceVar(&o.webhookRetryDelays, "webhook-retry-delays", limits.WebhookRetryDelays[:], "delays before the retries of a failed webhook delivery")
+	f.DurationVar(&o.webhookRetention, "webhook-retention", 30*24*time.Hour, "how long webhook delivery history is kept")
+	f.StringVar(&o.outboundCAFile, "outbound-ca-file", "", "PEM file of certificate authorities outbound HTTPS (webhooks, fetches) trusts besides the system's")
+	f.StringVar(&o.redisURL, "redis-url", os.Getenv("TCS_REDIS_URL"), "Redis for the rate limits of several replicas, e.g. redis://127.0.0.1:6379/0 (env TCS_REDIS_URL; default: in memory)")
+	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")
+	o.ai.addFlags(f)
+}

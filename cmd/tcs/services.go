@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"tcs.dev/tcs/internal/aipass"
+	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/metrics"
+	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/results"
+)
+
+// services are what the controllers and the API server of one process share.
+type services struct {
+	metrics   *metrics.Metrics
+	store     *blob.Store
+	results   *results.Store
+	processor *pipeline.Processor
+	// allow is the outbound allow-list (--outbound-allow-cidrs).
+	allow []netip.Prefix
+	// outbound is the SSRF-safe client of url sources, captions and webhook deliveries.
+	outbound *http.Client
+	provider aipass.Provider
+}
+
+// newServices builds the services of o; publicURL is where clients reach the API, empty in
+// a process without it. The returned function closes the stores.
+func newServices(ctx context.Context, mgr ctrl.Manager, o serveOptions, allow []netip.Prefix, publicURL string) (*services, func(), error) {
+	m, err := metrics.New(ctrlmetrics.Registry)
+	if err != nil {
+		return nil, nil, fmt.Errorf("registering the metrics: %w", err)
+	}
+	store, resultsStore, err := openStores(ctx, o, publicURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeStores := func() {
+		resultsStore.Close()
+		store.Close()
+	}
+	svc, err := func() (*services, error) {
+		engine, err := correction.NewEngine()
+		if err != nil {
+			return nil, fmt.Errorf("building the correction engine: %w", err)
+		}
+		processor := pipeline.New(engine, store)
+		processor.ObserveCorrections(m.Correction)
+		roots, err := outboundRoots(o.outboundCAFile)
+		if err != nil {
+			return nil, err
+		}
+		provider, err := o.ai.newProvider(mgr.GetAPIReader(), o.namespace, roots)
+		if err != nil {
+			return nil, err
+		}
+		return &services{
+			metrics:   m,
+			store:     store,
+			results:   resultsStore,
+			processor: processor,
+			allow:     allow,
+			outbound:  newOutboundClient(allow, roots),
+			provider:  provider,
+		}, nil
+	}()
+	if err != nil {
+		closeStores()
+		return nil, nil, err
+	}
+	return svc, closeStores, nil
+}

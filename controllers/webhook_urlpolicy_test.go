@@ -1,0 +1,43 @@
+package controllers
+
+import (
+	"strings"
+	"testing"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	iwebhook "tcs.dev/tcs/internal/webhook"
+)
+
+// TestWebhookRefusesAtSendWhatTheURLPolicyRefuses shows that a delivery checks its endpoint's
+// URL with the whole outbound policy when it is sent, not only the scheme: an endpoint written
+// around the API's validation (or before the allow-list changed) fails at once, without a
+// request and without retries.
+func TestWebhookRefusesAtSendWhatTheURLPolicyRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		url  func(receiverURL string) string
+		want string
+	}{
+		{"a private address outside the allow-list", func(string) string { return "https://10.1.2.3/hook" }, "the address 10.1.2.3 is private/reserved"},
+		{"an address in a non-standard form", func(string) string { return "https://2130706433/hook" }, "non-standard form"},
+		{"credentials in the URL", func(u string) string { return strings.Replace(u, "https://", "https://user:pass@", 1) + "/hook" }, "credentials"},
+		{"plain http to a public name", func(string) string { return "http://hooks.example.com/hook" }, "use https"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			secret := iwebhook.NewSecret()
+			rc := newReceiver(t, secret)
+			// The spec's retry schedule: a refusal that were retried would stay pending.
+			h, _ := startWebhooks(t, rc, hookOptions{})
+			h.endpoint(t, "org_a", tc.url(rc.srv.URL), secret, tcsv1.EventTranscriptCreated)
+			tr := h.transcript(t, "org_a")
+			h.pending(t, tr)
+			ds := h.waitDeliveries(t, tr.Spec.ID, "failed", allIn(1, tcsv1.DeliveryFailed))
+			if a := ds[0].Status.Attempts; len(a) != 1 || a[0].StatusCode != 0 || !strings.Contains(a[0].Error, tc.want) {
+				t.Fatalf("attempts %+v, want one refused with %q", a, tc.want)
+			}
+			if n := len(rc.requests()); n != 0 {
+				t.Fatalf("the receiver got %d requests", n)
+			}
+		})
+	}
+}
