@@ -322,8 +322,8 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 				return fmt.Errorf("adding the purge of archived transcripts: %w", err)
 			}
 		}
-		if err := (&controllers.IdempotencyRecordReconciler{Client: mgr.GetClient(), Store: store}).SetupWithManager(mgr); err != nil {
-			return fmt.Errorf("setting up the idempotency-record controller: %w", err)
+		if err := mgr.Add(&controllers.IdempotencySweeper{Results: resultsStore}); err != nil {
+			return fmt.Errorf("adding the sweep of expired idempotency records: %w", err)
 		}
 		if err := (&controllers.OrganizationReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the organization controller: %w", err)
