@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/testenv/postgres"
 )
 
 // post sends a JSON POST with an Idempotency-Key ("" for none).
@@ -182,21 +180,7 @@ func TestIdempotency(t *testing.T) {
 // one key on both make one transcript and get one answer, and a retry on the second replica
 // resumes the request of a killed process with the same transcript.
 func TestIdempotencyAcrossReplicasOnPostgres(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pg, err := postgres.Start(ctx)
-	if err != nil {
-		t.Fatalf("starting PostgreSQL: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := pg.Stop(); err != nil {
-			t.Errorf("stopping PostgreSQL: %v", err)
-		}
-	})
-	dsn, err := pg.NewDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn := newPostgresDatabase(t)
 	h := newHarnessWith(t, harnessOptions{resultsDSN: dsn})
 	second := *h
 	second.url, _ = h.startReplica(t, harnessOptions{resultsDSN: dsn})

@@ -25,6 +25,7 @@ import (
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/testenv/postgres"
 )
 
 // env is the real control plane shared by the tests of this package.
@@ -182,6 +183,28 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	}()
 	waitHealthy(t, baseURL)
 	return baseURL, store
+}
+
+// newPostgresDatabase starts a real PostgreSQL server for the test and returns the DSN of a
+// fresh database on it.
+func newPostgresDatabase(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := postgres.Start(ctx)
+	if err != nil {
+		t.Fatalf("starting PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			t.Errorf("stopping PostgreSQL: %v", err)
+		}
+	})
+	dsn, err := srv.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
 }
 
 // waitHealthy waits until the API answers its liveness check.

@@ -276,18 +276,7 @@ func (r *ArchiveReconciler) Start(ctx context.Context) error {
 	if every <= 0 {
 		every = DefaultPurgeEvery
 	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		if err := r.Purge(ctx); err != nil {
-			log.FromContext(ctx).Error(err, "purging soft-deleted archived transcripts")
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	return runEvery(ctx, every, "purging soft-deleted archived transcripts", r.Purge)
 }
 
 // NeedLeaderElection makes the purge sweep run on the leader only.

@@ -37,11 +37,19 @@ func (r *IdempotencySweeper) Start(ctx context.Context) error {
 	if every <= 0 {
 		every = DefaultIdempotencySweepEvery
 	}
-	tick := time.NewTicker(every)
+	return runEvery(ctx, every, "removing expired idempotency records", func(ctx context.Context) error {
+		_, err := r.Sweep(ctx)
+		return err
+	})
+}
+
+// runEvery runs f at once and then every period until ctx ends, logging its errors as what.
+func runEvery(ctx context.Context, period time.Duration, what string, f func(context.Context) error) error {
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
-		if _, err := r.Sweep(ctx); err != nil && ctx.Err() == nil {
-			log.FromContext(ctx).Error(err, "removing expired idempotency records")
+		if err := f(ctx); err != nil && ctx.Err() == nil {
+			log.FromContext(ctx).Error(err, what)
 		}
 		select {
 		case <-ctx.Done():

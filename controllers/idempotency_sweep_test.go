@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,11 +15,7 @@ import (
 // records still replaying: the expired ones go, responses and all, and the others stay.
 func TestIdempotencySweeperRemovesExpiredRecords(t *testing.T) {
 	ctx := context.Background()
-	rs, err := results.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rs.Close() })
+	rs := newArchiveEnv(t, "").results
 	now := time.Now()
 	expired := idempotencySweepBatch*2 + 7
 	var live []results.IdempotencyKey
@@ -72,11 +67,7 @@ func TestIdempotencySweeperRemovesExpiredRecords(t *testing.T) {
 // batches and reports them.
 func TestIdempotencySweepIsBounded(t *testing.T) {
 	ctx := context.Background()
-	rs, err := results.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rs.Close() })
+	rs := newArchiveEnv(t, "").results
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		name          string

@@ -186,7 +186,7 @@ func checkDefault(t *testing.T, objs objects) (*appsv1.Deployment, *corev1.Conta
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(crds) != len(bases) || len(crds) != 5 {
+	if len(crds) != len(bases) || len(crds) != 4 {
 		t.Errorf("CRDs %v, want the %d of config/crd/bases", crds, len(bases))
 	}
 
