@@ -22,7 +22,6 @@ import (
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/testenv"
-	"tcs.dev/tcs/internal/testenv/postgres"
 )
 
 // runArchiver runs the archiver on h's namespace with a short archive-after until every
@@ -94,22 +93,7 @@ func TestArchivedTranscriptsReadAsLive(t *testing.T) {
 // TestArchivedTranscriptsReadAsLivePostgres is TestArchivedTranscriptsReadAsLive with the
 // results store on a real PostgreSQL server.
 func TestArchivedTranscriptsReadAsLivePostgres(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := postgres.Start(ctx)
-	if err != nil {
-		t.Fatalf("starting PostgreSQL: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := srv.Stop(); err != nil {
-			t.Errorf("stopping PostgreSQL: %v", err)
-		}
-	})
-	dsn, err := srv.NewDatabase(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testArchivedTranscriptsReadAsLive(t, dsn)
+	testArchivedTranscriptsReadAsLive(t, newPostgresDatabase(t))
 }
 
 func testArchivedTranscriptsReadAsLive(t *testing.T, dsn string) {

@@ -24,6 +24,7 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/testenv"
 )
 
@@ -31,17 +32,22 @@ import (
 const testHeartbeat = 200 * time.Millisecond
 
 // The environment of the child process of TestIdempotencySurvivesKill: when crashChildEnv is
-// set, the test binary is an API server that stops dead once a request made its effect.
+// set, the test binary is an API server that stops dead once a request reached the step
+// crashStepEnv names: "effect" (the default; it made its effect), "claimed" (it claimed its
+// idempotency record) or "recorded" (it recorded its response).
 const (
 	crashChildEnv      = "TCS_APISERVER_CRASH_CHILD"
 	crashKubeconfigEnv = "TCS_APISERVER_CRASH_KUBECONFIG"
 	crashNamespaceEnv  = "TCS_APISERVER_CRASH_NAMESPACE"
 	crashStoreEnv      = "TCS_APISERVER_CRASH_STORE"
+	crashResultsEnv    = "TCS_APISERVER_CRASH_RESULTS"
+	crashStepEnv       = "TCS_APISERVER_CRASH_STEP"
 )
 
-// runCrashChild serves the API on loopback against the test's control plane and store. It
-// prints "listening <url>" when ready and "effect <transcript id>" when a request made its
-// effect (created or queued it); then the request hangs until the test kills the process.
+// runCrashChild serves the API on loopback against the test's control plane, object store
+// and results store. It prints "listening <url>" when ready and "<step> <transcript id>" when
+// a request reached a step (effect, claimed, recorded); at the step of crashStepEnv the
+// request hangs until the test kills the process.
 func runCrashChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "crash child:", err); return 2 }
 	ctx := context.Background()
@@ -62,21 +68,33 @@ func runCrashChild() int {
 	if err != nil {
 		return fail(err)
 	}
+	rs, err := results.Open(ctx, os.Getenv(crashResultsEnv))
+	if err != nil {
+		return fail(err)
+	}
 	engine, err := correction.NewEngine()
 	if err != nil {
 		return fail(err)
 	}
+	stopAt := os.Getenv(crashStepEnv)
+	if stopAt == "" {
+		stopAt = "effect"
+	}
+	step := func(name, id string) {
+		fmt.Printf("%s %s\n", name, id)
+		if name == stopAt {
+			select {} // the test kills the process here
+		}
+	}
 	srv := New(Options{
 		Namespace: ns, Cache: mgr.GetCache(), APIReader: mgr.GetAPIReader(), Client: mgr.GetClient(),
-		Processor: pipeline.New(engine, store), Store: store,
+		Processor: pipeline.New(engine, store), Store: store, Results: rs,
 		OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		AIProvider:    aipass.NewRules(), Log: mgr.GetLogger(),
 	})
 	srv.heartbeatEvery = testHeartbeat
-	srv.afterEffect = func(_ context.Context, id string) {
-		fmt.Printf("effect %s\n", id)
-		select {} // the test kills the process here
-	}
+	srv.afterEffect = func(_ context.Context, id string) { step("effect", id) }
+	srv.afterIdempotencyStep = func(_ context.Context, name, id string) { step(name, id) }
 	go func() {
 		if err := mgr.Start(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "crash child: manager:", err)
@@ -95,13 +113,15 @@ func runCrashChild() int {
 
 // crashChild is a running child API server.
 type crashChild struct {
-	url     string
-	cmd     *exec.Cmd
-	effects chan string
+	url string
+	cmd *exec.Cmd
+	// stopped receives the transcript id of the request stopped at its step.
+	stopped chan string
 }
 
-// startCrashChild starts the test binary as an API server for h's namespace and store.
-func startCrashChild(t *testing.T, h *harness) *crashChild {
+// startCrashChild starts the test binary as an API server for h's namespace and stores that
+// stops requests at step.
+func startCrashChild(t *testing.T, h *harness, step string) *crashChild {
 	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, env.Kubeconfig, 0o600); err != nil {
@@ -109,7 +129,7 @@ func startCrashChild(t *testing.T, h *harness) *crashChild {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), crashChildEnv+"=1", crashKubeconfigEnv+"="+kubeconfig,
-		crashNamespaceEnv+"="+h.namespace, crashStoreEnv+"="+h.storeDir)
+		crashNamespaceEnv+"="+h.namespace, crashStoreEnv+"="+h.storeDir, crashResultsEnv+"="+h.resultsDSN, crashStepEnv+"="+step)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -119,7 +139,7 @@ func startCrashChild(t *testing.T, h *harness) *crashChild {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &crashChild{cmd: cmd, effects: make(chan string, 1)}
+	c := &crashChild{cmd: cmd, stopped: make(chan string, 1)}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	ready := make(chan string, 1)
 	go func() {
@@ -129,8 +149,8 @@ func startCrashChild(t *testing.T, h *harness) *crashChild {
 			if u, ok := strings.CutPrefix(line, "listening "); ok {
 				ready <- u
 			}
-			if id, ok := strings.CutPrefix(line, "effect "); ok {
-				c.effects <- id
+			if id, ok := strings.CutPrefix(line, step+" "); ok {
+				c.stopped <- id
 			}
 		}
 		_, _ = io.Copy(io.Discard, out)
@@ -148,7 +168,13 @@ func startCrashChild(t *testing.T, h *harness) *crashChild {
 // its response. It returns the transcript id the effect was on.
 func (h *harness) killMidRequest(t *testing.T, path, idemKey, body string) string {
 	t.Helper()
-	c := startCrashChild(t, h)
+	return h.killAtStep(t, "effect", path, idemKey, body)
+}
+
+// killAtStep is killMidRequest at the given step of the request (see crashStepEnv).
+func (h *harness) killAtStep(t *testing.T, step, path, idemKey, body string) string {
+	t.Helper()
+	c := startCrashChild(t, h, step)
 	sent := make(chan error, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPost, c.url+path, strings.NewReader(body))
@@ -165,11 +191,11 @@ func (h *harness) killMidRequest(t *testing.T, path, idemKey, body string) strin
 	}()
 	var id string
 	select {
-	case id = <-c.effects:
+	case id = <-c.stopped:
 	case err := <-sent:
-		t.Fatalf("the request ended before its effect: %v", err)
+		t.Fatalf("the request ended before the step %s: %v", step, err)
 	case <-time.After(30 * time.Second):
-		t.Fatal("the request made no effect")
+		t.Fatalf("the request did not reach the step %s", step)
 	}
 	if err := c.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -270,6 +296,40 @@ func TestIdempotencySurvivesKill(t *testing.T) {
 		}
 		// Another key still finds it confirmed.
 		wantError(t, h.post(t, transcripts, h.keyA.Value, "crash-confirm-2", confirm), 409, ErrConflict, "transcript_id")
+	})
+
+	t.Run("killed after the claim", func(t *testing.T) {
+		// The record names the transcript before anything is made: the retry makes that one.
+		before := h.transcriptCount(t)
+		body := `{"source_type":"paste","content":"read romans 8:28"}`
+		id := h.killAtStep(t, "claimed", transcripts, "crash-claimed", body)
+		if n := h.transcriptCount(t); n != before {
+			t.Fatalf("%d transcripts made before the effect", n-before)
+		}
+		if rec := h.record(t, "POST "+transcripts, "crash-claimed"); rec.State != results.IdempotencyInProgress || rec.TranscriptID != id {
+			t.Fatalf("record after the kill: %+v, want in progress for %s", rec, id)
+		}
+		r := retry(t, transcripts, "crash-claimed", body, 201)
+		if r.body["id"] != id || r.body["status"] != "completed" {
+			t.Fatalf("retry answered %s, want %s completed", r.raw, id)
+		}
+		if n := h.transcriptCount(t); n != before+1 {
+			t.Fatalf("%d transcripts made, want 1", n-before)
+		}
+	})
+
+	t.Run("killed after the record", func(t *testing.T) {
+		// The response was committed with its body before the process died: the retry replays it.
+		before := h.transcriptCount(t)
+		body := `{"source_type":"paste","content":"read psalm 23"}`
+		id := h.killAtStep(t, "recorded", transcripts, "crash-recorded", body)
+		r := h.post(t, transcripts, h.keyA.Value, "crash-recorded", body)
+		if r.status != 201 || r.header.Get(HeaderIdempotentReplayed) != "true" || r.body["id"] != id || r.body["status"] != "completed" {
+			t.Fatalf("retry answered %d %s (replayed %q), want the recorded answer for %s", r.status, r.raw, r.header.Get(HeaderIdempotentReplayed), id)
+		}
+		if n := h.transcriptCount(t); n != before+1 {
+			t.Fatalf("%d transcripts made, want 1", n-before)
+		}
 	})
 
 	t.Run("ai_pass", func(t *testing.T) {

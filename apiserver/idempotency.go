@@ -9,17 +9,10 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/results"
 )
 
 // HeaderIdempotencyKey and HeaderIdempotentReplayed are the idempotency headers of POSTs.
@@ -27,14 +20,6 @@ const (
 	HeaderIdempotencyKey     = "Idempotency-Key"
 	HeaderIdempotentReplayed = "Idempotent-Replayed"
 )
-
-// inlineBodyLimit bounds a response body kept in the IdempotencyRecord itself; larger ones go
-// to the object store.
-const inlineBodyLimit = 4 << 10
-
-// abandonedAfter is when a record in progress without a heartbeat (written by an older
-// version) is taken for one whose server died: no request runs longer.
-const abandonedAfter = 3 * time.Minute
 
 // The heartbeat of a request in progress: renewed every heartbeatEvery, and taken for dead
 // when older than staleAfter. A retry waits at most idempotencyWait for a request in progress
@@ -45,7 +30,8 @@ const (
 	idempotencyWait = 15 * time.Second
 )
 
-// IdempotencyRecordName returns the name of the record of key sent by org on route.
+// IdempotencyRecordName returns the name of the record of key sent by org on route: jobs a
+// request queues carry it, so that a retry finds them.
 func IdempotencyRecordName(org, route, key string) string {
 	sum := sha256.Sum256([]byte(org + "\x00" + route + "\x00" + key))
 	return "idem-" + hex.EncodeToString(sum[:20])
@@ -81,15 +67,14 @@ func cacheable(status int) bool {
 // idemRun is the run of a request sent with an Idempotency-Key: it holds its record, renews
 // its heartbeat and writes its outcome.
 type idemRun struct {
-	s            *Server
+	s   *Server
+	key results.IdempotencyKey
+	// name identifies the record in the jobs the request queues.
 	name         string
 	holder       string
 	transcriptID string
 	// resumed is true when an earlier run of the request may have made its effects.
 	resumed bool
-
-	mu  sync.Mutex
-	rec *tcsv1.IdempotencyRecord
 }
 
 type idemRunKey struct{}
@@ -123,36 +108,7 @@ func resumedRun(ctx context.Context) bool {
 	return run != nil && run.resumed
 }
 
-// errRecordLost says that another request took the record over.
-var errRecordLost = errors.New("the idempotency record was taken over")
-
-// update applies mutate to the record and writes it, as long as this run holds it.
-func (run *idemRun) update(ctx context.Context, mutate func(*tcsv1.IdempotencyRecord)) error {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	for attempt := 0; ; attempt++ {
-		rec := run.rec.DeepCopy()
-		mutate(rec)
-		err := run.s.client.Update(ctx, rec)
-		if err == nil {
-			run.rec = rec
-			return nil
-		}
-		if !apierrors.IsConflict(err) || attempt >= 5 {
-			return err
-		}
-		fresh := &tcsv1.IdempotencyRecord{}
-		if err := run.s.apiReader.Get(ctx, client.ObjectKeyFromObject(run.rec), fresh); err != nil {
-			return err
-		}
-		if fresh.Status.Holder != run.holder {
-			return errRecordLost
-		}
-		run.rec = fresh
-	}
-}
-
-// heartbeat renews the record's heartbeat until stop is called.
+// heartbeat renews the record's heartbeat until stop is called or another run took it over.
 func (run *idemRun) heartbeat(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -166,11 +122,8 @@ func (run *idemRun) heartbeat(ctx context.Context) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			err := run.update(ctx, func(rec *tcsv1.IdempotencyRecord) {
-				now := metav1.NewTime(run.s.now())
-				rec.Status.HeartbeatAt = &now
-			})
-			if errors.Is(err, errRecordLost) {
+			err := run.s.results.HeartbeatIdempotency(ctx, run.key, run.holder, run.s.now())
+			if errors.Is(err, results.ErrNotHeld) {
 				return
 			}
 			if err != nil && ctx.Err() == nil {
@@ -184,11 +137,11 @@ func (run *idemRun) heartbeat(ctx context.Context) (stop func()) {
 // idempotent makes a POST handler honour Idempotency-Key: within 24 hours a repeat of a key on
 // the same route of the same organization gets the first response again, whatever its body.
 //
-// The record is written before the handler runs, with the id of the transcript the request
-// will create, and its heartbeat is renewed while it runs. A repeat that finds the first run
-// dead (its heartbeat stopped: the process was killed) or interrupted (a 500 or a timed-out
-// wait, which are not replayed) runs the request again with the same transcript id; every
-// handler treats what an earlier run made under that id as its own.
+// The record, in the results store, is claimed before the handler runs, with the id of the
+// transcript the request will create, and its heartbeat is renewed while it runs. A repeat
+// that finds the first run dead (its heartbeat stopped: the process was killed) or interrupted
+// (a 500 or a timed-out wait, which are not replayed) runs the request again with the same
+// transcript id; every handler treats what an earlier run made under that id as its own.
 func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key, sent := r.Header[http.CanonicalHeaderKey(HeaderIdempotencyKey)]
@@ -200,49 +153,27 @@ func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 			writeError(w, r, invalid(HeaderIdempotencyKey, "Idempotency-Key must be 1 to 255 printable ASCII characters, sent once."))
 			return
 		}
+		if s.results == nil {
+			s.serverError(w, r, errors.New("idempotency keys need the results store, and the API server has none"))
+			return
+		}
 		ctx := r.Context()
 		org := principalFrom(ctx).OrganizationID
 		route := r.Method + " " + r.URL.Path
 		keySum := sha256.Sum256([]byte(key[0]))
-		run := &idemRun{s: s, name: IdempotencyRecordName(org, route, key[0]), holder: ids.Random(16)}
-		now := metav1.NewTime(s.now())
-		rec := &tcsv1.IdempotencyRecord{
-			ObjectMeta: metav1.ObjectMeta{
-				Name:      run.name,
-				Namespace: s.namespace,
-				Labels:    map[string]string{tcsv1.LabelOrganization: org},
-			},
-			Spec: tcsv1.IdempotencyRecordSpec{
-				Organization: org, Route: route, KeyHash: hex.EncodeToString(keySum[:]),
-				ExpiresAt:    metav1.NewTime(s.now().Add(limits.IdempotencyRetention)),
-				TranscriptID: ids.NewSortable("tr", s.now()),
-			},
-			Status: tcsv1.IdempotencyRecordStatus{State: tcsv1.IdempotencyInProgress, Holder: run.holder, HeartbeatAt: &now, Attempts: 1},
+		run := &idemRun{s: s, name: IdempotencyRecordName(org, route, key[0]), holder: ids.Random(16),
+			key: results.IdempotencyKey{Organization: org, Route: route, KeyHash: hex.EncodeToString(keySum[:])}}
+		held, prior, aerr := s.claim(ctx, run)
+		switch {
+		case aerr != nil:
+			s.writeAPIError(w, r, aerr)
+			return
+		case prior != nil:
+			s.replay(w, prior)
+			return
 		}
-		for attempt := 0; run.rec == nil; attempt++ {
-			err := s.client.Create(ctx, rec)
-			if err == nil {
-				run.rec = rec
-				break
-			}
-			if !apierrors.IsAlreadyExists(err) || attempt > 2 {
-				s.serverError(w, r, fmt.Errorf("recording an idempotency key: %w", err))
-				return
-			}
-			prior, aerr := s.awaitRecord(ctx, run)
-			switch {
-			case aerr != nil:
-				s.writeAPIError(w, r, aerr)
-				return
-			case prior == nil:
-				continue // it expired: this request runs anew
-			case prior.Status.State == tcsv1.IdempotencyCompleted:
-				s.replay(w, r, prior)
-				return
-			}
-			run.rec, run.resumed = prior, true // taken over from a dead or interrupted run
-		}
-		run.transcriptID = run.rec.Spec.TranscriptID
+		run.transcriptID, run.resumed = held.TranscriptID, held.Resumed()
+		s.idempotencyStep(ctx, "claimed", run.transcriptID)
 
 		stop := run.heartbeat(ctx)
 		rw := &statusRecorder{ResponseWriter: w, body: &bytes.Buffer{}}
@@ -261,83 +192,47 @@ func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// awaitRecord waits a bounded time for the record of run's key held by another request. It
-// returns the record completed (to replay), or taken over by run (when its request died or was
-// interrupted), or nil when no record is in the way any more (expired and removed).
-func (s *Server) awaitRecord(ctx context.Context, run *idemRun) (*tcsv1.IdempotencyRecord, *apiError) {
+// claim makes run the holder of its key's record, waiting a bounded time for a run of the
+// same request in progress elsewhere. It returns the record held, or the completed record of
+// an earlier run to replay.
+func (s *Server) claim(ctx context.Context, run *idemRun) (held, completed *results.IdempotencyRecord, aerr *apiError) {
 	deadline := time.Now().Add(s.idempotencyWait)
 	for {
-		rec := &tcsv1.IdempotencyRecord{}
-		err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: run.name}, rec)
+		now := s.now()
+		held, prior, err := s.results.ClaimIdempotency(ctx, run.key, results.IdempotencyClaim{
+			Holder: run.holder, TranscriptID: ids.NewSortable("tr", now),
+			Now: now, ExpiresAt: now.Add(s.idempotencyRetention), StaleBefore: now.Add(-s.staleAfter),
+		})
 		switch {
-		case apierrors.IsNotFound(err):
-			return nil, nil
 		case err != nil:
-			return nil, serverError(fmt.Errorf("reading an idempotency record: %w", err))
-		}
-		if !s.now().Before(rec.Spec.ExpiresAt.Time) {
-			// An expired record no longer replays; remove it unless someone else did. Its
-			// stored body goes first, so that a failure leaves the record to try again.
-			if ref := rec.Status.BodyRef; ref != "" {
-				if err := s.store.Delete(ctx, ref); err != nil {
-					return nil, serverError(fmt.Errorf("removing the body of an expired idempotency record: %w", err))
-				}
-			}
-			err := s.client.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rec.ResourceVersion})
-			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-				return nil, serverError(fmt.Errorf("removing an expired idempotency record: %w", err))
-			}
-			return nil, nil
-		}
-		if rec.Status.State == tcsv1.IdempotencyCompleted {
-			return rec, nil
-		}
-		if rec.Status.State == tcsv1.IdempotencyInterrupted || s.dead(rec) {
-			// Take it over; the resource version makes sure only one request does.
-			now := metav1.NewTime(s.now())
-			if rec.Spec.TranscriptID == "" {
-				rec.Spec.TranscriptID = ids.NewSortable("tr", s.now())
-			}
-			rec.Status = tcsv1.IdempotencyRecordStatus{State: tcsv1.IdempotencyInProgress, Holder: run.holder,
-				HeartbeatAt: &now, Attempts: rec.Status.Attempts + 1}
-			err := s.client.Update(ctx, rec)
-			switch {
-			case err == nil:
-				return rec, nil
-			case !apierrors.IsConflict(err) && !apierrors.IsNotFound(err):
-				return nil, serverError(fmt.Errorf("resuming an idempotency record: %w", err))
-			}
-			continue // someone else moved first: look again
-		}
-		if time.Now().After(deadline) {
-			return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: HeaderIdempotencyKey,
+			return nil, nil, serverError(fmt.Errorf("recording an idempotency key: %w", err))
+		case held != nil:
+			return held, nil, nil
+		case prior.State == results.IdempotencyCompleted:
+			return nil, prior, nil
+		case time.Now().After(deadline):
+			return nil, nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: HeaderIdempotencyKey,
 				Message: "A request with this Idempotency-Key is still being processed; retry later."}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, serverError(ctx.Err())
+			return nil, nil, serverError(ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
 
-// dead reports whether the request working on rec died: its heartbeat stopped.
-func (s *Server) dead(rec *tcsv1.IdempotencyRecord) bool {
-	if rec.Status.State != tcsv1.IdempotencyInProgress {
-		return false
+// idempotencyStep calls the tests' hook after a step of an idempotent request.
+func (s *Server) idempotencyStep(ctx context.Context, step, transcriptID string) {
+	if s.afterIdempotencyStep != nil {
+		s.afterIdempotencyStep(ctx, step, transcriptID)
 	}
-	if rec.Status.HeartbeatAt == nil {
-		return s.now().Sub(rec.CreationTimestamp.Time) > abandonedAfter
-	}
-	return s.now().Sub(rec.Status.HeartbeatAt.Time) > s.staleAfter
 }
 
 // interrupt leaves the record for a retry to resume.
 func (s *Server) interrupt(ctx context.Context, run *idemRun) {
-	err := run.update(ctx, func(rec *tcsv1.IdempotencyRecord) {
-		rec.Status = tcsv1.IdempotencyRecordStatus{State: tcsv1.IdempotencyInterrupted, Attempts: rec.Status.Attempts}
-	})
-	if err != nil && !errors.Is(err, errRecordLost) {
+	err := s.results.InterruptIdempotency(ctx, run.key, run.holder)
+	if err != nil && !errors.Is(err, results.ErrNotHeld) {
 		// The heartbeat stops, so a retry takes the record for a dead one's all the same.
 		s.log.Error(err, "marking an idempotency record interrupted", "record", run.name)
 	}
@@ -357,52 +252,42 @@ func (s *Server) record(ctx context.Context, run *idemRun, rw *statusRecorder) {
 		s.interrupt(ctx, run)
 		return
 	}
-	now := metav1.NewTime(s.now())
-	status := tcsv1.IdempotencyRecordStatus{
-		State: tcsv1.IdempotencyCompleted, StatusCode: rw.status,
-		ContentType: rw.Header().Get("Content-Type"), CompletedAt: &now,
-		RequestID: rw.Header().Get("X-Request-Id"),
+	resp := results.IdempotencyResponse{
+		StatusCode: rw.status, ContentType: rw.Header().Get("Content-Type"),
+		Body: rw.body.Bytes(), RequestID: rw.Header().Get("X-Request-Id"),
 	}
-	if rw.body.Len() <= inlineBodyLimit {
-		status.Body = rw.body.String()
-	} else {
-		status.BodyRef = "idempotency/" + run.rec.Spec.Organization + "/" + run.name
-		if err := s.store.Put(ctx, status.BodyRef, rw.body.Bytes(), status.ContentType); err != nil {
-			s.log.Error(err, "storing an idempotent response; a retry with the key runs again", "record", run.name)
-			s.interrupt(ctx, run)
-			return
+	for _, h := range []string{"Cache-Control", "Location", "Retry-After"} {
+		if v := rw.Header().Get(h); v != "" {
+			if resp.Headers == nil {
+				resp.Headers = map[string]string{}
+			}
+			resp.Headers[h] = v
 		}
 	}
-	err := run.update(ctx, func(rec *tcsv1.IdempotencyRecord) {
-		status.Attempts = rec.Status.Attempts
-		rec.Status = status
-	})
-	if err != nil && !errors.Is(err, errRecordLost) {
+	err := s.results.CompleteIdempotency(ctx, run.key, run.holder, resp, s.now())
+	if err != nil && !errors.Is(err, results.ErrNotHeld) {
 		// The heartbeat has stopped: a retry takes the record over and resumes the request.
 		s.log.Error(err, "recording an idempotent response; a retry with the key runs again", "record", run.name)
+		return
 	}
+	s.idempotencyStep(ctx, "recorded", run.transcriptID)
 }
 
 // replay answers with a recorded response.
-func (s *Server) replay(w http.ResponseWriter, r *http.Request, rec *tcsv1.IdempotencyRecord) {
-	body := []byte(rec.Status.Body)
-	if rec.Status.BodyRef != "" {
-		data, err := s.store.Get(r.Context(), rec.Status.BodyRef)
-		if err != nil {
-			s.serverError(w, r, fmt.Errorf("reading an idempotent response: %w", err))
-			return
-		}
-		body = data
+func (s *Server) replay(w http.ResponseWriter, rec *results.IdempotencyRecord) {
+	resp := rec.Response
+	for h, v := range resp.Headers {
+		w.Header().Set(h, v)
 	}
-	if rec.Status.ContentType != "" {
-		w.Header().Set("Content-Type", rec.Status.ContentType)
+	if resp.ContentType != "" {
+		w.Header().Set("Content-Type", resp.ContentType)
 	}
 	w.Header().Set(HeaderIdempotentReplayed, "true")
-	if rec.Status.RequestID != "" {
+	if resp.RequestID != "" {
 		// The recorded body names the first request; the header must agree with it.
-		w.Header().Set("X-Request-Id", rec.Status.RequestID)
+		w.Header().Set("X-Request-Id", resp.RequestID)
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(rec.Status.StatusCode)
-	_, _ = w.Write(body)
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(resp.Body)
 }

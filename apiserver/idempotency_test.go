@@ -3,16 +3,19 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/results"
 )
 
 // post sends a JSON POST with an Idempotency-Key ("" for none).
@@ -78,6 +81,9 @@ func TestIdempotency(t *testing.T) {
 			t.Fatal("a 404 was not recorded")
 		}
 		wantError(t, again, 404, ErrNotFound, "transcript_id")
+		if again.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("the replayed error lost its Cache-Control (%q)", again.header.Get("Cache-Control"))
+		}
 	})
 
 	t.Run("validation errors are not recorded", func(t *testing.T) {
@@ -89,7 +95,7 @@ func TestIdempotency(t *testing.T) {
 		}
 	})
 
-	t.Run("large bodies replay from the object store", func(t *testing.T) {
+	t.Run("large bodies replay from the record", func(t *testing.T) {
 		content := strings.Repeat("turn to phillipians 4:13 today. ", 400)
 		body, _ := json.Marshal(map[string]string{"source_type": "paste", "content": content})
 		first := h.post(t, paste, h.keyA.Value, "order-3", string(body))
@@ -97,13 +103,14 @@ func TestIdempotency(t *testing.T) {
 		if first.status != 201 || !bytes.Equal(first.raw, again.raw) || len(first.raw) < 8<<10 {
 			t.Fatalf("large replay: %d, %d bytes vs %d", again.status, len(again.raw), len(first.raw))
 		}
-		rec := &tcsv1.IdempotencyRecord{}
-		name := IdempotencyRecordName(h.keyA.OrganizationID, "POST "+paste, "order-3")
-		if err := h.client.Get(t.Context(), types.NamespacedName{Namespace: h.namespace, Name: name}, rec); err != nil {
-			t.Fatal(err)
+		rec := h.record(t, "POST "+paste, "order-3")
+		if rec.State != results.IdempotencyCompleted || rec.Response.StatusCode != 201 || !bytes.Equal(rec.Response.Body, first.raw) ||
+			rec.TranscriptID != first.body["id"] || rec.Key.KeyHash == "" || strings.Contains(rec.Key.KeyHash, "order") {
+			t.Fatalf("record %+v", rec)
 		}
-		if rec.Status.BodyRef == "" || rec.Status.Body != "" || rec.Status.StatusCode != 201 || rec.Spec.KeyHash == "" || strings.Contains(rec.Spec.KeyHash, "order") {
-			t.Fatalf("record %+v", rec.Status)
+		// Nothing of it is in the object store.
+		if _, err := os.Stat(filepath.Join(h.storeDir, "idempotency")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the object store holds idempotency bodies: %v", err)
 		}
 	})
 
@@ -145,50 +152,86 @@ func TestIdempotency(t *testing.T) {
 		}
 	})
 
-	t.Run("an expired key runs again", func(t *testing.T) {
-		first := h.post(t, paste, h.keyA.Value, "order-5", `{"source_type":"paste","content":"x y"}`)
-		rec := &tcsv1.IdempotencyRecord{}
-		name := IdempotencyRecordName(h.keyA.OrganizationID, "POST "+paste, "order-5")
-		if err := h.client.Get(t.Context(), types.NamespacedName{Namespace: h.namespace, Name: name}, rec); err != nil {
-			t.Fatal(err)
-		}
-		rec.Spec.ExpiresAt = metav1.NewTime(time.Now().Add(-time.Second))
-		if err := h.client.Update(t.Context(), rec); err != nil {
-			t.Fatal(err)
-		}
-		again := h.post(t, paste, h.keyA.Value, "order-5", `{"source_type":"paste","content":"x y"}`)
-		if again.status != 201 || again.body["id"] == first.body["id"] || again.header.Get(HeaderIdempotentReplayed) != "" {
-			t.Fatalf("after expiry: %d %s", again.status, again.raw)
-		}
-	})
-
-	t.Run("an expired key's stored body goes with it", func(t *testing.T) {
-		// A response above the inline limit is kept in the object store.
+	t.Run("an expired key runs anew, its recorded response gone", func(t *testing.T) {
+		// A replica of the service whose records replay for a second only.
+		short := *h
+		short.url, _ = h.startReplica(t, harnessOptions{idempotencyRetention: time.Second})
 		big := strings.Repeat("turn to romans 8 28 ", 400)
-		first := h.post(t, paste, h.keyA.Value, "expired-big", `{"source_type":"paste","content":"`+big+`"}`)
+		first := short.post(t, paste, h.keyA.Value, "order-5", `{"source_type":"paste","content":"`+big+`"}`)
 		if first.status != 201 {
 			t.Fatalf("first: %d %s", first.status, first.raw)
 		}
-		rec := &tcsv1.IdempotencyRecord{}
-		name := IdempotencyRecordName(h.keyA.OrganizationID, "POST "+paste, "expired-big")
-		if err := h.client.Get(t.Context(), types.NamespacedName{Namespace: h.namespace, Name: name}, rec); err != nil {
-			t.Fatal(err)
+		if again := short.post(t, paste, h.keyA.Value, "order-5", `{"source_type":"paste","content":"x y"}`); again.header.Get(HeaderIdempotentReplayed) != "true" {
+			t.Fatalf("not replayed before expiry: %d %s", again.status, again.raw)
 		}
-		ref := rec.Status.BodyRef
-		if ref == "" {
-			t.Fatalf("a %d-byte response was kept inline", len(first.raw))
-		}
-		rec.Spec.ExpiresAt = metav1.NewTime(time.Now().Add(-time.Second))
-		if err := h.client.Update(t.Context(), rec); err != nil {
-			t.Fatal(err)
-		}
-		// The retry's answer is small, so nothing writes the same key again.
-		again := h.post(t, paste, h.keyA.Value, "expired-big", `{"source_type":"paste","content":"x"}`)
-		if again.status != 201 || again.header.Get(HeaderIdempotentReplayed) != "" {
+		time.Sleep(1100 * time.Millisecond)
+		again := short.post(t, paste, h.keyA.Value, "order-5", `{"source_type":"paste","content":"x y"}`)
+		if again.status != 201 || again.body["id"] == first.body["id"] || again.header.Get(HeaderIdempotentReplayed) != "" {
 			t.Fatalf("after expiry: %d %s", again.status, again.raw)
 		}
-		if ok, err := h.store.Exists(t.Context(), ref); err != nil || ok {
-			t.Fatalf("the expired record's body %s is still stored (exists %t, %v)", ref, ok, err)
+		if rec := h.record(t, "POST "+paste, "order-5"); !bytes.Equal(rec.Response.Body, again.raw) || rec.TranscriptID != again.body["id"] || rec.Attempts != 1 {
+			t.Fatalf("the record after expiry holds %d bytes for %s (attempts %d), want the new response", len(rec.Response.Body), rec.TranscriptID, rec.Attempts)
+		}
+	})
+}
+
+// TestIdempotencyAcrossReplicasOnPostgres runs two API servers, each with its own connections
+// to one real PostgreSQL results store, as two replicas of the service: requests racing with
+// one key on both make one transcript and get one answer, and a retry on the second replica
+// resumes the request of a killed process with the same transcript.
+func TestIdempotencyAcrossReplicasOnPostgres(t *testing.T) {
+	dsn := newPostgresDatabase(t)
+	h := newHarnessWith(t, harnessOptions{resultsDSN: dsn})
+	second := *h
+	second.url, _ = h.startReplica(t, harnessOptions{resultsDSN: dsn})
+	replicas := []*harness{h, &second}
+	const paste = "/api/v1/transcripts"
+
+	t.Run("racing one key", func(t *testing.T) {
+		for round := range 3 {
+			before := h.transcriptCount(t)
+			key := fmt.Sprint("race-", round)
+			content := fmt.Sprintf("round %d: turn to john 3 16", round)
+			var wg sync.WaitGroup
+			answers := make([]response, 10)
+			for i := range answers {
+				wg.Go(func() {
+					answers[i] = replicas[i%2].post(t, paste, h.keyA.Value, key, `{"source_type":"paste","content":"`+content+`"}`)
+				})
+			}
+			wg.Wait()
+			ran := 0
+			for _, r := range answers {
+				if r.status != 201 || r.body["id"] != answers[0].body["id"] {
+					t.Fatalf("round %d: %d %s vs %s", round, r.status, r.raw, answers[0].raw)
+				}
+				if r.header.Get(HeaderIdempotentReplayed) == "" {
+					ran++
+				}
+			}
+			if ran != 1 {
+				t.Fatalf("round %d: %d requests ran, want 1 and the others replayed", round, ran)
+			}
+			if n := h.transcriptCount(t); n != before+1 {
+				t.Fatalf("round %d: %d transcripts made, want 1", round, n-before)
+			}
+		}
+	})
+
+	t.Run("a retry on the other replica resumes a killed one", func(t *testing.T) {
+		before := h.transcriptCount(t)
+		body := `{"source_type":"url","url":"http://127.0.0.1:9/sermon.txt","source_format":"txt"}`
+		id := h.killMidRequest(t, paste, "pg-crash", body)
+		r := second.post(t, paste, h.keyA.Value, "pg-crash", body)
+		if r.status != 202 || r.body["id"] != id || r.header.Get(HeaderIdempotentReplayed) != "" {
+			t.Fatalf("retry on the second replica: %d %s, want %s resumed", r.status, r.raw, id)
+		}
+		again := h.post(t, paste, h.keyA.Value, "pg-crash", body)
+		if again.header.Get(HeaderIdempotentReplayed) != "true" || !bytes.Equal(again.raw, r.raw) {
+			t.Fatalf("replay on the first replica: %d %s", again.status, again.raw)
+		}
+		if n := h.transcriptCount(t); n != before+1 {
+			t.Fatalf("%d transcripts made, want 1", n-before)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/testenv/postgres"
 )
 
 // env is the real control plane shared by the tests of this package.
@@ -47,6 +49,9 @@ type harness struct {
 	storeDir  string
 	keyA      *orgs.Key
 	keyB      *orgs.Key
+	// results is the results store the replicas share, at resultsDSN.
+	results    *results.Store
+	resultsDSN string
 	// srv is the first replica's server, for in-process reads.
 	srv *Server
 }
@@ -56,8 +61,13 @@ type harnessOptions struct {
 	uploadExpiry  time.Duration
 	resolver      *net.Resolver
 	syncSemaphore ratelimit.Semaphore
-	// results is the results store of archived transcripts; nil for none.
-	results *results.Store
+	// results is the results store of archived transcripts and idempotency records; nil for
+	// the harness's own (a fresh SQLite file the replicas share). resultsDSN, when set, is
+	// opened for the replica instead, as another process would.
+	results    *results.Store
+	resultsDSN string
+	// idempotencyRetention, when set, is how long idempotency records replay.
+	idempotencyRetention time.Duration
 	// metrics, when set, records the API's metrics; events records Events.
 	metrics *metrics.Metrics
 	events  bool
@@ -90,7 +100,13 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		t.Fatal(err)
 	}
 	storeDir := t.TempDir()
-	h := &harness{namespace: ns, client: c, storeDir: storeDir, keyA: keyA, keyB: keyB}
+	h := &harness{namespace: ns, client: c, storeDir: storeDir, keyA: keyA, keyB: keyB, results: opts.results, resultsDSN: opts.resultsDSN}
+	if h.results == nil {
+		if h.resultsDSN == "" {
+			h.resultsDSN = "sqlite://" + filepath.Join(t.TempDir(), "results.db")
+		}
+		h.results = openResults(t, h.resultsDSN)
+	}
 	h.url, h.store = h.startReplica(t, opts)
 	return h
 }
@@ -119,6 +135,13 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	if opts.metrics != nil {
 		processor.ObserveCorrections(opts.metrics.Correction)
 	}
+	rs := opts.results
+	switch {
+	case rs == nil && opts.resultsDSN != "":
+		rs = openResults(t, opts.resultsDSN)
+	case rs == nil:
+		rs = h.results
+	}
 	var rec events.EventRecorder
 	if opts.events {
 		rec = mgr.GetEventRecorder(recorder.API)
@@ -135,7 +158,7 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 		Resolver:       opts.resolver,
 		SyncConcurrent: 3,
 		SyncSemaphore:  opts.syncSemaphore,
-		Results:        opts.results,
+		Results:        rs,
 		AIProvider:     aipass.NewRules(),
 		Log:            mgr.GetLogger(),
 		Metrics:        opts.metrics,
@@ -143,6 +166,9 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
 	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
+	if opts.idempotencyRetention > 0 {
+		srv.idempotencyRetention = opts.idempotencyRetention
+	}
 	if h.srv == nil {
 		h.srv = srv
 	}
@@ -157,6 +183,28 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	}()
 	waitHealthy(t, baseURL)
 	return baseURL, store
+}
+
+// newPostgresDatabase starts a real PostgreSQL server for the test and returns the DSN of a
+// fresh database on it.
+func newPostgresDatabase(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := postgres.Start(ctx)
+	if err != nil {
+		t.Fatalf("starting PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			t.Errorf("stopping PostgreSQL: %v", err)
+		}
+	})
+	dsn, err := srv.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
 }
 
 // waitHealthy waits until the API answers its liveness check.

@@ -1,22 +1,22 @@
 package apiserver
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"os"
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
-	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/results"
 )
 
 // record reads the idempotency record of key on route for organization A.
-func (h *harness) record(t *testing.T, route, key string) *tcsv1.IdempotencyRecord {
+func (h *harness) record(t *testing.T, route, key string) *results.IdempotencyRecord {
 	t.Helper()
-	rec := &tcsv1.IdempotencyRecord{}
-	name := IdempotencyRecordName(h.keyA.OrganizationID, route, key)
-	if err := h.client.Get(t.Context(), types.NamespacedName{Namespace: h.namespace, Name: name}, rec); err != nil {
+	sum := sha256.Sum256([]byte(key))
+	rec, err := h.results.GetIdempotency(t.Context(), results.IdempotencyKey{Organization: h.keyA.OrganizationID, Route: route, KeyHash: hex.EncodeToString(sum[:])})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -34,8 +34,8 @@ func TestRetriedTimeoutWaitsAgain(t *testing.T) {
 	first := h.post(t, path, h.keyA.Value, "wait-1", body)
 	wantError(t, first, http.StatusGatewayTimeout, ErrTimeout, "")
 	id, _ := first.body["id"].(string)
-	if rec := h.record(t, "POST /api/v1/transcripts", "wait-1"); rec.Status.State == tcsv1.IdempotencyCompleted {
-		t.Fatalf("the 504 was recorded for replay: %+v", rec.Status)
+	if rec := h.record(t, "POST /api/v1/transcripts", "wait-1"); rec.State != results.IdempotencyInterrupted || rec.TranscriptID != id {
+		t.Fatalf("the 504 left the record %+v, want it interrupted with %s for a retry to resume", rec, id)
 	}
 
 	done := make(chan response, 1)

@@ -43,7 +43,8 @@ type Options struct {
 	Processor *pipeline.Processor
 	// Store is the object store: upload grants are signed URLs into it.
 	Store *blob.Store
-	// Results is the results store of archived transcripts; nil when nothing is archived.
+	// Results is the results store of archived transcripts and of the idempotency records of
+	// requests; requests with an Idempotency-Key fail without it.
 	Results *results.Store
 	// OutboundAllow lists the CIDRs outbound traffic may reach despite being private (tests, tcs dev).
 	OutboundAllow []netip.Prefix
@@ -101,8 +102,13 @@ type Server struct {
 	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
 	mounts map[string]http.Handler
 
-	// The heartbeat of requests with an Idempotency-Key; tests shorten them.
-	heartbeatEvery, staleAfter, idempotencyWait time.Duration
+	// The heartbeat of requests with an Idempotency-Key and how long their records replay;
+	// tests shorten them.
+	heartbeatEvery, staleAfter, idempotencyWait, idempotencyRetention time.Duration
+	// afterIdempotencyStep, when set (by tests only), is called once a request with an
+	// Idempotency-Key claimed its record ("claimed") and once it recorded its response
+	// ("recorded"), with the id of the transcript it makes.
+	afterIdempotencyStep func(ctx context.Context, step, transcriptID string)
 	// afterEffect, when set (by tests only), is called once a request made its effect (created
 	// or queued transcript id) and before it answers and records its response.
 	afterEffect func(ctx context.Context, id string)
@@ -159,6 +165,8 @@ func New(opts Options) *Server {
 		heartbeatEvery:  heartbeatEvery,
 		staleAfter:      staleAfter,
 		idempotencyWait: idempotencyWait,
+
+		idempotencyRetention: limits.IdempotencyRetention,
 	}
 	// The filesystem store's upload URLs point at this server, which checks and stores them;
 	// an S3 store takes its uploads itself.

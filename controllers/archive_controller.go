@@ -291,21 +291,9 @@ func (r *ArchiveReconciler) Start(ctx context.Context) error {
 	if every <= 0 {
 		every = DefaultPurgeEvery
 	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		if err := r.Purge(ctx); err != nil {
-			log.FromContext(ctx).Error(err, "purging soft-deleted archived transcripts")
-		}
-		if err := r.PurgeDeliveries(ctx); err != nil {
-			log.FromContext(ctx).Error(err, "purging archived webhook deliveries")
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	return runEvery(ctx, every, "purging archived transcripts and webhook deliveries", func(ctx context.Context) error {
+		return errors.Join(r.Purge(ctx), r.PurgeDeliveries(ctx))
+	})
 }
 
 // NeedLeaderElection makes the purge sweep run on the leader only.

@@ -20,7 +20,6 @@ import (
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
-	"tcs.dev/tcs/internal/testenv"
 )
 
 // jamKey makes deleting key from the filesystem store rooted at root fail, as a real I/O
@@ -147,39 +146,4 @@ func TestDeletedTranscriptsLeaveNothingInTheStore(t *testing.T) {
 			}
 		})
 	}
-}
-
-// An expired idempotency record goes after its stored body, so a failure to remove the body
-// is retried until it is done.
-func TestIdempotencyRecordsGoAfterTheirBodies(t *testing.T) {
-	c := env.Client(t, client.Options{Scheme: scheme.New()})
-	ns := env.Namespace(t, "tcs-idem")
-	root := t.TempDir()
-	store, err := blob.OpenDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr := env.NewManager(t, ns)
-	if err := (&IdempotencyRecordReconciler{Client: mgr.GetClient(), Store: store}).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(testenv.Run(t, mgr))
-
-	body := "idempotency/org_a/idem-jammed"
-	unjam := jamKey(t, root, body)
-	rec := &tcsv1.IdempotencyRecord{
-		ObjectMeta: metav1.ObjectMeta{Name: "idem-jammed", Namespace: ns},
-		Spec: tcsv1.IdempotencyRecordSpec{Organization: "org_a", Route: "POST /api/v1/transcripts", KeyHash: "00",
-			ExpiresAt: metav1.NewTime(time.Now().Add(-time.Minute))},
-		Status: tcsv1.IdempotencyRecordStatus{State: tcsv1.IdempotencyCompleted, StatusCode: 201, BodyRef: body},
-	}
-	if err := c.Create(t.Context(), rec); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1500 * time.Millisecond)
-	if err := c.Get(t.Context(), client.ObjectKeyFromObject(rec), &tcsv1.IdempotencyRecord{}); err != nil {
-		t.Fatalf("the record went while its body could not be removed: %v", err)
-	}
-	unjam()
-	waitGone(t, c, rec, "the expired record")
 }

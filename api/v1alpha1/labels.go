@@ -33,8 +33,8 @@ const (
 	SecretTypeAPIKey = "tcs.dev/api-key"
 	// SecretKeyAPIKey is the data key of the API key value in its Secret.
 	SecretKeyAPIKey = "key"
-	// FinalizerStoredObjects keeps a Transcript or IdempotencyRecord until its objects in the
-	// object store (input, content, changes, webhook payloads, cached response bodies) are
-	// removed, so that a deletion never leaves them behind.
+	// FinalizerStoredObjects keeps a Transcript until its objects in the object store (input,
+	// content, changes, webhook payloads) are removed, so that a deletion never leaves them
+	// behind.
 	FinalizerStoredObjects = "tcs.dev/stored-objects"
 )

@@ -162,8 +162,9 @@ type Job struct {
 	// FinishedAt is when the job ended.
 	// +optional
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
-	// IdempotencyRecord names the IdempotencyRecord of the request that queued the job, so that
-	// a retry of that request after a crash knows the job is its own.
+	// IdempotencyRecord names the idempotency record (kept in the results store) of the
+	// request that queued the job, so that a retry of that request after a crash knows the job
+	// is its own.
 	// +optional
 	IdempotencyRecord string `json:"idempotencyRecord,omitempty"`
 }

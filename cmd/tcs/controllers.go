@@ -6,6 +6,7 @@ import (
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"tcs.dev/tcs/controllers"
 	"tcs.dev/tcs/internal/recorder"
@@ -58,7 +59,7 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			Metrics:      svc.metrics,
 		}},
 		archiver(c, o, svc),
-		{"setting up the idempotency-record controller", &controllers.IdempotencyRecordReconciler{Client: c, Store: svc.store}},
+		{"adding the sweep of expired idempotency records", runnable{&controllers.IdempotencySweeper{Results: svc.results}}},
 		{"setting up the organization controller", &controllers.OrganizationReconciler{Client: c}},
 	} {
 		if err := reg.r.SetupWithManager(mgr); err != nil {
@@ -81,13 +82,12 @@ func archiver(c client.Client, o serveOptions, svc *services) registration {
 			DeliveryRetention: o.webhookRetention,
 		}}
 	}
-	return registration{"adding the purge of archived transcripts", purgeOnly{&controllers.ArchiveReconciler{Client: c, Results: svc.results, Blobs: svc.store, DeliveryRetention: o.webhookRetention}}}
+	return registration{"adding the purge of archived transcripts", runnable{&controllers.ArchiveReconciler{Client: c, Results: svc.results, Blobs: svc.store, DeliveryRetention: o.webhookRetention}}}
 }
 
-// purgeOnly runs an ArchiveReconciler as a plain runnable: its purge of archived transcripts,
-// without reconciling transcripts.
-type purgeOnly struct {
-	r *controllers.ArchiveReconciler
+// runnable registers a manager.Runnable that reconciles nothing.
+type runnable struct {
+	manager.Runnable
 }
 
-func (p purgeOnly) SetupWithManager(mgr ctrl.Manager) error { return mgr.Add(p.r) }
+func (r runnable) SetupWithManager(mgr ctrl.Manager) error { return mgr.Add(r.Runnable) }

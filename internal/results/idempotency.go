@@ -3,12 +3,28 @@ package results
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
-
-	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 )
+
+// IdempotencyState is the state of a request sent with an Idempotency-Key.
+type IdempotencyState string
+
+// The states of a recorded request. A request in progress renews its heartbeat; one whose
+// heartbeat stopped died with its process. An interrupted request ended without a response to
+// replay (a 500, a 504, a refusal to retry): the next request with the key runs again, resuming
+// what the first one did with the same transcript id.
+const (
+	IdempotencyInProgress  IdempotencyState = "in_progress"
+	IdempotencyCompleted   IdempotencyState = "completed"
+	IdempotencyInterrupted IdempotencyState = "interrupted"
+)
+
+// ErrNotHeld is returned (wrapped) when a run of a request changes the record of its key after
+// another run took the record over, or after it was completed, interrupted or removed.
+var ErrNotHeld = errors.New("the idempotency record is not held by this run")
 
 // IdempotencyKey identifies one request sent with an Idempotency-Key.
 type IdempotencyKey struct {
@@ -19,169 +35,208 @@ type IdempotencyKey struct {
 	KeyHash string
 }
 
-// IdempotencyRecord is a request made with an Idempotency-Key and, once completed, its
-// response.
+// IdempotencyRecord is a request made with an Idempotency-Key: the run working on it and,
+// once completed, its response.
 type IdempotencyRecord struct {
 	Key   IdempotencyKey
-	State tcsv1.IdempotencyState
-	// Response is the first response; zero while the request is in progress.
+	State IdempotencyState
+	// TranscriptID is the id a transcript made by the request gets; it is chosen before the
+	// request runs, so that a retry of a run that died makes the same transcript.
+	TranscriptID string
+	// Holder identifies the run working on the request; empty once it ended.
+	Holder string
+	// HeartbeatAt is renewed by the run in progress.
+	HeartbeatAt time.Time
+	// Attempts counts the runs of the request: more than one when a retry resumed it.
+	Attempts int
+	// Response is the first response; zero until the request completed.
 	Response IdempotencyResponse
-	// CreatedAt is when the request was claimed.
+	// CreatedAt is when the first run claimed the key.
 	CreatedAt time.Time
-	// CompletedAt is when its response was recorded; nil while in progress.
+	// CompletedAt is when the response was recorded; nil until then.
 	CompletedAt *time.Time
 	// ExpiresAt is when the record stops replaying.
 	ExpiresAt time.Time
 }
 
+// Resumed reports whether an earlier run of the request may have made its effects.
+func (r *IdempotencyRecord) Resumed() bool { return r.Attempts > 1 }
+
 // IdempotencyResponse is a recorded response.
 type IdempotencyResponse struct {
 	StatusCode  int
 	ContentType string
-	// Body is the body when it is kept inline; BodyRef the object-store key of a larger one.
+	// Headers are the other headers the response is replayed with.
+	Headers map[string]string
 	Body    []byte
-	BodyRef string
-	// RequestID is the X-Request-Id of the first request.
+	// RequestID is the X-Request-Id of the request that made the response.
 	RequestID string
 }
 
-const idempotencyColumns = `organization, route, key_hash, state, status_code, content_type, body, body_ref, request_id, created_us, completed_us, expires_us`
+// IdempotencyClaim is a run of a request that claims the record of its key.
+type IdempotencyClaim struct {
+	// Holder identifies the run; only it renews, completes or interrupts the record it holds.
+	Holder string
+	// TranscriptID is the id the request's transcript gets, unless an earlier run chose one.
+	TranscriptID string
+	// Now is the time of the claim; ExpiresAt when a new record stops replaying.
+	Now, ExpiresAt time.Time
+	// StaleBefore: a run in progress whose last heartbeat is older died.
+	StaleBefore time.Time
+}
 
-// ClaimIdempotency records key as in progress, created at now and expiring at expiresAt,
-// unless a record of key is in the way. A record in the way gives way when it expired (at or
-// before now) or when it is still in progress and was created before abandonedBefore (its
-// request died with its process); a zero abandonedBefore abandons none. It returns true when
-// the caller claimed the key and runs the request; otherwise false and the record in the way.
-// Of concurrent claims of one key exactly one wins.
-func (s *Store) ClaimIdempotency(ctx context.Context, key IdempotencyKey, now, expiresAt, abandonedBefore time.Time) (bool, *IdempotencyRecord, error) {
-	if key.Organization == "" || key.Route == "" || key.KeyHash == "" {
-		return false, nil, errors.New("claiming an idempotency key: the organization, route and key hash must be set")
+const idempotencyColumns = `organization, route, key_hash, state, transcript_id, holder, heartbeat_us, attempts,
+	status_code, content_type, headers, body, request_id, created_us, completed_us, expires_us`
+
+// ClaimIdempotency makes c's run the holder of the record of key, unless another run holds
+// it. A new key, or one whose record expired, starts a new record with c.TranscriptID. A
+// record interrupted, or in progress with a heartbeat older than c.StaleBefore, is resumed: it
+// keeps its transcript id and expiry and counts one more attempt. The claim is one statement,
+// so of concurrent claims of one key, from any number of processes, exactly one wins.
+//
+// It returns the record held by c's run, or nil and the record in the way (in progress and
+// alive, or completed).
+func (s *Store) ClaimIdempotency(ctx context.Context, key IdempotencyKey, c IdempotencyClaim) (held, prior *IdempotencyRecord, err error) {
+	if key.Organization == "" || key.Route == "" || key.KeyHash == "" || c.Holder == "" || c.TranscriptID == "" {
+		return nil, nil, errors.New("claiming an idempotency key: the organization, route, key hash, holder and transcript id must be set")
 	}
-	abandoned := int64(-1 << 63)
-	if !abandonedBefore.IsZero() {
-		abandoned = micros(abandonedBefore)
-	}
-	// A record in the way can vanish (expiry, drop) between the insert and the read: try again.
-	for attempt := 0; attempt < 3; attempt++ {
-		res, err := s.db.ExecContext(ctx, `INSERT INTO idempotency_records (organization, route, key_hash, state, created_us, expires_us)
-VALUES ($1, $2, $3, $4, $5, $6)
+	// A record in the way can vanish (swept once expired) between the claim and the read: try
+	// again.
+	for range 3 {
+		rec := IdempotencyRecord{Key: key, State: IdempotencyInProgress, Holder: c.Holder, HeartbeatAt: c.Now.UTC()}
+		var created, expires int64
+		err := s.db.QueryRowContext(ctx, `INSERT INTO idempotency_records
+	(organization, route, key_hash, state, transcript_id, holder, heartbeat_us, attempts, created_us, expires_us)
+VALUES ($1, $2, $3, '`+string(IdempotencyInProgress)+`', $4, $5, $6, 1, $6, $7)
 ON CONFLICT (organization, route, key_hash) DO UPDATE SET
-	state = excluded.state, status_code = 0, content_type = '', body = NULL, body_ref = '', request_id = '',
-	created_us = excluded.created_us, completed_us = NULL, expires_us = excluded.expires_us
+	state = excluded.state, holder = excluded.holder, heartbeat_us = excluded.heartbeat_us,
+	transcript_id = CASE WHEN idempotency_records.expires_us <= excluded.created_us OR idempotency_records.transcript_id = ''
+		THEN excluded.transcript_id ELSE idempotency_records.transcript_id END,
+	attempts = CASE WHEN idempotency_records.expires_us <= excluded.created_us THEN 1 ELSE idempotency_records.attempts + 1 END,
+	created_us = CASE WHEN idempotency_records.expires_us <= excluded.created_us THEN excluded.created_us ELSE idempotency_records.created_us END,
+	expires_us = CASE WHEN idempotency_records.expires_us <= excluded.created_us THEN excluded.expires_us ELSE idempotency_records.expires_us END,
+	status_code = 0, content_type = '', headers = '', body = NULL, request_id = '', completed_us = NULL
 WHERE idempotency_records.expires_us <= excluded.created_us
-	OR (idempotency_records.state = $4 AND idempotency_records.created_us < $7)`,
-			key.Organization, key.Route, key.KeyHash, string(tcsv1.IdempotencyInProgress), micros(now), micros(expiresAt), abandoned)
-		if err != nil {
-			return false, nil, fmt.Errorf("claiming an idempotency key: %w", err)
+	OR idempotency_records.state = '`+string(IdempotencyInterrupted)+`'
+	OR (idempotency_records.state = '`+string(IdempotencyInProgress)+`' AND idempotency_records.heartbeat_us < $8)
+RETURNING transcript_id, attempts, created_us, expires_us`,
+			key.Organization, key.Route, key.KeyHash, c.TranscriptID, c.Holder, micros(c.Now), micros(c.ExpiresAt), micros(c.StaleBefore)).
+			Scan(&rec.TranscriptID, &rec.Attempts, &created, &expires)
+		if err == nil {
+			rec.CreatedAt, rec.ExpiresAt = fromMicros(created), fromMicros(expires)
+			return &rec, nil, nil
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return false, nil, fmt.Errorf("claiming an idempotency key: %w", err)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, fmt.Errorf("claiming an idempotency key: %w", err)
 		}
-		if n > 0 {
-			return true, nil, nil
-		}
-		rec, err := s.GetIdempotency(ctx, key)
+		prior, err := s.GetIdempotency(ctx, key)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return false, nil, err
+			return nil, nil, err
 		}
-		return false, rec, nil
+		return nil, prior, nil
 	}
-	return false, nil, errors.New("claiming an idempotency key: the record in the way kept changing")
+	return nil, nil, errors.New("claiming an idempotency key: the record in the way kept changing")
 }
 
 // GetIdempotency returns the record of key, expired or not; ErrNotFound when there is none.
 func (s *Store) GetIdempotency(ctx context.Context, key IdempotencyKey) (*IdempotencyRecord, error) {
 	var (
-		rec              IdempotencyRecord
-		state            string
-		created, expires int64
-		completed        sql.NullInt64
+		rec                         IdempotencyRecord
+		state, headers              string
+		heartbeat, created, expires int64
+		completed                   sql.NullInt64
 	)
 	r := &rec.Response
 	err := s.db.QueryRowContext(ctx, `SELECT `+idempotencyColumns+` FROM idempotency_records
 WHERE organization = $1 AND route = $2 AND key_hash = $3`, key.Organization, key.Route, key.KeyHash).
-		Scan(&rec.Key.Organization, &rec.Key.Route, &rec.Key.KeyHash, &state, &r.StatusCode, &r.ContentType, &r.Body, &r.BodyRef,
-			&r.RequestID, &created, &completed, &expires)
+		Scan(&rec.Key.Organization, &rec.Key.Route, &rec.Key.KeyHash, &state, &rec.TranscriptID, &rec.Holder, &heartbeat, &rec.Attempts,
+			&r.StatusCode, &r.ContentType, &headers, &r.Body, &r.RequestID, &created, &completed, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("idempotency record: %w", ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading an idempotency record: %w", err)
 	}
-	rec.State = tcsv1.IdempotencyState(state)
-	rec.CreatedAt, rec.ExpiresAt, rec.CompletedAt = fromMicros(created), fromMicros(expires), timePtr(completed)
+	if headers != "" {
+		if err := json.Unmarshal([]byte(headers), &r.Headers); err != nil {
+			return nil, fmt.Errorf("reading the headers of an idempotency record: %w", err)
+		}
+	}
+	rec.State = IdempotencyState(state)
+	rec.HeartbeatAt, rec.CreatedAt, rec.ExpiresAt, rec.CompletedAt = fromMicros(heartbeat), fromMicros(created), fromMicros(expires), timePtr(completed)
 	return &rec, nil
 }
 
-// CompleteIdempotency records resp as the response of the claim of key made at claimedAt (the
-// now of its ClaimIdempotency). ErrNotFound when that claim is no longer in progress: it was
-// dropped, completed, or taken over as abandoned.
-func (s *Store) CompleteIdempotency(ctx context.Context, key IdempotencyKey, claimedAt time.Time, resp IdempotencyResponse, at time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE idempotency_records SET
-	state = $1, status_code = $2, content_type = $3, body = $4, body_ref = $5, request_id = $6, completed_us = $7
-WHERE organization = $8 AND route = $9 AND key_hash = $10 AND state = $11 AND created_us = $12`,
-		string(tcsv1.IdempotencyCompleted), resp.StatusCode, resp.ContentType, resp.Body, resp.BodyRef, resp.RequestID, micros(at),
-		key.Organization, key.Route, key.KeyHash, string(tcsv1.IdempotencyInProgress), micros(claimedAt))
+// heldUpdate applies set (an SQL SET list whose parameters start at $5) to the record of key
+// while holder's run holds it in progress; ErrNotHeld otherwise.
+func (s *Store) heldUpdate(ctx context.Context, what string, key IdempotencyKey, holder, set string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE idempotency_records SET `+set+`
+WHERE organization = $1 AND route = $2 AND key_hash = $3 AND holder = $4 AND state = '`+string(IdempotencyInProgress)+`'`,
+		append([]any{key.Organization, key.Route, key.KeyHash, holder}, args...)...)
 	if err != nil {
-		return fmt.Errorf("completing an idempotency record: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return fmt.Errorf("completing an idempotency record: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if n == 0 {
-		return fmt.Errorf("completing an idempotency record: no claim in progress: %w", ErrNotFound)
+		return fmt.Errorf("%s: %w", what, ErrNotHeld)
 	}
 	return nil
 }
 
-// DropIdempotency removes the claim of key made at claimedAt, so that a retry with the key runs
-// again (the response is not one to replay, or the handler failed). It is a no-op when that
-// claim is gone or was taken over.
-func (s *Store) DropIdempotency(ctx context.Context, key IdempotencyKey, claimedAt time.Time) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_records
-WHERE organization = $1 AND route = $2 AND key_hash = $3 AND created_us = $4`,
-		key.Organization, key.Route, key.KeyHash, micros(claimedAt))
-	if err != nil {
-		return fmt.Errorf("dropping an idempotency record: %w", err)
-	}
-	return nil
+// HeartbeatIdempotency renews the heartbeat of the record of key held by holder's run.
+func (s *Store) HeartbeatIdempotency(ctx context.Context, key IdempotencyKey, holder string, at time.Time) error {
+	return s.heldUpdate(ctx, "renewing the heartbeat of an idempotency record", key, holder, `heartbeat_us = $5`, micros(at))
 }
 
-// DeleteExpiredIdempotency removes at most limit records that expired at or before now and
-// returns them, so that the caller deletes the bodies they keep in the object store.
-func (s *Store) DeleteExpiredIdempotency(ctx context.Context, now time.Time, limit int) ([]IdempotencyRecord, error) {
+// CompleteIdempotency records resp as the response of the request of key, replayed from now
+// on, provided holder's run still holds the record.
+func (s *Store) CompleteIdempotency(ctx context.Context, key IdempotencyKey, holder string, resp IdempotencyResponse, at time.Time) error {
+	headers := ""
+	if len(resp.Headers) > 0 {
+		b, err := json.Marshal(resp.Headers)
+		if err != nil {
+			return fmt.Errorf("completing an idempotency record: %w", err)
+		}
+		headers = string(b)
+	}
+	body := resp.Body
+	if body == nil {
+		body = []byte{}
+	}
+	return s.heldUpdate(ctx, "completing an idempotency record", key, holder,
+		`state = '`+string(IdempotencyCompleted)+`', holder = '', status_code = $5, content_type = $6, headers = $7, body = $8, request_id = $9, completed_us = $10`,
+		resp.StatusCode, resp.ContentType, headers, body, resp.RequestID, micros(at))
+}
+
+// InterruptIdempotency marks the request of key as ended without a response to replay,
+// provided holder's run still holds it: the next request with the key resumes it.
+func (s *Store) InterruptIdempotency(ctx context.Context, key IdempotencyKey, holder string) error {
+	return s.heldUpdate(ctx, "interrupting an idempotency record", key, holder,
+		`state = '`+string(IdempotencyInterrupted)+`', holder = ''`)
+}
+
+// DeleteExpiredIdempotency removes at most limit records (with the responses they keep) that
+// expired at or before now, oldest first, and returns how many it removed.
+func (s *Store) DeleteExpiredIdempotency(ctx context.Context, now time.Time, limit int) (int, error) {
 	if limit <= 0 {
-		return nil, fmt.Errorf("deleting expired idempotency records: limit %d is not positive", limit)
+		return 0, fmt.Errorf("deleting expired idempotency records: limit %d is not positive", limit)
 	}
-	rows, err := s.db.QueryContext(ctx, `DELETE FROM idempotency_records
+	res, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_records
 WHERE (organization, route, key_hash) IN (
 	SELECT organization, route, key_hash FROM idempotency_records WHERE expires_us <= $1 ORDER BY expires_us LIMIT $2)
-	AND expires_us <= $1
-RETURNING organization, route, key_hash, state, body_ref, created_us, expires_us`, micros(now), limit)
+	AND expires_us <= $1`, micros(now), limit)
 	if err != nil {
-		return nil, fmt.Errorf("deleting expired idempotency records: %w", err)
+		return 0, fmt.Errorf("deleting expired idempotency records: %w", err)
 	}
-	defer rows.Close()
-	var out []IdempotencyRecord
-	for rows.Next() {
-		var (
-			rec              IdempotencyRecord
-			state            string
-			created, expires int64
-		)
-		if err := rows.Scan(&rec.Key.Organization, &rec.Key.Route, &rec.Key.KeyHash, &state, &rec.Response.BodyRef, &created, &expires); err != nil {
-			return nil, fmt.Errorf("deleting expired idempotency records: %w", err)
-		}
-		rec.State, rec.CreatedAt, rec.ExpiresAt = tcsv1.IdempotencyState(state), fromMicros(created), fromMicros(expires)
-		out = append(out, rec)
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("deleting expired idempotency records: %w", err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("deleting expired idempotency records: %w", err)
-	}
-	return out, nil
+	return int(n), nil
 }

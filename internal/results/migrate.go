@@ -152,6 +152,29 @@ UPDATE webhook_deliveries SET ended_us = created_us;
 CREATE INDEX webhook_deliveries_ended ON webhook_deliveries (ended_us, id);
 `,
 	},
+	{
+		// The API keeps its idempotency records here rather than as resources in the cluster:
+		// the run holding a record, its heartbeat and the transcript it makes, and the whole
+		// response (its body too, so no object-store body outlives or precedes its record).
+		version: 5,
+		name:    "idempotency_runs",
+		sqlite: `
+ALTER TABLE idempotency_records ADD COLUMN transcript_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE idempotency_records ADD COLUMN holder TEXT NOT NULL DEFAULT '';
+ALTER TABLE idempotency_records ADD COLUMN heartbeat_us INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE idempotency_records ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE idempotency_records ADD COLUMN headers TEXT NOT NULL DEFAULT '';
+ALTER TABLE idempotency_records DROP COLUMN body_ref;
+`,
+		postgres: `
+ALTER TABLE idempotency_records ADD COLUMN transcript_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE idempotency_records ADD COLUMN holder TEXT NOT NULL DEFAULT '';
+ALTER TABLE idempotency_records ADD COLUMN heartbeat_us BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE idempotency_records ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE idempotency_records ADD COLUMN headers TEXT NOT NULL DEFAULT '';
+ALTER TABLE idempotency_records DROP COLUMN body_ref;
+`,
+	},
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock that serializes migrations of

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -748,112 +749,134 @@ func TestIdempotencyRecords(t *testing.T) {
 		key := IdempotencyKey{Organization: "org_a", Route: "POST /api/v1/transcripts", KeyHash: "ab12"}
 		t0 := base
 		exp := t0.Add(24 * time.Hour)
-		if ok, prior, err := s.ClaimIdempotency(ctx, key, t0, exp, time.Time{}); err != nil || !ok || prior != nil {
-			t.Fatalf("first claim = %t, %v, %v", ok, prior, err)
+		claim := func(holder, tr string, now time.Time) IdempotencyClaim {
+			return IdempotencyClaim{Holder: holder, TranscriptID: tr, Now: now, ExpiresAt: now.Add(24 * time.Hour), StaleBefore: now.Add(-12 * time.Second)}
 		}
-		// A second request with the key finds the first in progress.
-		ok, prior, err := s.ClaimIdempotency(ctx, key, t0.Add(time.Second), exp, t0.Add(-3*time.Minute))
-		if err != nil || ok || prior == nil || prior.State != tcsv1.IdempotencyInProgress || !prior.CreatedAt.Equal(t0) {
-			t.Fatalf("second claim = %t, %+v, %v", ok, prior, err)
+		held, prior, err := s.ClaimIdempotency(ctx, key, claim("run1", "tr_1", t0))
+		if err != nil || prior != nil || held == nil || held.TranscriptID != "tr_1" || held.Resumed() || !held.ExpiresAt.Equal(exp) {
+			t.Fatalf("first claim = %+v, %+v, %v", held, prior, err)
 		}
-		// Only the claim's own request completes it.
-		resp := IdempotencyResponse{StatusCode: 201, ContentType: "application/json", Body: []byte(`{"id":"tr_1"}`), RequestID: "req_1"}
-		if err := s.CompleteIdempotency(ctx, key, t0.Add(time.Second), resp, t0.Add(2*time.Second)); !errors.Is(err, ErrNotFound) {
-			t.Fatalf("Complete of another claim = %v, want ErrNotFound", err)
-		}
-		if err := s.CompleteIdempotency(ctx, key, t0, resp, t0.Add(2*time.Second)); err != nil {
+		// A second request with the key finds the first in progress while its heartbeat lives.
+		if err := s.HeartbeatIdempotency(ctx, key, "run1", t0.Add(10*time.Second)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CompleteIdempotency(ctx, key, t0, resp, t0.Add(2*time.Second)); !errors.Is(err, ErrNotFound) {
-			t.Fatalf("second Complete = %v, want ErrNotFound", err)
+		held, prior, err = s.ClaimIdempotency(ctx, key, claim("run2", "tr_2", t0.Add(20*time.Second)))
+		if err != nil || held != nil || prior == nil || prior.State != IdempotencyInProgress || prior.Holder != "run1" || prior.TranscriptID != "tr_1" {
+			t.Fatalf("claim of a live key = %+v, %+v, %v", held, prior, err)
 		}
-		ok, prior, err = s.ClaimIdempotency(ctx, key, t0.Add(time.Hour), exp, t0.Add(time.Hour-3*time.Minute))
-		if err != nil || ok || prior.State != tcsv1.IdempotencyCompleted || !reflect.DeepEqual(prior.Response, resp) ||
-			prior.CompletedAt == nil || !prior.CompletedAt.Equal(t0.Add(2*time.Second)) || !prior.ExpiresAt.Equal(exp) {
-			t.Fatalf("claim of a completed key = %t, %+v, %v", ok, prior, err)
+		// Once the heartbeat stopped (the process died), a retry resumes it with its transcript id.
+		held, _, err = s.ClaimIdempotency(ctx, key, claim("run2", "tr_2", t0.Add(23*time.Second)))
+		if err != nil || held == nil || held.TranscriptID != "tr_1" || !held.Resumed() || held.Attempts != 2 || !held.ExpiresAt.Equal(exp) || !held.CreatedAt.Equal(t0) {
+			t.Fatalf("claim of a dead key = %+v, %v", held, err)
 		}
-		// Once expired, the key runs again: the claim replaces the record and clears the response.
-		if ok, _, err := s.ClaimIdempotency(ctx, key, exp, exp.Add(24*time.Hour), time.Time{}); err != nil || !ok {
-			t.Fatalf("claim after expiry = %t, %v", ok, err)
+		// The dead run can no longer touch the record.
+		resp := IdempotencyResponse{StatusCode: 201, ContentType: "application/json", Body: []byte(`{"id":"tr_1"}`), RequestID: "req_1",
+			Headers: map[string]string{"Cache-Control": "no-store"}}
+		for name, err := range map[string]error{
+			"heartbeat": s.HeartbeatIdempotency(ctx, key, "run1", t0.Add(24*time.Second)),
+			"complete":  s.CompleteIdempotency(ctx, key, "run1", resp, t0.Add(24*time.Second)),
+			"interrupt": s.InterruptIdempotency(ctx, key, "run1"),
+		} {
+			if !errors.Is(err, ErrNotHeld) {
+				t.Errorf("%s by a run that lost the record = %v, want ErrNotHeld", name, err)
+			}
+		}
+		// An interrupted run (a 504, a 500) is resumed at once by the next request.
+		if err := s.InterruptIdempotency(ctx, key, "run2"); err != nil {
+			t.Fatal(err)
+		}
+		held, _, err = s.ClaimIdempotency(ctx, key, claim("run3", "tr_3", t0.Add(25*time.Second)))
+		if err != nil || held == nil || held.TranscriptID != "tr_1" || held.Attempts != 3 {
+			t.Fatalf("claim of an interrupted key = %+v, %v", held, err)
+		}
+		if err := s.CompleteIdempotency(ctx, key, "run3", resp, t0.Add(30*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CompleteIdempotency(ctx, key, "run3", resp, t0.Add(30*time.Second)); !errors.Is(err, ErrNotHeld) {
+			t.Fatalf("second Complete = %v, want ErrNotHeld", err)
+		}
+		// A completed record is in the way of every claim, whatever its heartbeat, until it expires.
+		held, prior, err = s.ClaimIdempotency(ctx, key, claim("run4", "tr_4", t0.Add(time.Hour)))
+		if err != nil || held != nil || prior.State != IdempotencyCompleted || !reflect.DeepEqual(prior.Response, resp) || prior.Holder != "" ||
+			prior.CompletedAt == nil || !prior.CompletedAt.Equal(t0.Add(30*time.Second)) || !prior.ExpiresAt.Equal(exp) {
+			t.Fatalf("claim of a completed key = %+v, %+v, %v", held, prior, err)
+		}
+		// Once expired, the key runs anew: a new transcript id, and the response is cleared.
+		held, _, err = s.ClaimIdempotency(ctx, key, claim("run5", "tr_5", exp))
+		if err != nil || held == nil || held.TranscriptID != "tr_5" || held.Resumed() || !held.ExpiresAt.Equal(exp.Add(24*time.Hour)) {
+			t.Fatalf("claim after expiry = %+v, %v", held, err)
 		}
 		rec, err := s.GetIdempotency(ctx, key)
-		if err != nil || rec.State != tcsv1.IdempotencyInProgress || rec.Response.StatusCode != 0 || rec.Response.Body != nil || rec.CompletedAt != nil {
-			t.Fatalf("record after a re-claim = %+v, %v", rec, err)
-		}
-		// An abandoned claim (its process died) gives way; a recent one does not.
-		if ok, _, _ := s.ClaimIdempotency(ctx, key, exp.Add(time.Minute), exp.Add(25*time.Hour), exp.Add(-time.Second)); ok {
-			t.Fatal("a claim took over a recent one")
-		}
-		if ok, _, err := s.ClaimIdempotency(ctx, key, exp.Add(5*time.Minute), exp.Add(25*time.Hour), exp.Add(time.Second)); err != nil || !ok {
-			t.Fatalf("takeover of an abandoned claim = %t, %v", ok, err)
-		}
-		// The abandoned request can no longer complete or drop the new claim.
-		if err := s.CompleteIdempotency(ctx, key, exp, resp, exp); !errors.Is(err, ErrNotFound) {
-			t.Fatalf("Complete of a taken-over claim = %v", err)
-		}
-		if err := s.DropIdempotency(ctx, key, exp); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.GetIdempotency(ctx, key); err != nil {
-			t.Fatalf("a stale drop removed the new claim: %v", err)
-		}
-		if err := s.DropIdempotency(ctx, key, exp.Add(5*time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.GetIdempotency(ctx, key); !errors.Is(err, ErrNotFound) {
-			t.Fatalf("Get after Drop = %v, want ErrNotFound", err)
+		if err != nil || rec.State != IdempotencyInProgress || rec.Holder != "run5" || rec.Response.StatusCode != 0 || len(rec.Response.Body) != 0 ||
+			rec.Response.Headers != nil || rec.CompletedAt != nil || !rec.CreatedAt.Equal(exp) {
+			t.Fatalf("record after a new claim = %+v, %v", rec, err)
 		}
 
 		// Of concurrent claims of one key exactly one wins.
 		race := IdempotencyKey{Organization: "org_a", Route: "POST /api/v1/transcripts", KeyHash: "race"}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		wins := 0
+		var winners []string
 		for i := range 16 {
 			wg.Go(func() {
-				ok, _, err := s.ClaimIdempotency(ctx, race, t0.Add(time.Duration(i)*time.Millisecond), exp, time.Time{})
-				if err != nil {
-					t.Error(err)
+				holder := fmt.Sprint("racer", i)
+				held, prior, err := s.ClaimIdempotency(ctx, race, claim(holder, "tr_"+holder, t0.Add(time.Duration(i)*time.Millisecond)))
+				if err != nil || (held == nil) == (prior == nil) {
+					t.Errorf("claim = %+v, %+v, %v", held, prior, err)
 				}
-				if ok {
+				if held != nil {
 					mu.Lock()
-					wins++
+					winners = append(winners, held.TranscriptID)
 					mu.Unlock()
 				}
 			})
 		}
 		wg.Wait()
-		if wins != 1 {
-			t.Fatalf("%d of 16 concurrent claims won, want 1", wins)
+		if len(winners) != 1 {
+			t.Fatalf("%d of 16 concurrent claims won, want 1", len(winners))
 		}
+		if rec, err := s.GetIdempotency(ctx, race); err != nil || rec.TranscriptID != winners[0] || rec.Attempts != 1 {
+			t.Fatalf("the raced record = %+v, %v; want the winner's %s", rec, err, winners[0])
+		}
+	})
+}
 
-		// Garbage collection removes the expired records only and returns their body refs.
-		for i, e := range []time.Duration{time.Hour, 2 * time.Hour, 3 * time.Hour} {
+func TestDeleteExpiredIdempotency(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, s *Store, _ string) {
+		ctx := context.Background()
+		t0 := base
+		for i, e := range []time.Duration{time.Hour, 2 * time.Hour, 3 * time.Hour, 4 * time.Hour} {
 			k := IdempotencyKey{Organization: "org_b", Route: "POST /api/v1/transcripts", KeyHash: fmt.Sprint("gc", i)}
-			if ok, _, err := s.ClaimIdempotency(ctx, k, t0, t0.Add(e), time.Time{}); err != nil || !ok {
-				t.Fatal(ok, err)
+			held, _, err := s.ClaimIdempotency(ctx, k, IdempotencyClaim{Holder: "h", TranscriptID: fmt.Sprint("tr_", i), Now: t0, ExpiresAt: t0.Add(e)})
+			if err != nil || held == nil {
+				t.Fatal(held, err)
 			}
-			if err := s.CompleteIdempotency(ctx, k, t0, IdempotencyResponse{StatusCode: 200, BodyRef: fmt.Sprint("idempotency/gc", i)}, t0); err != nil {
-				t.Fatal(err)
+			if i%2 == 0 {
+				if err := s.CompleteIdempotency(ctx, k, "h", IdempotencyResponse{StatusCode: 200, Body: bytes.Repeat([]byte("b"), 10<<10)}, t0); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-		gone, err := s.DeleteExpiredIdempotency(ctx, t0.Add(2*time.Hour), 100)
-		if err != nil {
-			t.Fatal(err)
+		for _, tc := range []struct {
+			now        time.Duration
+			limit      int
+			gone, left int
+		}{
+			{now: 30 * time.Minute, limit: 100, gone: 0, left: 4},
+			{now: 3 * time.Hour, limit: 2, gone: 2, left: 2}, // bounded: the oldest two of three
+			{now: 3 * time.Hour, limit: 2, gone: 1, left: 1},
+			{now: 100 * time.Hour, limit: 1, gone: 1, left: 0},
+		} {
+			n, err := s.DeleteExpiredIdempotency(ctx, t0.Add(tc.now), tc.limit)
+			if err != nil || n != tc.gone {
+				t.Fatalf("DeleteExpiredIdempotency(+%s, %d) = %d, %v; want %d", tc.now, tc.limit, n, err, tc.gone)
+			}
+			if left := countRows(t, s, "idempotency_records", "organization = $1", "org_b"); left != tc.left {
+				t.Fatalf("after +%s: %d records left, want %d", tc.now, left, tc.left)
+			}
 		}
-		var refs []string
-		for _, r := range gone {
-			refs = append(refs, r.Response.BodyRef)
-		}
-		sort.Strings(refs)
-		if !slices.Equal(refs, []string{"idempotency/gc0", "idempotency/gc1"}) {
-			t.Fatalf("DeleteExpiredIdempotency returned %v", refs)
-		}
-		if n := countRows(t, s, "idempotency_records", "organization = $1", "org_b"); n != 1 {
-			t.Fatalf("%d records of org_b left, want 1", n)
-		}
-		if gone, err := s.DeleteExpiredIdempotency(ctx, t0.Add(100*time.Hour), 1); err != nil || len(gone) != 1 {
-			t.Fatalf("DeleteExpiredIdempotency with limit 1 = %v, %v", gone, err)
+		if _, err := s.DeleteExpiredIdempotency(ctx, t0, 0); err == nil {
+			t.Fatal("a limit of 0 was accepted")
 		}
 	})
 }

@@ -186,7 +186,7 @@ func checkDefault(t *testing.T, objs objects) (*appsv1.Deployment, *corev1.Conta
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(crds) != len(bases) || len(crds) != 5 {
+	if len(crds) != len(bases) || len(crds) != 4 {
 		t.Errorf("CRDs %v, want the %d of config/crd/bases", crds, len(bases))
 	}
 
@@ -449,7 +449,7 @@ func checkAccess(t *testing.T, cs kubernetes.Interface, user, ns string) {
 	var cases []access
 	for _, r := range []struct{ group, resource string }{
 		{"", "secrets"}, {"tcs.dev", "transcripts"}, {"tcs.dev", "organizations"}, {"tcs.dev", "webhookdeliveries"},
-		{"tcs.dev", "idempotencyrecords"}, {"coordination.k8s.io", "leases"},
+		{"coordination.k8s.io", "leases"},
 	} {
 		for _, verb := range []string{"get", "list", "watch", "create", "update"} {
 			cases = append(cases,
