@@ -71,7 +71,7 @@ func runManagerWith(t *testing.T, ns string, store *blob.Store, outbound *http.C
 		Processor:   pipeline.New(engine, store),
 		Store:       store,
 		Sources:     &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: "http://127.0.0.1:9", Client: outbound}, Client: outbound},
-		PasteGrace:  50 * time.Millisecond,
+		AdoptAfter:  50 * time.Millisecond,
 		MaxAttempts: 2,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {

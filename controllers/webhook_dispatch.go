@@ -19,6 +19,7 @@ import (
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/metrics"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
 // IndexWebhookEndpointOrganization is the field index of WebhookEndpoints by organization.
@@ -239,10 +240,11 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		return nil
 	}
 	now := metav1.NewTime(r.now())
+	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	d.Status.State, d.Status.CompletedAt = tcsv1.DeliverySkipped, &now
 	// The delivery controller skips a delivery for a paused endpoint too, so a failure here
 	// loses nothing.
-	if err := r.Client.Status().Update(ctx, d); err != nil {
+	if err := patch.Patch(ctx, r.Client, d, statuspatch.Locked); err != nil {
 		if apierrors.IsConflict(err) {
 			return nil
 		}

@@ -25,6 +25,7 @@ import (
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/sources"
+	"tcs.dev/tcs/internal/statuspatch"
 	"tcs.dev/tcs/internal/webhook"
 )
 
@@ -439,12 +440,14 @@ func (m *Manager) Replay(ctx context.Context, d *tcsv1.WebhookDelivery, now time
 		if err := m.Client.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
 			return err
 		}
+		patch := statuspatch.New(d, statuspatch.OwnerEndpoints)
 		t := metav1.NewTime(now)
 		d.Status.State = tcsv1.DeliveryPending
 		d.Status.NextAttemptAt = &t
 		d.Status.Replays++
 		d.Status.ReplayedAt = &t
-		return m.Client.Status().Update(ctx, d)
+		// Locked: the count of replays goes up by one from the count read.
+		return patch.Patch(ctx, m.Client, d, statuspatch.Locked)
 	})
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("delivery %s does not exist in namespace %s: %w", d.Spec.ID, m.Namespace, ErrNotFound)
