@@ -74,7 +74,7 @@ func phaseWriter(t *testing.T, tr *tcsv1.Transcript) string {
 		var fields struct {
 			Status map[string]json.RawMessage `json:"f:status"`
 		}
-		if err := json.Unmarshal(m.FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(m.FieldsV1.GetRawBytes(), &fields); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok := fields.Status["f:phase"]; ok {
