@@ -207,8 +207,8 @@ func failure(err error, passCtx context.Context, timeout time.Duration) (typ, ms
 	return "", "", "", false
 }
 
-// write applies mutate to the latest t and patches its status with the change, unless the pass jobID is no
-// longer in state from, retrying on conflicts.
+// write applies mutate to the latest t and patches its status with the change, unless the
+// pass jobID is no longer in state from, retrying on conflicts.
 func (r *AIPassReconciler) write(ctx context.Context, t *tcsv1.Transcript, jobID string, from tcsv1.AIPassStatus, mutate func(*tcsv1.Transcript)) (ctrl.Result, error) {
 	reader := r.APIReader
 	if reader == nil {

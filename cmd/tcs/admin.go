@@ -182,7 +182,7 @@ func newAdminCommand() *cobra.Command {
 				}
 				patch := statuspatch.New(t, statuspatch.OwnerAdmin)
 				t.Status.DeletedAt = nil
-				// Locked: a transcript purged or deleted again meanwhile is not restored.
+				// Locked: it decides on the deletedAt it read.
 				return patch.Patch(ctx, c, t, statuspatch.Locked)
 			})
 			if apierrors.IsNotFound(err) {

@@ -33,6 +33,7 @@ func TestMetricsEndpointAnswersOnlyAuthorizedTokens(t *testing.T) {
 	addr := freeAddr(t)
 	cmd := newServeCommand("manager", "controllers only", false, true)
 	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--namespace", ns, "--store", t.TempDir(),
+		"--results-dsn", "sqlite://" + filepath.Join(t.TempDir(), "results.db"),
 		"--metrics-bind-address", addr, "--health-probe-bind-address", "0", "--public-url", "http://127.0.0.1:9"})
 	cmd.SilenceUsage = true
 	runCtx, cancel := context.WithCancel(context.Background())

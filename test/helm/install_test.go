@@ -209,6 +209,7 @@ func notReadyWithoutAccess(t *testing.T, c *cluster, bin string) {
 	kubeconfig, _ := c.impersonatingKubeconfig(t, user)
 	ports := freePorts(t, 3)
 	args := []string{"run", "--namespace=" + ns, "--store=" + t.TempDir(),
+		"--results-dsn=sqlite://" + filepath.Join(t.TempDir(), "results.db"),
 		fmt.Sprintf("--listen=127.0.0.1:%d", ports[0]),
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", ports[1]),
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", ports[2])}
