@@ -24,6 +24,7 @@ import (
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
 // newTranscript returns the resource of a new transcript of org.
@@ -43,17 +44,20 @@ func (s *Server) newTranscript(org, id string, src tcsv1.TranscriptSource, opts 
 	}
 }
 
-// updateStatus applies mutate to the latest t and writes its status, retrying on conflicts;
-// mutate returns false to leave the status as it is.
+// updateStatus applies mutate to the latest t and patches its status with the change,
+// retrying on conflicts; mutate returns false to leave the status as it is. The patch is
+// locked, as mutate decides on what it read (a transcript deleted once answers 404 the second
+// time).
 func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
 			return err
 		}
+		patch := statuspatch.New(t, statuspatch.OwnerAPI)
 		if !mutate(t) {
 			return nil
 		}
-		return s.client.Status().Update(ctx, t)
+		return patch.Patch(ctx, s.client, t, statuspatch.Locked)
 	})
 }
 
@@ -99,7 +103,7 @@ func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Trans
 	}
 	err := s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
 		if t.Status.Phase != "" {
-			return false // the reconciler queued it first
+			return false // the reconciler took it over, the API request having been too slow
 		}
 		s.queue(t, jobType, requestRecord(ctx))
 		return true

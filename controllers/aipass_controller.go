@@ -23,6 +23,7 @@ import (
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
 // DefaultAIPassTimeout bounds one AI validation pass.
@@ -206,8 +207,8 @@ func failure(err error, passCtx context.Context, timeout time.Duration) (typ, ms
 	return "", "", "", false
 }
 
-// write applies mutate to the latest t and writes its status, unless the pass jobID is no
-// longer in state from, retrying on conflicts.
+// write applies mutate to the latest t and patches its status with the change, unless the
+// pass jobID is no longer in state from, retrying on conflicts.
 func (r *AIPassReconciler) write(ctx context.Context, t *tcsv1.Transcript, jobID string, from tcsv1.AIPassStatus, mutate func(*tcsv1.Transcript)) (ctrl.Result, error) {
 	reader := r.APIReader
 	if reader == nil {
@@ -226,8 +227,10 @@ func (r *AIPassReconciler) write(ctx context.Context, t *tcsv1.Transcript, jobID
 			return nil
 		}
 		before := t.Status.DeepCopy()
+		patch := statuspatch.New(t, statuspatch.OwnerAIPass)
 		mutate(t)
-		if err := r.Client.Status().Update(ctx, t); err != nil {
+		// Locked: whether to write depends on the state read above.
+		if err := patch.Patch(ctx, r.Client, t, statuspatch.Locked); err != nil {
 			return err
 		}
 		r.announce(before, t)

@@ -35,7 +35,7 @@ func runAIPass(t *testing.T, ns string, store *blob.Store, ai AIPassReconciler) 
 		t.Fatal(err)
 	}
 	processor := pipeline.New(engine, store)
-	tr := &TranscriptReconciler{Client: mgr.GetClient(), Processor: processor, Store: store, PasteGrace: 50 * time.Millisecond, MaxAttempts: 2}
+	tr := &TranscriptReconciler{Client: mgr.GetClient(), Processor: processor, Store: store, AdoptAfter: 50 * time.Millisecond, MaxAttempts: 2}
 	if err := tr.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}

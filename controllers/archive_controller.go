@@ -19,6 +19,7 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
 // DefaultArchiveAfter is how long a finished transcript stays in the cluster by default.
@@ -153,9 +154,11 @@ func (r *ArchiveReconciler) restoreStatus(ctx context.Context, t *tcsv1.Transcri
 	if err != nil {
 		return fmt.Errorf("restoring the status of unarchived %s: %w", t.Spec.ID, err)
 	}
+	patch := statuspatch.New(t, statuspatch.OwnerArchive)
 	t.Status = rec.Transcript.Status
 	t.Status.DeletedAt = nil
-	if err := r.Client.Status().Update(ctx, t); err != nil && !apierrors.IsConflict(err) {
+	// Locked: only a transcript still without a status gets the record's.
+	if err := patch.Patch(ctx, r.Client, t, statuspatch.Locked); err != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("restoring the status of unarchived %s: %w", t.Spec.ID, err)
 	}
 	return nil

@@ -48,7 +48,7 @@ func runObserved(t *testing.T, ns string, store *blob.Store, provider aipass.Pro
 	tr := &TranscriptReconciler{
 		Client: mgr.GetClient(), Processor: processor, Store: store,
 		Sources:    &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: "http://127.0.0.1:9", Client: outbound}, Client: outbound},
-		PasteGrace: 50 * time.Millisecond, MaxAttempts: 2,
+		AdoptAfter: 50 * time.Millisecond, MaxAttempts: 2,
 		Recorder: mgr.GetEventRecorder(recorder.Transcript), Metrics: m,
 	}
 	if err := tr.SetupWithManager(mgr); err != nil {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
 // OrganizationReconciler keeps an Organization's Ready condition true to whether it can use
@@ -35,6 +36,7 @@ func (r *OrganizationReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, fmt.Errorf("listing the API keys of %s: %w", org.Spec.ID, err)
 	}
 	before := org.Status.DeepCopy()
+	patch := statuspatch.New(org, statuspatch.OwnerOrganization)
 	cond := metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "HasAPIKeys",
 		Message: fmt.Sprintf("%d API key(s).", len(keys.Items)), ObservedGeneration: org.Generation}
 	if len(keys.Items) == 0 {
@@ -45,7 +47,7 @@ func (r *OrganizationReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if equality.Semantic.DeepEqual(before, &org.Status) {
 		return ctrl.Result{}, nil
 	}
-	if err := r.Client.Status().Update(ctx, org); err != nil {
+	if err := patch.Patch(ctx, r.Client, org); err != nil {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}

@@ -25,11 +25,14 @@ import (
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/sources"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
-// DefaultPasteGrace is how long the reconciler leaves a new paste transcript to the API server,
-// which corrects it inline, before finishing it itself.
-const DefaultPasteGrace = 5 * time.Second
+// DefaultAdoptAfter is how long the reconciler leaves a new transcript without a phase to the
+// API server, which writes its first status transition (a paste: completed; a youtube or url
+// source: pending with its fetch queued), before it takes the transcript over: one made by
+// hand, or one whose API request died before that write.
+const DefaultAdoptAfter = 5 * time.Second
 
 // DefaultMaxAttempts is how often a job may end in a transient error before the transcript fails.
 const DefaultMaxAttempts = 5
@@ -58,8 +61,8 @@ type TranscriptReconciler struct {
 	Store *blob.Store
 	// Sources fetches youtube and url inputs.
 	Sources Sources
-	// PasteGrace is DefaultPasteGrace when zero.
-	PasteGrace time.Duration
+	// AdoptAfter is DefaultAdoptAfter when zero.
+	AdoptAfter time.Duration
 	// MaxAttempts is DefaultMaxAttempts when zero.
 	MaxAttempts int
 	// Now returns the current time; nil means time.Now.
@@ -92,7 +95,7 @@ const DefaultWorkers = 8
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch,namespace=tcs-system
 
-// Reconcile brings one Transcript a step further; each step ends in one status update.
+// Reconcile brings one Transcript a step further; each step ends in one status patch.
 func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	t := &tcsv1.Transcript{}
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
@@ -110,10 +113,11 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// Recreated from its archived record: the archiver restores its status first.
 		return ctrl.Result{}, nil
 	}
+	patch := statuspatch.New(t, statuspatch.OwnerTranscript)
 	if t.Status.DeletedAt != nil {
 		// A soft delete ends what was in flight, in one status write, before the purge waits.
 		if t.EndOnSoftDelete(metav1.NewTime(r.now())) {
-			if err := r.Client.Status().Update(ctx, t); err != nil {
+			if err := patch.Patch(ctx, r.Client, t); err != nil {
 				if apierrors.IsConflict(err) {
 					return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 				}
@@ -128,15 +132,16 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 
 	switch t.Status.Phase {
 	case "":
-		switch t.Spec.Source.Type {
-		case tcsv1.SourceUpload:
-			// An upload grant becomes a transcript when the client confirms it; an expired,
-			// unconfirmed grant is removed.
+		if t.Spec.Source.Type == tcsv1.SourceUpload {
+			// An upload grant becomes a transcript when the client confirms it, which the API
+			// server writes; an expired, unconfirmed grant is removed.
 			return r.expireGrant(ctx, t)
-		case tcsv1.SourcePaste:
-			if age := r.now().Sub(t.CreationTimestamp.Time); age < r.pasteGrace() {
-				return ctrl.Result{RequeueAfter: r.pasteGrace() - age}, nil
-			}
+		}
+		// The API server writes the first transition of the transcripts it creates, and its
+		// answer shows it; only one it left without is taken over here, so that the
+		// transition has one writer.
+		if age := r.now().Sub(t.CreationTimestamp.Time); age < r.adoptAfter() {
+			return ctrl.Result{RequeueAfter: r.adoptAfter() - age}, nil
 		}
 		t.Status.Phase = tcsv1.PhasePending
 		t.Status.AIPassStatus = tcsv1.AIPassIdle
@@ -170,7 +175,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if equality.Semantic.DeepEqual(before, &t.Status) {
 		return result, nil
 	}
-	if err := r.Client.Status().Update(ctx, t); err != nil {
+	if err := patch.Patch(ctx, r.Client, t); err != nil {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
@@ -425,11 +430,11 @@ func (r *TranscriptReconciler) now() time.Time {
 	return time.Now()
 }
 
-func (r *TranscriptReconciler) pasteGrace() time.Duration {
-	if r.PasteGrace > 0 {
-		return r.PasteGrace
+func (r *TranscriptReconciler) adoptAfter() time.Duration {
+	if r.AdoptAfter > 0 {
+		return r.AdoptAfter
 	}
-	return DefaultPasteGrace
+	return DefaultAdoptAfter
 }
 
 // SetupWithManager registers the reconciler with mgr.

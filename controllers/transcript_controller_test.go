@@ -79,7 +79,7 @@ func runManagerWithResults(t *testing.T, ns string, store *blob.Store, outbound 
 		Processor:   pipeline.New(engine, store),
 		Store:       store,
 		Sources:     &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: "http://127.0.0.1:9", Client: outbound}, Client: outbound},
-		PasteGrace:  50 * time.Millisecond,
+		AdoptAfter:  50 * time.Millisecond,
 		MaxAttempts: 2,
 		Results:     rs,
 	}
@@ -332,11 +332,14 @@ func TestReconcilerIngestsAConfirmedUpload(t *testing.T) {
 	if err := store.Put(t.Context(), tr.Spec.Source.InputRef, []byte("we read phillipians 4:13"), "text/plain"); err != nil {
 		t.Fatal(err)
 	}
-	// Confirm as the API server does.
-	got := eventually(t, c, tr, "fetched", func(*tcsv1.Transcript) bool { return true })
-	got.Status.Phase = tcsv1.PhasePending
-	got.AddJob(tcsv1.JobUploadIngest, metav1.Now())
-	if err := c.Status().Update(t.Context(), got); err != nil {
+	// Confirm as the API server does (the reconciler may be adding its finalizer meanwhile).
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got := eventually(t, c, tr, "fetched", func(*tcsv1.Transcript) bool { return true })
+		got.Status.Phase = tcsv1.PhasePending
+		got.AddJob(tcsv1.JobUploadIngest, metav1.Now())
+		return c.Status().Update(t.Context(), got)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	done := eventually(t, c, tr, "completed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseCompleted })

@@ -28,6 +28,7 @@ import (
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/netpolicy"
 	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/statuspatch"
 	"tcs.dev/tcs/internal/webhook"
 )
 
@@ -157,17 +158,18 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 // record's status with the replay. Without a record (purged meanwhile) it is sent as a new
 // delivery.
 func (r *WebhookDeliveryReconciler) restore(ctx context.Context, d *tcsv1.WebhookDelivery, at time.Time) (ctrl.Result, error) {
+	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	rec, err := r.Results.GetDelivery(ctx, d.Spec.ID)
 	if errors.Is(err, results.ErrNotFound) {
 		d.Replay(at)
-		return r.update(ctx, d)
+		return r.update(ctx, patch, d)
 	}
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("restoring the status of unarchived %s: %w", d.Spec.ID, err)
 	}
 	d.Status = rec.Delivery.Status
 	d.Replay(at)
-	return r.update(ctx, d)
+	return r.update(ctx, patch, d)
 }
 
 // collect moves an ended delivery to the results store once ArchiveAfter has passed after it
@@ -254,9 +256,10 @@ func (r *WebhookDeliveryReconciler) archiving() bool {
 // finish moves d to the final state without an attempt.
 func (r *WebhookDeliveryReconciler) finish(ctx context.Context, d *tcsv1.WebhookDelivery, state tcsv1.DeliveryState, now time.Time) (ctrl.Result, error) {
 	t := metav1.NewTime(now)
+	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	d.Status.State, d.Status.CompletedAt, d.Status.NextAttemptAt = state, &t, nil
 	written := d.ResourceVersion
-	res, err := r.update(ctx, d)
+	res, err := r.update(ctx, patch, d)
 	if err == nil && d.ResourceVersion != written {
 		r.announce(ctx, d, nil)
 	}
@@ -325,16 +328,18 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
 		}
 	}
+	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	record(d)
-	err = r.Client.Status().Update(ctx, d)
+	err = patch.Patch(ctx, r.Client, d, statuspatch.Locked)
 	// The request was made: a conflicting write (a replay, say) must not lose its record, or
 	// the delivery would be sent again as if it had not been.
 	for i := 0; i < 5 && apierrors.IsConflict(err); i++ {
 		if err = r.reader().Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
 			break
 		}
+		patch = statuspatch.New(d, statuspatch.OwnerWebhook)
 		record(d)
-		err = r.Client.Status().Update(ctx, d)
+		err = patch.Patch(ctx, r.Client, d, statuspatch.Locked)
 	}
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -405,9 +410,10 @@ func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.Webho
 	return current, previous, nil
 }
 
-// update writes d's status; a conflict requeues.
-func (r *WebhookDeliveryReconciler) update(ctx context.Context, d *tcsv1.WebhookDelivery) (ctrl.Result, error) {
-	if err := r.Client.Status().Update(ctx, d); err != nil {
+// update writes the change of d's status since patch was taken; a conflict requeues. The
+// patch is locked: the state it moves from was read, and a replay may have changed it since.
+func (r *WebhookDeliveryReconciler) update(ctx context.Context, patch *statuspatch.Helper, d *tcsv1.WebhookDelivery) (ctrl.Result, error) {
+	if err := patch.Patch(ctx, r.Client, d, statuspatch.Locked); err != nil {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}

@@ -20,6 +20,7 @@ import (
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
 // IndexWebhookEndpointOrganization is the field index of WebhookEndpoints by organization.
@@ -175,12 +176,13 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 // meanwhile is lost: after a conflict the next reconcile finds the deliveries and marks them
 // again.
 func (r *WebhookDispatchReconciler) markDispatched(ctx context.Context, t *tcsv1.Transcript, dispatched []bool, result ctrl.Result) (ctrl.Result, error) {
+	patch := statuspatch.New(t, statuspatch.OwnerWebhook)
 	for seq, done := range dispatched {
 		if done {
 			t.Status.EmittedEvents[seq].Dispatched, t.Status.EmittedEvents[seq].State = true, nil
 		}
 	}
-	if err := r.Client.Status().Update(ctx, t); err != nil {
+	if err := patch.Patch(ctx, r.Client, t, statuspatch.Locked); err != nil {
 		switch {
 		case apierrors.IsNotFound(err):
 			return ctrl.Result{}, nil
@@ -287,10 +289,11 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		return nil
 	}
 	now := metav1.NewTime(r.now())
+	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	d.Status.State, d.Status.CompletedAt = tcsv1.DeliverySkipped, &now
 	// The delivery controller skips a delivery for a paused endpoint too, so a failure here
 	// loses nothing.
-	if err := r.Client.Status().Update(ctx, d); err != nil {
+	if err := patch.Patch(ctx, r.Client, d, statuspatch.Locked); err != nil {
 		if apierrors.IsConflict(err) {
 			return nil
 		}

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
 // WebhookEndpointReconciler records since when a WebhookEndpoint subscribes to each of its
@@ -39,12 +40,13 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		now = r.Now
 	}
 	before := ep.Status.DeepCopy()
+	patch := statuspatch.New(ep, statuspatch.OwnerWebhook)
 	ep.Status.Subscriptions = Subscriptions(ep, now())
 	ep.Status.ObservedGeneration = ep.Generation
 	if equality.Semantic.DeepEqual(before, &ep.Status) {
 		return ctrl.Result{}, nil
 	}
-	if err := r.Client.Status().Update(ctx, ep); err != nil {
+	if err := patch.Patch(ctx, r.Client, ep); err != nil {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}

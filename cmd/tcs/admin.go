@@ -21,6 +21,7 @@ import (
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/statuspatch"
 )
 
 // adminOptions reach the cluster tcs runs in.
@@ -179,8 +180,10 @@ func newAdminCommand() *cobra.Command {
 					notDeleted = true
 					return nil
 				}
+				patch := statuspatch.New(t, statuspatch.OwnerAdmin)
 				t.Status.DeletedAt = nil
-				return c.Status().Update(ctx, t)
+				// Locked: it decides on the deletedAt it read.
+				return patch.Patch(ctx, c, t, statuspatch.Locked)
 			})
 			if apierrors.IsNotFound(err) {
 				// Not in the cluster: archived, perhaps.

@@ -26,6 +26,7 @@ import (
 	"tcs.dev/tcs/internal/netpolicy"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/statuspatch"
 	"tcs.dev/tcs/internal/webhook"
 )
 
@@ -496,8 +497,10 @@ func (m *Manager) Replay(ctx context.Context, d *tcsv1.WebhookDelivery, now time
 		if err := m.Client.Get(ctx, key, cur); err != nil {
 			return err
 		}
+		patch := statuspatch.New(cur, statuspatch.OwnerEndpoints)
 		cur.Replay(now)
-		if err := m.Client.Status().Update(ctx, cur); err != nil {
+		// Locked: the count of replays goes up by one from the count read.
+		if err := patch.Patch(ctx, m.Client, cur, statuspatch.Locked); err != nil {
 			return err
 		}
 		*d = *cur
@@ -544,9 +547,11 @@ func (m *Manager) replayArchived(ctx context.Context, id string, key types.Names
 		if cur.Status.State != "" {
 			return nil // restored by the controller
 		}
+		patch := statuspatch.New(cur, statuspatch.OwnerEndpoints)
 		cur.Status = rec.Delivery.Status
 		cur.Replay(at)
-		return m.Client.Status().Update(ctx, cur)
+		// Locked: only a delivery the controller has not restored meanwhile gets the record's status.
+		return patch.Patch(ctx, m.Client, cur, statuspatch.Locked)
 	})
 	if apierrors.IsNotFound(err) {
 		// Not in a cache yet, or sent and archived again already: the controller restores

@@ -1,0 +1,144 @@
+// Package statuspatch writes the status of a Kubernetes object as a JSON merge patch of what
+// one writer changed since it read the object, so that writers of different status fields do
+// not overwrite each other (the model is cluster-api's util/patch).
+//
+// A merge patch replaces a list whole. A patch that changes a list, or that a caller marks
+// Locked (a counter read and incremented), therefore carries the resourceVersion the writer
+// read, and the API server refuses it with a conflict when another writer changed the object
+// since: the writer reads again and redoes its change. A patch of fields only one writer owns
+// is sent without it and lands whatever else changed meanwhile.
+package statuspatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The field managers of the writers of statuses, as the objects' managedFields show them;
+// docs/operations.md says which status fields each one writes.
+const (
+	OwnerAPI          = "tcs-api"
+	OwnerTranscript   = "tcs-transcript-controller"
+	OwnerAIPass       = "tcs-aipass-controller"
+	OwnerArchive      = "tcs-archive-controller"
+	OwnerWebhook      = "tcs-webhook-controller"
+	OwnerOrganization = "tcs-organization-controller"
+	// OwnerEndpoints is the endpoint manager of the dashboard and tcs admin (replays).
+	OwnerEndpoints = "tcs-endpoints"
+	OwnerAdmin     = "tcs-admin"
+)
+
+// Helper holds the state of an object as its writer read it.
+type Helper struct {
+	before client.Object
+	owner  string
+}
+
+// New snapshots obj before its writer, the field manager owner, changes its status.
+func New(obj client.Object, owner string) *Helper {
+	return &Helper{before: obj.DeepCopyObject().(client.Object), owner: owner}
+}
+
+// Option tunes a Patch.
+type Option int
+
+// Locked makes the patch carry the resourceVersion read, even when it changes no list: for a
+// value computed from the one read, such as a counter.
+const Locked Option = 1
+
+// Patch sends the changes of obj's status since New as a merge patch, and updates obj from the
+// answer. It sends nothing when the status did not change. A conflict error means another
+// writer changed a locked patch's object since it was read.
+func (h *Helper) Patch(ctx context.Context, c client.StatusClient, obj client.Object, opts ...Option) error {
+	data, err := Diff(h.before, obj, opts...)
+	if err != nil || data == nil {
+		return err
+	}
+	if err := c.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, data), client.FieldOwner(h.owner)); err != nil {
+		return fmt.Errorf("patching the status of %s: %w", client.ObjectKeyFromObject(obj), err)
+	}
+	h.before = obj.DeepCopyObject().(client.Object)
+	return nil
+}
+
+// Diff returns the merge patch that turns the status of before into that of after, with the
+// resourceVersion of before when it changes a list or opts has Locked; nil when the status is
+// the same.
+func Diff(before, after client.Object, opts ...Option) ([]byte, error) {
+	from, err := statusOf(before)
+	if err != nil {
+		return nil, err
+	}
+	to, err := statusOf(after)
+	if err != nil {
+		return nil, err
+	}
+	diff, err := jsonpatch.CreateMergePatch(from, to)
+	if err != nil {
+		return nil, fmt.Errorf("diffing the status of %s: %w", client.ObjectKeyFromObject(after), err)
+	}
+	if bytes.Equal(bytes.TrimSpace(diff), []byte("{}")) {
+		return nil, nil
+	}
+	patch := map[string]any{"status": json.RawMessage(diff)}
+	locked := false
+	for _, o := range opts {
+		locked = locked || o == Locked
+	}
+	if !locked {
+		if locked, err = changesList(diff); err != nil {
+			return nil, err
+		}
+	}
+	if locked {
+		patch["metadata"] = map[string]string{"resourceVersion": before.GetResourceVersion()}
+	}
+	return json.Marshal(patch)
+}
+
+// statusOf returns the JSON of obj's status, {} when it has none.
+func statusOf(obj client.Object) ([]byte, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", client.ObjectKeyFromObject(obj), err)
+	}
+	var fields struct {
+		Status json.RawMessage `json:"status"`
+	}
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", client.ObjectKeyFromObject(obj), err)
+	}
+	if len(fields.Status) == 0 || string(fields.Status) == "null" {
+		return []byte("{}"), nil
+	}
+	return fields.Status, nil
+}
+
+// changesList reports whether the merge patch diff sets a list anywhere.
+func changesList(diff []byte) (bool, error) {
+	var v any
+	if err := json.Unmarshal(diff, &v); err != nil {
+		return false, fmt.Errorf("reading a status patch: %w", err)
+	}
+	return hasList(v), nil
+}
+
+func hasList(v any) bool {
+	switch v := v.(type) {
+	case []any:
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if hasList(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
