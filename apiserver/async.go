@@ -14,8 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/apiview"
@@ -57,8 +59,48 @@ func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate f
 		if !mutate(t) {
 			return nil
 		}
-		return patch.Patch(ctx, s.client, t, statuspatch.Locked)
+		if err := patch.Patch(ctx, s.client, t, statuspatch.Locked); err != nil {
+			return err
+		}
+		s.awaitCached(ctx, t)
+		return nil
 	})
+}
+
+// cacheWait bounds how long awaitCached holds an answer for the informer cache.
+const cacheWait = 2 * time.Second
+
+// awaitCached waits, at most cacheWait, until the informer cache holds t as written or newer,
+// so that a list right after the answer (lists are served from the cache) shows the write.
+func (s *Server) awaitCached(ctx context.Context, t *tcsv1.Transcript) {
+	if s.cache == nil || t.ResourceVersion == "" {
+		return
+	}
+	changed, stop := s.waiters.watch(t.Name)
+	defer stop()
+	timer := time.NewTimer(cacheWait)
+	defer timer.Stop()
+	// The informer's events wake the wait; the ticker only covers a server whose events are
+	// not wired (Serve registers them).
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		// Read after registering, so that no change between the two is missed.
+		cached := &tcsv1.Transcript{}
+		if err := s.cache.Get(ctx, client.ObjectKeyFromObject(t), cached); err == nil {
+			if cmp, err := resourceversion.CompareResourceVersion(cached.ResourceVersion, t.ResourceVersion); err != nil || cmp >= 0 {
+				return
+			}
+		}
+		select {
+		case <-changed:
+		case <-tick.C:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // queue marks t pending with its first job queued, on behalf of the idempotency record

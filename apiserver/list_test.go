@@ -129,3 +129,21 @@ func reverse(s []string) []string {
 	}
 	return out
 }
+
+// TestListShowsTheRequestsOwnWrites checks read-your-writes: the list is served from the
+// informer cache, yet a transcript a request just created, and the state its answer showed, are
+// in the list the next request reads.
+func TestListShowsTheRequestsOwnWrites(t *testing.T) {
+	h := newHarness(t)
+	for i := range 30 {
+		r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": fmt.Sprintf("sermon %d on first corinthians 13", i)})
+		id := r.body["id"].(string)
+		if r.body["status"] != "completed" {
+			t.Fatalf("paste %d answered status %v", i, r.body["status"])
+		}
+		l := h.do(t, http.MethodGet, "/api/v1/transcripts?status=completed&limit=1", h.keyA.Value, "", nil)
+		if got := dataIDs(t, l); len(got) != 1 || got[0] != id {
+			t.Fatalf("paste %d: the list right after it shows %v; want [%s]", i, got, id)
+		}
+	}
+}
