@@ -6,7 +6,8 @@
 //	go run ./hack/bench              everything
 //	go run ./hack/bench -micro=false only the end-to-end figures
 //	go run ./hack/bench -results-only  only the results store (internal/results, SQLite and PostgreSQL)
-//	go run ./hack/bench -scale 10000   only the scale benchmark: archiving on vs --archive-after=0
+//	go run ./hack/bench -scale 100000  only the scale benchmark: archiving on vs --archive-after=0,
+//	                                 measured at -checkpoints (10,000, 50,000 and 100,000)
 package main
 
 import (
@@ -52,6 +53,8 @@ func main() {
 	resultsOnly := flag.Bool("results-only", false, "run only the results store's benchmark (1,000 and 100,000 records, SQLite and PostgreSQL)")
 	scaleN := flag.Int("scale", 0, "run only the scale benchmark: create this many transcripts with archiving on and with --archive-after=0")
 	archiveAfter := flag.Duration("archive-after", 5*time.Second, "the archive-after of the scale benchmark's archiving run")
+	parallel := flag.Bool("parallel", false, "run the scale benchmark's two settings side by side rather than one after the other")
+	checkpoints := flag.String("checkpoints", "10000,50000,100000", "where the scale benchmark stops creating to measure (and at -scale)")
 	flag.Parse()
 	if *scaleN > 0 {
 		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
@@ -59,7 +62,16 @@ func main() {
 			fmt.Fprintln(os.Stderr, "bench: build tcs first (go build -o bin/tcs ./cmd/tcs):", err)
 			os.Exit(1)
 		}
-		if err := scale(*scaleN, *tcsBin, *archiveAfter); err != nil {
+		var at []int
+		for _, f := range strings.Split(*checkpoints, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench: -checkpoints:", err)
+				os.Exit(2)
+			}
+			at = append(at, k)
+		}
+		if err := scale(*scaleN, at, *tcsBin, *archiveAfter, *parallel); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -188,7 +200,7 @@ func endToEnd(n int, tcsBin string) error {
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
 		return err
 	}
-	_, env, stop, err := startDev(tcsBin, state, "--outbound-ca-file", caFile)
+	_, env, stop, err := startDev(tcsBin, state, nil, "--outbound-ca-file", caFile)
 	if err != nil {
 		return err
 	}
@@ -517,11 +529,17 @@ func benchWebhooks(tcsBin string, env map[string]string, hc *http.Client, hookUR
 }
 
 // startDev starts `tcs dev` on state with a free port and extra flags, and returns its
-// process, its env lines once it is ready, and a func that stops it.
-func startDev(tcsBin, state string, extra ...string) (dev *exec.Cmd, env map[string]string, stop func(), err error) {
+// process, its env lines once it is ready, and a func that stops it. With gc not nil the
+// process traces its garbage collections (GODEBUG=gctrace=1, inherited by etcd and
+// kube-apiserver, whose output tcs dev does not show) into gc.
+func startDev(tcsBin, state string, gc *gcTrace, extra ...string) (dev *exec.Cmd, env map[string]string, stop func(), err error) {
 	dev = exec.Command(tcsBin, append([]string{"dev", "--state-dir", state, "--listen", "127.0.0.1:0"}, extra...)...)
-	var devErr bytes.Buffer
-	dev.Stdout, dev.Stderr = io.Discard, &devErr
+	devErr := &tail{max: 64 << 10}
+	dev.Stdout, dev.Stderr = io.Discard, devErr
+	if gc != nil {
+		dev.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+		dev.Stderr = io.MultiWriter(devErr, gc)
+	}
 	if err := dev.Start(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -535,4 +553,27 @@ func startDev(tcsBin, state string, extra ...string) (dev *exec.Cmd, env map[str
 		return nil, nil, nil, fmt.Errorf("%w\n%s", err, devErr.String())
 	}
 	return dev, env, stop, nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
