@@ -5,6 +5,7 @@
 //
 //	go run ./hack/bench              everything
 //	go run ./hack/bench -micro=false only the end-to-end figures
+//	go run ./hack/bench -live 10000    only tcs's memory per live transcript (archiving off)
 //	go run ./hack/bench -results-only  only the results store (internal/results, SQLite and PostgreSQL)
 //	go run ./hack/bench -scale 100000  only the scale benchmark: archiving on vs --archive-after=0,
 //	                                 measured at -checkpoints (10,000, 50,000 and 100,000)
@@ -37,6 +38,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -53,9 +55,26 @@ func main() {
 	resultsOnly := flag.Bool("results-only", false, "run only the results store's benchmark (1,000 and 100,000 records, SQLite and PostgreSQL)")
 	scaleN := flag.Int("scale", 0, "run only the scale benchmark: create this many transcripts with archiving on and with --archive-after=0")
 	archiveAfter := flag.Duration("archive-after", 5*time.Second, "the archive-after of the scale benchmark's archiving run")
+	probeDir := flag.String("probe", "", "take one scale reading of the tcs dev running on this state dir (left by a stopped scale run)")
+	liveN := flag.Int("live", 0, "run only the measurement of tcs's memory per live transcript, with this many transcripts")
 	parallel := flag.Bool("parallel", false, "run the scale benchmark's two settings side by side rather than one after the other")
 	checkpoints := flag.String("checkpoints", "10000,50000,100000", "where the scale benchmark stops creating to measure (and at -scale)")
 	flag.Parse()
+	if *probeDir != "" {
+		if err := probeRunning(*probeDir); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *liveN > 0 {
+		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
+		if err := liveMemory(*liveN, *tcsBin); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *scaleN > 0 {
 		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
 		if _, err := os.Stat(*tcsBin); err != nil {
@@ -326,26 +345,35 @@ func kubeClient(kubeconfig string) (client.Client, error) {
 }
 
 // liftLimits raises the demo organization's rate limits, which a benchmark would exceed at once,
-// and waits until the API applies them.
+// and waits until the API applies them. The organization controller writes its status meanwhile,
+// so a conflict is retried.
 func liftLimits(c client.Client, org string) error {
 	ctx := context.Background()
-	var list tcsv1.OrganizationList
-	if err := c.List(ctx, &list, client.InNamespace("tcs-system")); err != nil {
-		return err
-	}
-	for i := range list.Items {
-		o := &list.Items[i]
-		if o.Spec.ID != org {
-			continue
-		}
-		o.Spec.Limits = &tcsv1.LimitOverrides{CreatePerMinute: ptr.To[int32](1_000_000), ReadPerMinute: ptr.To[int32](1_000_000), SyncConcurrent: ptr.To[int32](64)}
-		if err := c.Update(ctx, o); err != nil {
+	found := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var list tcsv1.OrganizationList
+		if err := c.List(ctx, &list, client.InNamespace("tcs-system")); err != nil {
 			return err
 		}
-		time.Sleep(time.Second) // the API server's informer sees the override
+		for i := range list.Items {
+			o := &list.Items[i]
+			if o.Spec.ID != org {
+				continue
+			}
+			found = true
+			o.Spec.Limits = &tcsv1.LimitOverrides{CreatePerMinute: ptr.To[int32](1_000_000), ReadPerMinute: ptr.To[int32](1_000_000), SyncConcurrent: ptr.To[int32](64)}
+			return c.Update(ctx, o)
+		}
 		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("lifting the limits of %s: %w", org, err)
 	}
-	return fmt.Errorf("organization %s not found", org)
+	if !found {
+		return fmt.Errorf("organization %s not found", org)
+	}
+	time.Sleep(time.Second) // the API server's informer sees the override
+	return nil
 }
 
 // yardstick times a bare Transcript create followed by one status update.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -158,19 +159,15 @@ func scaleRun(checkpoints []int, tcsBin string, after time.Duration) ([]scaleRow
 		return nil, zero, err
 	}
 	body := bytes.Repeat([]byte("turn with me to first corinthians 13 4 through 7 love is patient and in revelations 21 4 he will wipe every tear\n"), 45)[:5000]
-	p := &probe{hc: hc, api: api, key: key, gc: gc}
-	pids := func() (apiserver, etcd int) {
-		return childNamed(dev.Process.Pid, "kube-apiserver"), childNamed(dev.Process.Pid, "etcd")
-	}
-	apiserverPid, etcdPid := pids()
-	etcdURL := etcdServer(apiserverPid)
+	apiserverPid, etcdPid := childNamed(dev.Process.Pid, "kube-apiserver"), childNamed(dev.Process.Pid, "etcd")
+	p := &probe{hc: hc, api: api, key: key, gc: gc, etcdURL: etcdServer(apiserverPid)}
 
 	// The footprint with no transcript, read the same way as at a checkpoint.
-	if err := p.freshGC(); err != nil {
+	if zero.tcsHeap, err = p.quietHeap(); err != nil {
 		return nil, zero, err
 	}
-	zero.tcsRSS, zero.tcsHeap, zero.apiserverRSS, zero.etcdRSS = rss(dev.Process.Pid), gc.live(), rss(apiserverPid), rss(etcdPid)
-	if st, err := etcdStatus(etcdURL); err == nil {
+	zero.tcsRSS, zero.apiserverRSS, zero.etcdRSS = rss(dev.Process.Pid), rss(apiserverPid), rss(etcdPid)
+	if st, err := etcdStatus(p.etcdURL); err == nil {
 		zero.dbSize, zero.dbInUse = st.size, st.inUse
 	}
 	zero.load = loadAverage()
@@ -234,49 +231,9 @@ func scaleRun(checkpoints []int, tcsBin string, after time.Duration) ([]scaleRow
 		}
 		time.Sleep(4 * time.Second) // settle, and let the caches catch up
 		r.settle = time.Since(waited)
-		if r.left, err = countTranscripts(c); err != nil {
+		if err := p.reading(&r, c, dev.Process.Pid, body, created[0], created[len(created)/2]); err != nil {
 			return rows, zero, err
 		}
-		if r.events, err = count(c, &corev1.EventList{}); err != nil {
-			return rows, zero, err
-		}
-		r.load = loadAverage()
-		apiserverPid, etcdPid = pids()
-		if st, err := etcdStatus(etcdURL); err == nil {
-			r.dbSize, r.dbInUse = st.size, st.inUse
-		} else {
-			fmt.Fprintln(os.Stderr, "scale: etcd status:", err)
-		}
-		if st, err := etcdCompactDefrag(etcdURL); err == nil {
-			r.dbSize2, r.dbInUse2 = st.size, st.inUse
-		} else {
-			fmt.Fprintln(os.Stderr, "scale: etcd compaction and defragmentation:", err)
-		}
-
-		// One transcript made last is live in both settings while its GET is measured (first,
-		// well within archive-after).
-		live, err := paste(hc, api, key, body)
-		if err != nil {
-			return rows, zero, err
-		}
-		const reps = 200
-		if r.getLive, err = measure(reps, p.get("/api/v1/transcripts/"+live)); err != nil {
-			return rows, zero, err
-		}
-		if r.list, err = measure(reps, p.get("/api/v1/transcripts?limit=10")); err != nil {
-			return rows, zero, err
-		}
-		// created is in completion order, close to creation order: its middle is deep in the list.
-		if r.deep, err = measure(reps, p.get("/api/v1/transcripts?limit=10&starting_after="+created[len(created)/2])); err != nil {
-			return rows, zero, err
-		}
-		if r.getOld, err = measure(reps, p.get("/api/v1/transcripts/"+created[0])); err != nil {
-			return rows, zero, err
-		}
-		if err := p.freshGC(); err != nil {
-			return rows, zero, err
-		}
-		r.tcsRSS, r.tcsHeap, r.apiserverRSS, r.etcdRSS = rss(dev.Process.Pid), gc.live(), rss(apiserverPid), rss(etcdPid)
 		rows = append(rows, r)
 		fmt.Fprintf(os.Stderr, "scale %s: %d created at %.0f/s, %d in etcd (peak %d), %d events, etcd %s/%s → %s/%s, RSS tcs %s (heap %s) kube-apiserver %s etcd %s; list %s deep %s get live %s archived %s; load %s; %s\n",
 			label(after), cp, r.rate, r.left, r.peakLeft, r.events, mb(r.dbSize), mb(r.dbInUse), mb(r.dbSize2), mb(r.dbInUse2), mb(r.tcsRSS), mb(r.tcsHeap), mb(r.apiserverRSS), mb(r.etcdRSS),
@@ -289,7 +246,60 @@ func scaleRun(checkpoints []int, tcsBin string, after time.Duration) ([]scaleRow
 type probe struct {
 	hc       *http.Client
 	api, key string
-	gc       *gcTrace
+	// gc traces tcs's collections; nil when tcs was not started by this process.
+	gc      *gcTrace
+	etcdURL string
+}
+
+// reading fills r with what the cluster and the processes hold now and how fast the API reads:
+// first is the oldest transcript (archived, with archiving on), middle a cursor deep in the list.
+func (p *probe) reading(r *scaleRow, c client.Client, devPid int, body []byte, first, middle string) error {
+	var err error
+	if r.left, err = countTranscripts(c); err != nil {
+		return err
+	}
+	if r.events, err = count(c, &corev1.EventList{}); err != nil {
+		return err
+	}
+	r.load = loadAverage()
+	apiserverPid, etcdPid := childNamed(devPid, "kube-apiserver"), childNamed(devPid, "etcd")
+	if st, err := etcdStatus(p.etcdURL); err == nil {
+		r.dbSize, r.dbInUse = st.size, st.inUse
+	} else {
+		fmt.Fprintln(os.Stderr, "scale: etcd status:", err)
+	}
+	if st, err := etcdCompactDefrag(p.etcdURL); err == nil {
+		r.dbSize2, r.dbInUse2 = st.size, st.inUse
+	} else {
+		fmt.Fprintln(os.Stderr, "scale: etcd compaction and defragmentation:", err)
+	}
+
+	// One transcript made last is live in both settings while its GET is measured (first,
+	// well within archive-after).
+	live, err := paste(p.hc, p.api, p.key, body)
+	if err != nil {
+		return err
+	}
+	const reps = 200
+	if r.getLive, err = measure(reps, p.get("/api/v1/transcripts/"+live)); err != nil {
+		return err
+	}
+	if r.list, err = measure(reps, p.get("/api/v1/transcripts?limit=10")); err != nil {
+		return err
+	}
+	if r.deep, err = measure(reps, p.get("/api/v1/transcripts?limit=10&starting_after="+middle)); err != nil {
+		return err
+	}
+	if r.getOld, err = measure(reps, p.get("/api/v1/transcripts/"+first)); err != nil {
+		return err
+	}
+	if p.gc != nil {
+		if r.tcsHeap, err = p.quietHeap(); err != nil {
+			return err
+		}
+	}
+	r.tcsRSS, r.apiserverRSS, r.etcdRSS = rss(devPid), rss(apiserverPid), rss(etcdPid)
+	return nil
 }
 
 // get returns a func that GETs path and wants 200.
@@ -310,21 +320,20 @@ func (p *probe) get(path string) func() error {
 	}
 }
 
-// freshGC waits until tcs finished a garbage collection that began after this call, making it
-// allocate with list requests meanwhile, so that the live heap read next is current.
-func (p *probe) freshGC() error {
+// quietHeap returns tcs's heap live after a garbage collection that began a few seconds after
+// the last request, so that no request's garbage or in-flight page is counted: with nothing to
+// do the runtime collects at least every two minutes.
+func (p *probe) quietHeap() (int64, error) {
+	time.Sleep(5 * time.Second)
 	n := p.gc.count()
 	deadline := time.Now().Add(3 * time.Minute)
-	list := p.get("/api/v1/transcripts?limit=100")
-	for p.gc.count() < n+2 {
+	for p.gc.count() <= n {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("tcs ran no garbage collection in 3 minutes (is GODEBUG=gctrace=1 traced?)")
+			return 0, fmt.Errorf("tcs ran no garbage collection in 3 minutes (is GODEBUG=gctrace=1 traced?)")
 		}
-		if _, err := concurrent(4, 40, list); err != nil {
-			return err
-		}
+		time.Sleep(time.Second)
 	}
-	return nil
+	return p.gc.live(), nil
 }
 
 // gcTrace reads the Go runtime's gctrace lines of a process: how many collections ran and the
@@ -553,3 +562,137 @@ func p50p99(lat []time.Duration) string {
 func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
 
 func kb(b float64) string { return fmt.Sprintf("%.2f KB", b/(1<<10)) }
+
+// liveMemory measures tcs's memory per live transcript: a `tcs dev` with archiving off holds
+// every transcript in its cache; its resident memory and its heap live after a collection are
+// read with none and with n transcripts, with no request in flight (the runtime collects by
+// itself at least every two minutes).
+func liveMemory(n int, tcsBin string) error {
+	fmt.Printf("## tcs memory per live transcript (%d pasted 5 KB transcripts, --archive-after=0)\n\n", n)
+	state, err := os.MkdirTemp("", "tcs-live")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(state)
+	gc := &gcTrace{}
+	dev, env, stop, err := startDev(tcsBin, state, gc, "--archive-after", "0")
+	if err != nil {
+		return err
+	}
+	defer stop()
+	api, key := env["TCS_URL"], env["TCS_API_KEY"]
+	hc := &http.Client{Timeout: 70 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 2 * scaleClients}}
+	c, err := kubeClient(env["KUBECONFIG"])
+	if err != nil {
+		return err
+	}
+	if err := liftLimits(c, env["TCS_ORG"]); err != nil {
+		return err
+	}
+	body := bytes.Repeat([]byte("turn with me to first corinthians 13 4 through 7 love is patient and in revelations 21 4 he will wipe every tear\n"), 45)[:5000]
+	// One transcript first, so that every code path has run once before the reading at zero.
+	if _, err := paste(hc, api, key, body); err != nil {
+		return err
+	}
+	p := &probe{gc: gc}
+	heap0, err := p.quietHeap()
+	if err != nil {
+		return err
+	}
+	rss0 := rss(dev.Process.Pid)
+	if _, err := concurrent(scaleClients, n, func() error { _, err := paste(hc, api, key, body); return err }); err != nil {
+		return err
+	}
+	// The Events the recorder keeps of recent transcripts (for up to twelve minutes, to fold
+	// repeats into series) stay in the figure: tcs holds them for live transcripts too.
+	heap1, err := p.quietHeap()
+	if err != nil {
+		return err
+	}
+	rss1 := rss(dev.Process.Pid)
+	fmt.Println("| | heap live after a collection | resident (RSS) |")
+	fmt.Println("|---|---:|---:|")
+	fmt.Printf("| 1 transcript | %s | %s |\n", mb(heap0), mb(rss0))
+	fmt.Printf("| %d transcripts | %s | %s |\n", n+1, mb(heap1), mb(rss1))
+	fmt.Printf("| per live transcript | **%s** | **%s** |\n\n", kb(float64(heap1-heap0)/float64(n)), kb(float64(rss1-rss0)/float64(n)))
+	return nil
+}
+
+// probeRunning takes a checkpoint reading of a `tcs dev` already running on state (started by
+// an earlier, stopped scale run), for a last reading where a run cannot reach its last
+// checkpoint in the time there is. Its transcripts are found in the object store, oldest first
+// by the time their input was written; tcs's heap is not read (its collections are traced to
+// the process that started it).
+func probeRunning(state string) error {
+	data, err := os.ReadFile(filepath.Join(state, "env"))
+	if err != nil {
+		return err
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	devPid, after := 0, time.Duration(-1)
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) < 2 || args[1] != "dev" || !slices.Contains(args, state) {
+			continue
+		}
+		devPid = pid
+		if i := slices.Index(args, "--archive-after"); i >= 0 && i+1 < len(args) {
+			after, _ = time.ParseDuration(args[i+1])
+		}
+	}
+	if devPid == 0 || after < 0 {
+		return fmt.Errorf("no tcs dev with --archive-after runs on %s", state)
+	}
+	type made struct {
+		id string
+		at time.Time
+	}
+	var all []made
+	orgs, err := os.ReadDir(filepath.Join(state, "objects", "transcripts"))
+	if err != nil {
+		return err
+	}
+	for _, org := range orgs {
+		dir := filepath.Join(state, "objects", "transcripts", org.Name())
+		trs, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, tr := range trs {
+			if st, err := os.Stat(filepath.Join(dir, tr.Name(), "input")); err == nil {
+				all = append(all, made{tr.Name(), st.ModTime()})
+			}
+		}
+	}
+	if len(all) == 0 {
+		return fmt.Errorf("no transcript in %s", state)
+	}
+	slices.SortFunc(all, func(a, b made) int { return a.at.Compare(b.at) })
+	c, err := kubeClient(env["KUBECONFIG"])
+	if err != nil {
+		return err
+	}
+	p := &probe{hc: &http.Client{Timeout: 70 * time.Second}, api: env["TCS_URL"], key: env["TCS_API_KEY"],
+		etcdURL: etcdServer(childNamed(devPid, "kube-apiserver"))}
+	body := bytes.Repeat([]byte("turn with me to first corinthians 13 4 through 7 love is patient and in revelations 21 4 he will wipe every tear\n"), 45)[:5000]
+	r := scaleRow{after: after, created: len(all)}
+	if err := p.reading(&r, c, devPid, body, all[0].id, all[len(all)/2].id); err != nil {
+		return err
+	}
+	printScale([]scaleRow{r}, nil)
+	return nil
+}
