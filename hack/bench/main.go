@@ -6,6 +6,7 @@
 //	go run ./hack/bench              everything
 //	go run ./hack/bench -micro=false only the end-to-end figures
 //	go run ./hack/bench -live 10000    only tcs's memory per live transcript (archiving off)
+//	go run ./hack/bench -pg-size results.db  bytes per archived transcript in SQLite and PostgreSQL
 //	go run ./hack/bench -results-only  only the results store (internal/results, SQLite and PostgreSQL)
 //	go run ./hack/bench -scale 100000  only the scale benchmark: archiving on vs --archive-after=0,
 //	                                 measured at -checkpoints (10,000, 50,000 and 100,000)
@@ -55,11 +56,19 @@ func main() {
 	resultsOnly := flag.Bool("results-only", false, "run only the results store's benchmark (1,000 and 100,000 records, SQLite and PostgreSQL)")
 	scaleN := flag.Int("scale", 0, "run only the scale benchmark: create this many transcripts with archiving on and with --archive-after=0")
 	archiveAfter := flag.Duration("archive-after", 5*time.Second, "the archive-after of the scale benchmark's archiving run")
+	pgSizeOf := flag.String("pg-size", "", "copy the records of this SQLite results store (a backup of a scale run's results.db) into PostgreSQL and report the bytes per record of both")
 	probeDir := flag.String("probe", "", "take one scale reading of the tcs dev running on this state dir (left by a stopped scale run)")
 	liveN := flag.Int("live", 0, "run only the measurement of tcs's memory per live transcript, with this many transcripts")
 	parallel := flag.Bool("parallel", false, "run the scale benchmark's two settings side by side rather than one after the other")
 	checkpoints := flag.String("checkpoints", "10000,50000,100000", "where the scale benchmark stops creating to measure (and at -scale)")
 	flag.Parse()
+	if *pgSizeOf != "" {
+		if err := pgSize(context.Background(), *pgSizeOf); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *probeDir != "" {
 		if err := probeRunning(*probeDir); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
