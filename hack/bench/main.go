@@ -304,13 +304,7 @@ func waitEnv(path string, dev *exec.Cmd) (map[string]string, error) {
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		if data, err := os.ReadFile(path); err == nil {
-			env := map[string]string{}
-			for _, line := range strings.Split(string(data), "\n") {
-				if k, v, ok := strings.Cut(line, "="); ok {
-					env[k] = v
-				}
-			}
-			return env, nil
+			return parseEnv(data), nil
 		}
 		if dev.ProcessState != nil {
 			return nil, fmt.Errorf("tcs dev exited")
@@ -318,6 +312,17 @@ func waitEnv(path string, dev *exec.Cmd) (map[string]string, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return nil, fmt.Errorf("tcs dev was not ready in 3 minutes")
+}
+
+// parseEnv reads the KEY=value lines of the env file tcs dev writes.
+func parseEnv(data []byte) map[string]string {
+	env := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
 }
 
 // createURL creates a url transcript and waits for it to complete.

@@ -446,28 +446,32 @@ func loadAverage() string {
 
 // childNamed returns the pid of a child process of parent whose command is name, or 0.
 func childNamed(parent int, name string) int {
+	found := 0
+	eachProcess("stat", func(pid int, stat string) {
+		// pid (comm) state ppid …
+		i := strings.LastIndexByte(stat, ')')
+		if i < 0 || !strings.Contains(stat[:i], "("+name) {
+			return
+		}
+		if fields := strings.Fields(stat[i+1:]); len(fields) > 1 && fields[1] == strconv.Itoa(parent) {
+			found = pid
+		}
+	})
+	return found
+}
+
+// eachProcess calls f with the pid and the file /proc/<pid>/<file> of every process it can read.
+func eachProcess(file string, f func(pid int, data string)) {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 || !strings.Contains(s[:i], "("+name) {
-			continue
-		}
-		fields := strings.Fields(s[i+1:])
-		if len(fields) > 1 && fields[1] == strconv.Itoa(parent) {
-			return pid
+		if data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file)); err == nil {
+			f(pid, string(data))
 		}
 	}
-	return 0
 }
 
 // etcdServer returns the client URL of the etcd that kube-apiserver apiserverPid talks to.
@@ -628,32 +632,18 @@ func probeRunning(state string) error {
 	if err != nil {
 		return err
 	}
-	env := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			env[k] = v
-		}
-	}
+	env := parseEnv(data)
 	devPid, after := 0, time.Duration(-1)
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
+	eachProcess("cmdline", func(pid int, cmdline string) {
+		args := strings.Split(cmdline, "\x00")
 		if len(args) < 2 || args[1] != "dev" || !slices.Contains(args, state) {
-			continue
+			return
 		}
 		devPid = pid
 		if i := slices.Index(args, "--archive-after"); i >= 0 && i+1 < len(args) {
 			after, _ = time.ParseDuration(args[i+1])
 		}
-	}
+	})
 	if devPid == 0 || after < 0 {
 		return fmt.Errorf("no tcs dev with --archive-after runs on %s", state)
 	}
