@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -24,6 +25,11 @@ import (
 
 // DefaultArchiveAfter is how long a finished transcript stays in the cluster by default.
 const DefaultArchiveAfter = time.Hour
+
+// DefaultArchiveWorkers is the number of transcripts the archiver considers at once by
+// default: each archive waits on the results store and on two writes to the API server, so
+// one at a time falls behind the rate transcripts are made at.
+const DefaultArchiveWorkers = 4
 
 // DefaultPurgeEvery is how often the archiver looks for soft-deleted records past retention.
 const DefaultPurgeEvery = time.Minute
@@ -54,6 +60,8 @@ type ArchiveReconciler struct {
 	DeliveryRetention time.Duration
 	// PurgeEvery is the period of the purge sweep; zero means DefaultPurgeEvery.
 	PurgeEvery time.Duration
+	// Workers is the number of transcripts considered at once; zero means DefaultArchiveWorkers.
+	Workers int
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 
@@ -371,9 +379,14 @@ func (r *ArchiveReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(r); err != nil {
 		return fmt.Errorf("adding the purge sweep: %w", err)
 	}
+	workers := r.Workers
+	if workers <= 0 {
+		workers = DefaultArchiveWorkers
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.Transcript{}).
 		Named("archive").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Watches(&tcsv1.WebhookDelivery{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			d, ok := obj.(*tcsv1.WebhookDelivery)
 			if !ok || d.Spec.TranscriptID == "" {

@@ -5,8 +5,11 @@
 //
 //	go run ./hack/bench              everything
 //	go run ./hack/bench -micro=false only the end-to-end figures
+//	go run ./hack/bench -live 10000    only tcs's memory per live transcript (archiving off)
+//	go run ./hack/bench -pg-size results.db  bytes per archived transcript in SQLite and PostgreSQL
 //	go run ./hack/bench -results-only  only the results store (internal/results, SQLite and PostgreSQL)
-//	go run ./hack/bench -scale 10000   only the scale benchmark: archiving on vs --archive-after=0
+//	go run ./hack/bench -scale 100000  only the scale benchmark: archiving on vs --archive-after=0,
+//	                                 measured at -checkpoints (10,000, 50,000 and 100,000)
 package main
 
 import (
@@ -36,6 +39,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -53,14 +57,50 @@ func main() {
 	resultsOnly := flag.Bool("results-only", false, "run only the results store's benchmark (1,000 and 100,000 records, SQLite and PostgreSQL)")
 	scaleN := flag.Int("scale", 0, "run only the scale benchmark: create this many transcripts with archiving on and with --archive-after=0")
 	archiveAfter := flag.Duration("archive-after", 5*time.Second, "the archive-after of the scale benchmark's archiving run")
+	pgSizeOf := flag.String("pg-size", "", "copy the records of this SQLite results store (a backup of a scale run's results.db) into PostgreSQL and report the bytes per record of both")
+	probeDir := flag.String("probe", "", "take one scale reading of the tcs dev running on this state dir (left by a stopped scale run)")
+	liveN := flag.Int("live", 0, "run only the measurement of tcs's memory per live transcript, with this many transcripts")
+	parallel := flag.Bool("parallel", false, "run the scale benchmark's two settings side by side rather than one after the other")
+	checkpoints := flag.String("checkpoints", "10000,50000,100000", "where the scale benchmark stops creating to measure (and at -scale)")
 	flag.Parse()
+	if *pgSizeOf != "" {
+		if err := pgSize(context.Background(), *pgSizeOf); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *probeDir != "" {
+		if err := probeRunning(*probeDir); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *liveN > 0 {
+		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
+		if err := liveMemory(*liveN, *tcsBin); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *scaleN > 0 {
 		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
 		if _, err := os.Stat(*tcsBin); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: build tcs first (go build -o bin/tcs ./cmd/tcs):", err)
 			os.Exit(1)
 		}
-		if err := scale(*scaleN, *tcsBin, *archiveAfter); err != nil {
+		var at []int
+		for _, f := range strings.Split(*checkpoints, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench: -checkpoints:", err)
+				os.Exit(2)
+			}
+			at = append(at, k)
+		}
+		if err := scale(*scaleN, at, *tcsBin, *archiveAfter, *parallel); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -189,7 +229,7 @@ func endToEnd(n int, tcsBin string) error {
 	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
 		return err
 	}
-	_, env, stop, err := startDev(tcsBin, state, "--outbound-ca-file", caFile)
+	_, env, stop, err := startDev(tcsBin, state, nil, "--outbound-ca-file", caFile)
 	if err != nil {
 		return err
 	}
@@ -265,13 +305,7 @@ func waitEnv(path string, dev *exec.Cmd) (map[string]string, error) {
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		if data, err := os.ReadFile(path); err == nil {
-			env := map[string]string{}
-			for _, line := range strings.Split(string(data), "\n") {
-				if k, v, ok := strings.Cut(line, "="); ok {
-					env[k] = v
-				}
-			}
-			return env, nil
+			return parseEnv(data), nil
 		}
 		if dev.ProcessState != nil {
 			return nil, fmt.Errorf("tcs dev exited")
@@ -279,6 +313,17 @@ func waitEnv(path string, dev *exec.Cmd) (map[string]string, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return nil, fmt.Errorf("tcs dev was not ready in 3 minutes")
+}
+
+// parseEnv reads the KEY=value lines of the env file tcs dev writes.
+func parseEnv(data []byte) map[string]string {
+	env := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
 }
 
 // createURL creates a url transcript and waits for it to complete.
@@ -315,26 +360,35 @@ func kubeClient(kubeconfig string) (client.Client, error) {
 }
 
 // liftLimits raises the demo organization's rate limits, which a benchmark would exceed at once,
-// and waits until the API applies them.
+// and waits until the API applies them. The organization controller writes its status meanwhile,
+// so a conflict is retried.
 func liftLimits(c client.Client, org string) error {
 	ctx := context.Background()
-	var list tcsv1.OrganizationList
-	if err := c.List(ctx, &list, client.InNamespace("tcs-system")); err != nil {
-		return err
-	}
-	for i := range list.Items {
-		o := &list.Items[i]
-		if o.Spec.ID != org {
-			continue
-		}
-		o.Spec.Limits = &tcsv1.LimitOverrides{CreatePerMinute: ptr.To[int32](1_000_000), ReadPerMinute: ptr.To[int32](1_000_000), SyncConcurrent: ptr.To[int32](64)}
-		if err := c.Update(ctx, o); err != nil {
+	found := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var list tcsv1.OrganizationList
+		if err := c.List(ctx, &list, client.InNamespace("tcs-system")); err != nil {
 			return err
 		}
-		time.Sleep(time.Second) // the API server's informer sees the override
+		for i := range list.Items {
+			o := &list.Items[i]
+			if o.Spec.ID != org {
+				continue
+			}
+			found = true
+			o.Spec.Limits = &tcsv1.LimitOverrides{CreatePerMinute: ptr.To[int32](1_000_000), ReadPerMinute: ptr.To[int32](1_000_000), SyncConcurrent: ptr.To[int32](64)}
+			return c.Update(ctx, o)
+		}
 		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("lifting the limits of %s: %w", org, err)
 	}
-	return fmt.Errorf("organization %s not found", org)
+	if !found {
+		return fmt.Errorf("organization %s not found", org)
+	}
+	time.Sleep(time.Second) // the API server's informer sees the override
+	return nil
 }
 
 // yardstick times a bare Transcript create followed by one status patch, as the service writes it.
@@ -519,11 +573,17 @@ func benchWebhooks(tcsBin string, env map[string]string, hc *http.Client, hookUR
 }
 
 // startDev starts `tcs dev` on state with a free port and extra flags, and returns its
-// process, its env lines once it is ready, and a func that stops it.
-func startDev(tcsBin, state string, extra ...string) (dev *exec.Cmd, env map[string]string, stop func(), err error) {
+// process, its env lines once it is ready, and a func that stops it. With gc not nil the
+// process traces its garbage collections (GODEBUG=gctrace=1, inherited by etcd and
+// kube-apiserver, whose output tcs dev does not show) into gc.
+func startDev(tcsBin, state string, gc *gcTrace, extra ...string) (dev *exec.Cmd, env map[string]string, stop func(), err error) {
 	dev = exec.Command(tcsBin, append([]string{"dev", "--state-dir", state, "--listen", "127.0.0.1:0"}, extra...)...)
-	var devErr bytes.Buffer
-	dev.Stdout, dev.Stderr = io.Discard, &devErr
+	devErr := &tail{max: 64 << 10}
+	dev.Stdout, dev.Stderr = io.Discard, devErr
+	if gc != nil {
+		dev.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+		dev.Stderr = io.MultiWriter(devErr, gc)
+	}
 	if err := dev.Start(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -537,4 +597,27 @@ func startDev(tcsBin, state string, extra ...string) (dev *exec.Cmd, env map[str
 		return nil, nil, nil, fmt.Errorf("%w\n%s", err, devErr.String())
 	}
 	return dev, env, stop, nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
