@@ -3,9 +3,11 @@ package controllers
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
@@ -141,7 +144,7 @@ func TestReconcilerWaitsBetweenFetchAttempts(t *testing.T) {
 
 // TestReconcilerHonoursARecordedRetryAfterRestart stops the reconciler after a failed fetch and
 // starts a new one, whose own retry delay is short: the next attempt still waits for the time
-// the first recorded in the job.
+// the first recorded in the job, which the API's job object does not show.
 func TestReconcilerHonoursARecordedRetryAfterRestart(t *testing.T) {
 	const delay = 2 * time.Second
 	c := env.Client(t, client.Options{Scheme: scheme.New()})
@@ -164,6 +167,18 @@ func TestReconcilerHonoursARecordedRetryAfterRestart(t *testing.T) {
 	next := failed.Status.Jobs[0].NextAttemptAt
 	if next == nil {
 		t.Fatalf("the failed attempt recorded no next attempt: job %+v", failed.Status.Jobs[0])
+	}
+	// The API's job object does not show it.
+	view, err := json.Marshal(apiview.NewJob(failed, &failed.Status.Jobs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(view, &fields); err != nil {
+		t.Fatal(err)
+	}
+	if keys := slices.Sorted(maps.Keys(fields)); !slices.Equal(keys, []string{"created_at", "error", "finished_at", "id", "object", "progress", "started_at", "status", "transcript_id", "type"}) {
+		t.Errorf("the API's job object has the fields %v", keys)
 	}
 	t.Cleanup(retryOrigin(t, ns, store, origin, time.Millisecond))
 
