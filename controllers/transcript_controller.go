@@ -37,6 +37,10 @@ const DefaultAdoptAfter = 5 * time.Second
 // DefaultMaxAttempts is how often a job may end in a transient error before the transcript fails.
 const DefaultMaxAttempts = 5
 
+// DefaultRetryDelay is how long a fetch job waits after its first transient error; each later
+// one doubles the wait (2 s, 4 s, 8 s, 16 s).
+const DefaultRetryDelay = 2 * time.Second
+
 // Sources fetches the input of remote transcripts.
 type Sources interface {
 	// YouTubeCaptions returns the captions (VTT) and title of the video at url.
@@ -65,6 +69,9 @@ type TranscriptReconciler struct {
 	AdoptAfter time.Duration
 	// MaxAttempts is DefaultMaxAttempts when zero.
 	MaxAttempts int
+	// RetryDelay is the wait after a fetch job's first transient error, doubled after each
+	// later one; zero means DefaultRetryDelay.
+	RetryDelay time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// Retention is how long a soft-deleted transcript can be restored; zero means DefaultRetention.
@@ -201,6 +208,13 @@ func firstJob(st tcsv1.SourceType) string {
 
 // fetch runs a fetch job: it stores the input and queues the correction, or fails the transcript.
 func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, job *tcsv1.Job) (ctrl.Result, error) {
+	// A failed attempt's status write brings a reconcile at once, and a restart one too:
+	// the job runs again only once its recorded wait is over.
+	if next := job.NextAttemptAt; next != nil {
+		if wait := next.Sub(r.now()); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
 	var input []byte
 	var title string
@@ -233,12 +247,16 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 			r.fail(t, job, "server_error", fmt.Sprintf("The %s job failed %d times; last error: %s.", job.Type, job.Attempts, sources.PublicMessage(err)))
 			return ctrl.Result{}, nil
 		}
-		log.FromContext(ctx).Info("job failed; retrying", "job", job.ID, "attempt", job.Attempts, "error", err.Error())
-		job.Error = sources.PublicMessage(err)
-		return ctrl.Result{RequeueAfter: time.Duration(1<<job.Attempts) * time.Second}, nil
+		// The time of the next attempt is written with this one, so that it holds for the
+		// reconciles that write brings and after a restart.
+		delay := r.retryDelay(job.Attempts)
+		next := metav1.NewMicroTime(r.now().Add(delay))
+		log.FromContext(ctx).Info("job failed; retrying", "job", job.ID, "attempt", job.Attempts, "next", next.Time, "error", err.Error())
+		job.Error, job.NextAttemptAt = sources.PublicMessage(err), &next
+		return ctrl.Result{RequeueAfter: delay}, nil
 	}
 	now := metav1.NewTime(r.now())
-	job.State, job.Progress, job.Error, job.FinishedAt = tcsv1.JobSucceeded, 100, "", &now
+	job.State, job.Progress, job.Error, job.FinishedAt, job.NextAttemptAt = tcsv1.JobSucceeded, 100, "", &now, nil
 	if t.Status.Title == "" && t.Spec.Source.Title == "" && title != "" {
 		t.Status.Title = title
 	}
@@ -289,7 +307,7 @@ func (r *TranscriptReconciler) correct(ctx context.Context, t *tcsv1.Transcript,
 // fail ends job and the transcript with an error the API shows.
 func (r *TranscriptReconciler) fail(t *tcsv1.Transcript, job *tcsv1.Job, typ, msg string) {
 	now := metav1.NewTime(r.now())
-	job.State, job.Error, job.FinishedAt = tcsv1.JobFailed, msg, &now
+	job.State, job.Error, job.FinishedAt, job.NextAttemptAt = tcsv1.JobFailed, msg, &now, nil
 	t.Status.Phase = tcsv1.PhaseFailed
 	t.Status.Error = &tcsv1.TranscriptError{Type: typ, Message: msg}
 	t.Emit(tcsv1.EventTranscriptCreated, now.Time)
@@ -421,6 +439,15 @@ func (r *TranscriptReconciler) maxAttempts() int {
 		return r.MaxAttempts
 	}
 	return DefaultMaxAttempts
+}
+
+// retryDelay is the wait after a job's attempts-th transient error.
+func (r *TranscriptReconciler) retryDelay(attempts int) time.Duration {
+	d := r.RetryDelay
+	if d <= 0 {
+		d = DefaultRetryDelay
+	}
+	return d << (attempts - 1)
 }
 
 func (r *TranscriptReconciler) now() time.Time {

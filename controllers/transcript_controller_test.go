@@ -69,6 +69,13 @@ func runManagerWith(t *testing.T, ns string, store *blob.Store, outbound *http.C
 // runManagerWithResults is runManagerWith with the results store of archived deliveries.
 func runManagerWithResults(t *testing.T, ns string, store *blob.Store, outbound *http.Client, rs *results.Store) (stop func()) {
 	t.Helper()
+	return runManagerTuned(t, ns, store, outbound, rs, nil)
+}
+
+// runManagerTuned is runManagerWithResults with tune, if not nil, changing the reconciler
+// before it starts.
+func runManagerTuned(t *testing.T, ns string, store *blob.Store, outbound *http.Client, rs *results.Store, tune func(*TranscriptReconciler)) (stop func()) {
+	t.Helper()
 	mgr := env.NewManager(t, ns)
 	engine, err := correction.NewEngine()
 	if err != nil {
@@ -82,6 +89,9 @@ func runManagerWithResults(t *testing.T, ns string, store *blob.Store, outbound 
 		AdoptAfter:  50 * time.Millisecond,
 		MaxAttempts: 2,
 		Results:     rs,
+	}
+	if tune != nil {
+		tune(r)
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

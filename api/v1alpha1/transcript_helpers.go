@@ -271,7 +271,7 @@ func (t *Transcript) EndOnSoftDelete(now metav1.Time) bool {
 	changed := false
 	if t.Status.Phase == PhasePending {
 		if job := t.ActiveJob(); job != nil {
-			job.State, job.Error, job.FinishedAt = JobFailed, DeletedBeforeCompleted, &now
+			job.State, job.Error, job.FinishedAt, job.NextAttemptAt = JobFailed, DeletedBeforeCompleted, &now, nil
 		}
 		t.Status.Phase = PhaseFailed
 		t.Status.Error = &TranscriptError{Type: "conflict", Message: DeletedBeforeCompleted}

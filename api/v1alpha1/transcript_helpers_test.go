@@ -3,6 +3,9 @@ package v1alpha1
 import (
 	"slices"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestJobIDRoundTrip(t *testing.T) {
@@ -25,5 +28,31 @@ func TestJobIDRoundTrip(t *testing.T) {
 		if got := TranscriptIDsOfJob(bad); len(got) != 0 {
 			t.Errorf("TranscriptIDsOfJob(%q) = %v, want none", bad, got)
 		}
+	}
+}
+
+// TestEndOnSoftDeleteEndsAWaitingRetry soft-deletes a pending transcript whose fetch job is
+// running or waits for its next attempt: the job fails and no next attempt is left on it.
+func TestEndOnSoftDeleteEndsAWaitingRetry(t *testing.T) {
+	now := metav1.Now()
+	next := metav1.NewMicroTime(now.Add(4 * time.Second))
+	for _, tc := range []struct {
+		name string
+		job  Job
+	}{
+		{"running", Job{ID: "job_abc01", Type: JobURLFetch, State: JobRunning}},
+		{"waiting for a retry", Job{ID: "job_abc01", Type: JobYouTubeFetch, State: JobRunning, Attempts: 2, Error: "YouTube answered status 503", NextAttemptAt: &next}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &Transcript{Spec: TranscriptSpec{ID: "tr_abc"}, Status: TranscriptStatus{
+				Phase: PhasePending, Jobs: []Job{tc.job}, DeletedAt: &now}}
+			if !tr.EndOnSoftDelete(now) {
+				t.Fatal("EndOnSoftDelete changed nothing")
+			}
+			j := tr.Status.Jobs[0]
+			if tr.Status.Phase != PhaseFailed || j.State != JobFailed || j.Error != DeletedBeforeCompleted || j.NextAttemptAt != nil {
+				t.Errorf("phase %s, job %+v; want failed, the job failed with no next attempt", tr.Status.Phase, j)
+			}
+		})
 	}
 }

@@ -148,6 +148,11 @@ type Job struct {
 	// Attempts counts the runs of the job that ended in a transient error.
 	// +optional
 	Attempts int `json:"attempts,omitempty"`
+	// NextAttemptAt is when the job, after a transient error, may run again; written with the
+	// failed attempt, so that neither the reconcile that write brings nor a restart runs it
+	// sooner. It has microseconds, as retries are seconds apart.
+	// +optional
+	NextAttemptAt *metav1.MicroTime `json:"nextAttemptAt,omitempty"`
 	// Progress is the job's progress in percent.
 	// +optional
 	Progress int `json:"progress,omitempty"`
