@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -17,6 +18,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
@@ -54,8 +56,8 @@ type ArchiveReconciler struct {
 	DeliveryRetention time.Duration
 	// PurgeEvery is the period of the purge sweep; zero means DefaultPurgeEvery.
 	PurgeEvery time.Duration
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 
 	// afterPut and afterMark, when set (by tests only), run after the record was written and
 	// after the resource was annotated.
@@ -92,7 +94,7 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		// for deliveries not created yet.
 		return ctrl.Result{RequeueAfter: r.After}, nil
 	}
-	if wait := last.Add(r.After).Sub(r.now()); wait > 0 {
+	if wait := last.Add(r.After).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	return r.archive(ctx, t)
@@ -117,7 +119,7 @@ func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (c
 		if t.Annotations == nil {
 			t.Annotations = map[string]string{}
 		}
-		t.Annotations[tcsv1.AnnotationArchivedAt] = r.now().UTC().Format(time.RFC3339)
+		t.Annotations[tcsv1.AnnotationArchivedAt] = clocks.Or(r.Clock).Now().UTC().Format(time.RFC3339)
 		if err := r.Client.Patch(ctx, t, patch); err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				// Changed meanwhile: the next reconcile decides again.
@@ -234,7 +236,7 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 		return last, false, fmt.Errorf("listing the webhook endpoints of %s: %w", t.Spec.Organization, err)
 	}
 	for _, e := range t.Status.EmittedEvents {
-		if r.now().Sub(e.Time.Time) > r.deliveryRetention() {
+		if clocks.Or(r.Clock).Now().Sub(e.Time.Time) > r.deliveryRetention() {
 			continue // its deliveries were never made, or collected
 		}
 		for i := range endpoints.Items {
@@ -307,7 +309,7 @@ func (r *ArchiveReconciler) NeedLeaderElection() bool { return true }
 // leaves the record to purge again.
 func (r *ArchiveReconciler) Purge(ctx context.Context) error {
 	for {
-		recs, err := r.Results.DeletedBefore(ctx, r.now().Add(-r.retention()), 100)
+		recs, err := r.Results.DeletedBefore(ctx, clocks.Or(r.Clock).Now().Add(-r.retention()), 100)
 		if err != nil {
 			return err
 		}
@@ -342,13 +344,6 @@ func (r *ArchiveReconciler) deliveryRetention() time.Duration {
 		return r.DeliveryRetention
 	}
 	return DefaultRetention
-}
-
-func (r *ArchiveReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }
 
 // resourceVersion returns o's resourceVersion as the record's version: etcd's revisions grow

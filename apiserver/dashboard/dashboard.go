@@ -19,10 +19,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"tcs.dev/tcs/internal/accounts"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/endpoints"
 )
 
@@ -79,8 +81,8 @@ type Options struct {
 	PublicURL string
 	// Log receives server errors.
 	Log logr.Logger
-	// Now returns the time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 }
 
 // Dashboard serves the web UI.
@@ -95,9 +97,7 @@ type Dashboard struct {
 
 // New returns a Dashboard; its templates are parsed once here.
 func New(o Options) (*Dashboard, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Clock = clocks.Or(o.Clock)
 	u, err := url.Parse(o.PublicURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)
