@@ -26,7 +26,7 @@ type WebhookEndpointReconciler struct {
 	Clock clock.PassiveClock
 }
 
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints/status,verbs=get;patch,namespace=tcs-system
 
 // Reconcile brings the endpoint's subscriptions in line with its spec.
 func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {

@@ -31,7 +31,7 @@ import (
 // The dashboard writes webhook endpoints, organizations (members) and Events (the audit trail),
 // and reads the audit trail back.
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;update;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;list;watch,namespace=tcs-system
 
