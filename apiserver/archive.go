@@ -24,7 +24,7 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 		annotations = map[string]string{}
 	}
 	delete(annotations, tcsv1.AnnotationArchivedAt)
-	annotations[tcsv1.AnnotationUnarchived] = s.now().UTC().Format(time.RFC3339)
+	annotations[tcsv1.AnnotationUnarchived] = s.clock.Now().UTC().Format(time.RFC3339)
 	created := rec.Created()
 	annotations[tcsv1.AnnotationCreatedAt] = created.UTC().Format(time.RFC3339)
 	t := &tcsv1.Transcript{

@@ -108,11 +108,11 @@ func (s *Server) awaitCached(ctx context.Context, t *tcsv1.Transcript) {
 func (s *Server) queue(t *tcsv1.Transcript, jobType, record string) {
 	t.Status.Phase = tcsv1.PhasePending
 	t.Status.AIPassStatus = tcsv1.AIPassIdle
-	if job := t.AddJob(jobType, metav1.NewTime(s.now())); job.IdempotencyRecord == "" {
+	if job := t.AddJob(jobType, metav1.NewTime(s.clock.Now())); job.IdempotencyRecord == "" {
 		job.IdempotencyRecord = record
 	}
-	t.QueueRequestedAIPass(metav1.NewTime(s.now()))
-	t.Emit(tcsv1.EventTranscriptCreated, s.now())
+	t.QueueRequestedAIPass(metav1.NewTime(s.clock.Now()))
+	t.Emit(tcsv1.EventTranscriptCreated, s.clock.Now())
 	t.SyncConditions()
 }
 
@@ -253,7 +253,7 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	org := principalFrom(ctx).OrganizationID
 	id, _ := s.newTranscriptID(ctx)
-	expires := metav1.NewTime(s.now().Add(s.uploadExpiry).Truncate(time.Second))
+	expires := metav1.NewTime(s.clock.Now().Add(s.uploadExpiry).Truncate(time.Second))
 	contentType := uploadContentTypes[format]
 	url, headers, err := s.store.SignedPutURL(ctx, pipeline.KeysFor(org, id).Input, contentType, s.uploadExpiry)
 	if err != nil {
@@ -315,7 +315,7 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 		return t, nil // an earlier run of this request confirmed it
 	case t.Status.Phase != "":
 		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %q is already confirmed.", id)}
-	case t.Spec.Source.UploadExpiresAt != nil && !s.now().Before(t.Spec.Source.UploadExpiresAt.Time):
+	case t.Spec.Source.UploadExpiresAt != nil && !s.clock.Now().Before(t.Spec.Source.UploadExpiresAt.Time):
 		return nil, invalid("transcript_id", fmt.Sprintf("The upload grant %q expired at %s; request a new one.", id, apiview.Timestamp(*t.Spec.Source.UploadExpiresAt)))
 	}
 	size, _, err := s.store.Attributes(ctx, t.Spec.Source.InputRef)

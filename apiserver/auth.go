@@ -98,7 +98,7 @@ func (s *Server) lookupKey(ctx context.Context, header string) (Principal, error
 		}
 		if exp := sec.Annotations[tcsv1.AnnotationAPIKeyExpiresAt]; exp != "" {
 			t, err := time.Parse(time.RFC3339, exp)
-			if err != nil || !s.now().Before(t) {
+			if err != nil || !s.clock.Now().Before(t) {
 				return Principal{}, &apiError{Status: http.StatusUnauthorized, Type: ErrUnauthorized, Message: "This API key has expired."}
 			}
 		}
@@ -115,7 +115,7 @@ func (s *Server) lookupKey(ctx context.Context, header string) (Principal, error
 // recordUse records, at most once a minute per key, that the key in sec was used: in the
 // background, so that no request waits for it.
 func (s *Server) recordUse(ctx context.Context, sec *corev1.Secret) {
-	now := s.now()
+	now := s.clock.Now()
 	if !orgs.NeedsLastUsed(sec, now) {
 		return
 	}

@@ -13,7 +13,7 @@ func (s *Server) transcriptEnded(t *tcsv1.Transcript) {
 	if t.Status.Phase == tcsv1.PhaseFailed {
 		outcome = metrics.OutcomeFailed
 	}
-	s.metrics.TranscriptEnded(string(t.Spec.Source.Type), outcome, s.now().Sub(t.CreationTimestamp.Time))
+	s.metrics.TranscriptEnded(string(t.Spec.Source.Type), outcome, s.clock.Now().Sub(t.CreationTimestamp.Time))
 	if outcome == metrics.OutcomeCompleted {
 		recorder.Corrected(s.recorder, t)
 	}

@@ -91,7 +91,7 @@ func (s *Server) newTranscriptID(ctx context.Context) (string, bool) {
 	if run := runFrom(ctx); run != nil && run.transcriptID != "" {
 		return run.transcriptID, run.resumed
 	}
-	return ids.NewSortable("tr", s.now()), false
+	return ids.NewSortable("tr", s.clock.Now()), false
 }
 
 // requestRecord returns the name of the idempotency record of the request, or "" without one.
@@ -122,7 +122,7 @@ func (run *idemRun) heartbeat(ctx context.Context) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			err := run.s.results.HeartbeatIdempotency(ctx, run.key, run.holder, run.s.now())
+			err := run.s.results.HeartbeatIdempotency(ctx, run.key, run.holder, run.s.clock.Now())
 			if errors.Is(err, results.ErrNotHeld) {
 				return
 			}
@@ -198,7 +198,7 @@ func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 func (s *Server) claim(ctx context.Context, run *idemRun) (held, completed *results.IdempotencyRecord, aerr *apiError) {
 	deadline := time.Now().Add(s.idempotencyWait)
 	for {
-		now := s.now()
+		now := s.clock.Now()
 		held, prior, err := s.results.ClaimIdempotency(ctx, run.key, results.IdempotencyClaim{
 			Holder: run.holder, TranscriptID: ids.NewSortable("tr", now),
 			Now: now, ExpiresAt: now.Add(s.idempotencyRetention), StaleBefore: now.Add(-s.staleAfter),
@@ -264,7 +264,7 @@ func (s *Server) record(ctx context.Context, run *idemRun, rw *statusRecorder) {
 			resp.Headers[h] = v
 		}
 	}
-	err := s.results.CompleteIdempotency(ctx, run.key, run.holder, resp, s.now())
+	err := s.results.CompleteIdempotency(ctx, run.key, run.holder, resp, s.clock.Now())
 	if err != nil && !errors.Is(err, results.ErrNotHeld) {
 		// The heartbeat has stopped: a retry takes the record over and resumes the request.
 		s.log.Error(err, "recording an idempotent response; a retry with the key runs again", "record", run.name)

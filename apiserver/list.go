@@ -178,7 +178,7 @@ func (s *Server) deleteTranscript(w http.ResponseWriter, r *http.Request) {
 	}
 	if archived {
 		var changed bool
-		changed, err = s.results.SoftDelete(r.Context(), t.Spec.ID, s.now())
+		changed, err = s.results.SoftDelete(r.Context(), t.Spec.ID, s.clock.Now())
 		already = !changed || errors.Is(err, results.ErrNotFound)
 		if errors.Is(err, results.ErrNotFound) {
 			err = nil

@@ -16,12 +16,14 @@ import (
 	"github.com/gorilla/mux"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
@@ -67,8 +69,8 @@ type Options struct {
 	AIProvider aipass.Provider
 	// Log receives one line per request at V(1) and every server error.
 	Log logr.Logger
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 	// Metrics records the API's metrics; nil records none.
 	Metrics *metrics.Metrics
 	// Recorder records Events about the transcripts the API server completes; nil records none.
@@ -96,7 +98,7 @@ type Server struct {
 	// keyUses holds when this process last recorded each key's use (by Secret name).
 	keyUses  sync.Map
 	log      logr.Logger
-	now      func() time.Time
+	clock    clock.PassiveClock
 	metrics  *metrics.Metrics
 	recorder events.EventRecorder
 	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
@@ -125,10 +127,7 @@ func (s *Server) Mount(prefix string, h http.Handler) {
 
 // New returns a Server.
 func New(opts Options) *Server {
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
+	clk := clocks.Or(opts.Clock)
 	expiry := opts.UploadExpiry
 	if expiry <= 0 {
 		expiry = 15 * time.Minute
@@ -139,7 +138,7 @@ func New(opts Options) *Server {
 	}
 	limiter := opts.Limiter
 	if limiter == nil {
-		limiter = ratelimit.NewMemory(now)
+		limiter = ratelimit.NewMemory(clk.Now)
 	}
 	s := &Server{
 		namespace:     opts.Namespace,
@@ -158,7 +157,7 @@ func New(opts Options) *Server {
 		aiProvider:    opts.AIProvider,
 		waiters:       newWaiters(),
 		log:           opts.Log,
-		now:           now,
+		clock:         clk,
 		metrics:       opts.Metrics,
 		recorder:      opts.Recorder,
 
@@ -280,7 +279,7 @@ func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, aerr *api
 	writeError(w, r, aerr)
 }
 
-func (s *Server) metaNow() metav1.Time { return metav1.NewTime(s.now()) }
+func (s *Server) metaNow() metav1.Time { return metav1.NewTime(s.clock.Now()) }
 
 func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
 	s.log.Error(err, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)

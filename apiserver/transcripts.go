@@ -409,7 +409,7 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		if t.Status.AIPassStatus == "" {
 			t.Status.AIPassStatus = tcsv1.AIPassIdle
 		}
-		res.Complete(t, keys, s.now())
+		res.Complete(t, keys, s.clock.Now())
 		completed = true
 		return true
 	})
@@ -446,7 +446,7 @@ func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Tr
 			if t.Status.AIPassStatus == "" {
 				t.Status.AIPassStatus = tcsv1.AIPassIdle
 			}
-			res.Complete(t, keys, s.now())
+			res.Complete(t, keys, s.clock.Now())
 			return true
 		})
 		if err != nil {

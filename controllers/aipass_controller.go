@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,6 +21,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/aipass"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
@@ -48,8 +50,8 @@ type AIPassReconciler struct {
 	// ProgressInterval is how often at most the job's progress is written while a provider
 	// works through a transcript in parts; zero means DefaultAIPassProgressInterval.
 	ProgressInterval time.Duration
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 	// Recorder records the AI passes' Events; nil records none.
 	Recorder events.EventRecorder
 	// Metrics records the AI passes' metrics; nil records none.
@@ -74,11 +76,11 @@ func (r *AIPassReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		switch t.Status.Phase {
 		case tcsv1.PhaseCompleted:
 			return r.write(ctx, t, jobID, tcsv1.AIPassQueued, func(t *tcsv1.Transcript) {
-				t.StartAIPass(r.Provider.Name(), r.Provider.Model(), metav1.NewTime(r.now()))
+				t.StartAIPass(r.Provider.Name(), r.Provider.Model(), metav1.NewTime(clocks.Or(r.Clock).Now()))
 			})
 		case tcsv1.PhaseFailed:
 			return r.write(ctx, t, jobID, tcsv1.AIPassQueued, func(t *tcsv1.Transcript) {
-				t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", "", metav1.NewTime(r.now()))
+				t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", "", metav1.NewTime(clocks.Or(r.Clock).Now()))
 			})
 		}
 		// The pass starts when the deterministic pass completes, which updates the transcript.
@@ -98,7 +100,7 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 	}
 	passCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	started := r.now()
+	started := clocks.Or(r.Clock).Now()
 	var percent atomic.Int32
 	stopProgress := r.reportProgress(ctx, t.DeepCopy(), jobID, &percent)
 	rev, err := r.Processor.Review(passCtx, pipeline.ReviewInput{
@@ -130,14 +132,14 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 			r.ranWith(t)
 			// The tokens a failed pass used are billed all the same.
 			t.Status.AIPass.Usage = pipeline.TokenUsage(usage)
-			t.FailAIPass(typ, msg, detail, metav1.NewTime(r.now()))
+			t.FailAIPass(typ, msg, detail, metav1.NewTime(clocks.Or(r.Clock).Now()))
 		})
 	}
 	logger.Info("the AI pass completed", "confirmed", rev.Confirmed, "rejected", rev.Rejected,
-		"uncertain", rev.Uncertain, "proposed", rev.Proposed, "tokens", rev.Usage.TotalTokens, "took", r.now().Sub(started))
+		"uncertain", rev.Uncertain, "proposed", rev.Proposed, "tokens", rev.Usage.TotalTokens, "took", clocks.Or(r.Clock).Now().Sub(started))
 	return r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
 		r.ranWith(t)
-		rev.Complete(t, keys, r.now())
+		rev.Complete(t, keys, clocks.Or(r.Clock).Now())
 	})
 }
 
@@ -243,13 +245,6 @@ func (r *AIPassReconciler) write(ctx context.Context, t *tcsv1.Transcript, jobID
 		return ctrl.Result{}, fmt.Errorf("updating the AI pass of %s: %w", t.Spec.ID, err)
 	}
 	return ctrl.Result{}, nil
-}
-
-func (r *AIPassReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }
 
 // SetupWithManager registers the reconciler with mgr; it sees only transcripts with an AI pass

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -18,6 +19,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
@@ -62,8 +64,8 @@ type ArchiveReconciler struct {
 	PurgeEvery time.Duration
 	// Workers is the number of transcripts considered at once; zero means DefaultArchiveWorkers.
 	Workers int
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 
 	// afterPut and afterMark, when set (by tests only), run after the record was written and
 	// after the resource was annotated.
@@ -100,7 +102,7 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		// for deliveries not created yet.
 		return ctrl.Result{RequeueAfter: r.After}, nil
 	}
-	if wait := last.Add(r.After).Sub(r.now()); wait > 0 {
+	if wait := last.Add(r.After).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	return r.archive(ctx, t)
@@ -125,7 +127,7 @@ func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (c
 		if t.Annotations == nil {
 			t.Annotations = map[string]string{}
 		}
-		t.Annotations[tcsv1.AnnotationArchivedAt] = r.now().UTC().Format(time.RFC3339)
+		t.Annotations[tcsv1.AnnotationArchivedAt] = clocks.Or(r.Clock).Now().UTC().Format(time.RFC3339)
 		if err := r.Client.Patch(ctx, t, patch); err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				// Changed meanwhile: the next reconcile decides again.
@@ -242,7 +244,7 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 		return last, false, fmt.Errorf("listing the webhook endpoints of %s: %w", t.Spec.Organization, err)
 	}
 	for _, e := range t.Status.EmittedEvents {
-		if r.now().Sub(e.Time.Time) > r.deliveryRetention() {
+		if clocks.Or(r.Clock).Now().Sub(e.Time.Time) > r.deliveryRetention() {
 			continue // its deliveries were never made, or collected
 		}
 		for i := range endpoints.Items {
@@ -315,7 +317,7 @@ func (r *ArchiveReconciler) NeedLeaderElection() bool { return true }
 // leaves the record to purge again.
 func (r *ArchiveReconciler) Purge(ctx context.Context) error {
 	for {
-		recs, err := r.Results.DeletedBefore(ctx, r.now().Add(-r.retention()), 100)
+		recs, err := r.Results.DeletedBefore(ctx, clocks.Or(r.Clock).Now().Add(-r.retention()), 100)
 		if err != nil {
 			return err
 		}
@@ -350,13 +352,6 @@ func (r *ArchiveReconciler) deliveryRetention() time.Duration {
 		return r.DeliveryRetention
 	}
 	return DefaultRetention
-}
-
-func (r *ArchiveReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }
 
 // resourceVersion returns o's resourceVersion as the record's version: etcd's revisions grow

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"time"
 
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/results"
 )
 
@@ -24,8 +26,8 @@ type IdempotencySweeper struct {
 	Results *results.Store
 	// Every is the period of the sweep; zero means DefaultIdempotencySweepEvery.
 	Every time.Duration
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 }
 
 // Start sweeps until ctx ends.
@@ -64,10 +66,7 @@ func (r *IdempotencySweeper) NeedLeaderElection() bool { return true }
 
 // Sweep removes every record expired now, in bounded batches, and returns how many it removed.
 func (r *IdempotencySweeper) Sweep(ctx context.Context) (int, error) {
-	now := time.Now()
-	if r.Now != nil {
-		now = r.Now()
-	}
+	now := clocks.Or(r.Clock).Now()
 	total := 0
 	for {
 		n, err := r.Results.DeleteExpiredIdempotency(ctx, now, idempotencySweepBatch)

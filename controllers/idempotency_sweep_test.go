@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/testenv"
 )
@@ -85,7 +87,7 @@ func TestIdempotencySweepIsBounded(t *testing.T) {
 					t.Fatal(held, err)
 				}
 			}
-			n, err := (&IdempotencySweeper{Results: rs, Now: func() time.Time { return t0.Add(2 * time.Hour) }}).Sweep(ctx)
+			n, err := (&IdempotencySweeper{Results: rs, Clock: clocktesting.NewFakePassiveClock(t0.Add(2 * time.Hour))}).Sweep(ctx)
 			if err != nil || n != tc.want {
 				t.Fatalf("Sweep = %d, %v; want %d", n, err, tc.want)
 			}

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -19,6 +20,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
@@ -72,8 +74,8 @@ type TranscriptReconciler struct {
 	// RetryDelay is the wait after a fetch job's first transient error, doubled after each
 	// later one; zero means DefaultRetryDelay.
 	RetryDelay time.Duration
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 	// Retention is how long a soft-deleted transcript can be restored; zero means DefaultRetention.
 	Retention time.Duration
 	// Workers is the number of transcripts reconciled at once; zero means DefaultWorkers.
@@ -96,9 +98,9 @@ const DefaultRetention = 30 * 24 * time.Hour
 const DefaultWorkers = 8
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=transcripts,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts/status,verbs=get;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;create;update;patch,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=organizations/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=organizations/status,verbs=get;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch,namespace=tcs-system
 
@@ -123,7 +125,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	patch := statuspatch.New(t, statuspatch.OwnerTranscript)
 	if t.Status.DeletedAt != nil {
 		// A soft delete ends what was in flight, in one status write, before the purge waits.
-		if t.EndOnSoftDelete(metav1.NewTime(r.now())) {
+		if t.EndOnSoftDelete(metav1.NewTime(clocks.Or(r.Clock).Now())) {
 			if err := patch.Patch(ctx, r.Client, t); err != nil {
 				if apierrors.IsConflict(err) {
 					return ctrl.Result{RequeueAfter: conflictRequeue}, nil
@@ -147,24 +149,24 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// The API server writes the first transition of the transcripts it creates, and its
 		// answer shows it; only one it left without is taken over here, so that the
 		// transition has one writer.
-		if age := r.now().Sub(t.CreationTimestamp.Time); age < r.adoptAfter() {
+		if age := clocks.Or(r.Clock).Now().Sub(t.CreationTimestamp.Time); age < r.adoptAfter() {
 			return ctrl.Result{RequeueAfter: r.adoptAfter() - age}, nil
 		}
 		t.Status.Phase = tcsv1.PhasePending
 		t.Status.AIPassStatus = tcsv1.AIPassIdle
-		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.now()))
-		t.QueueRequestedAIPass(metav1.NewTime(r.now()))
-		t.Emit(tcsv1.EventTranscriptCreated, r.now())
+		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(clocks.Or(r.Clock).Now()))
+		t.QueueRequestedAIPass(metav1.NewTime(clocks.Or(r.Clock).Now()))
+		t.Emit(tcsv1.EventTranscriptCreated, clocks.Or(r.Clock).Now())
 		t.SyncConditions()
 	case tcsv1.PhasePending:
 		job := t.ActiveJob()
 		if job == nil {
-			job = t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.now()))
+			job = t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(clocks.Or(r.Clock).Now()))
 		}
 		var err error
 		switch {
 		case job.State == tcsv1.JobQueued:
-			now := metav1.NewTime(r.now())
+			now := metav1.NewTime(clocks.Or(r.Clock).Now())
 			job.State, job.StartedAt = tcsv1.JobRunning, &now
 			t.SyncConditions()
 		case job.Type == tcsv1.JobCorrection:
@@ -211,7 +213,7 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 	// A failed attempt's status write brings a reconcile at once, and a restart one too:
 	// the job runs again only once its recorded wait is over.
 	if next := job.NextAttemptAt; next != nil {
-		if wait := next.Sub(r.now()); wait > 0 {
+		if wait := next.Sub(clocks.Or(r.Clock).Now()); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
 	}
@@ -250,12 +252,12 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 		// The time of the next attempt is written with this one, so that it holds for the
 		// reconciles that write brings and after a restart.
 		delay := r.retryDelay(job.Attempts)
-		next := metav1.NewMicroTime(r.now().Add(delay))
+		next := metav1.NewMicroTime(clocks.Or(r.Clock).Now().Add(delay))
 		log.FromContext(ctx).Info("job failed; retrying", "job", job.ID, "attempt", job.Attempts, "next", next.Time, "error", err.Error())
 		job.Error, job.NextAttemptAt = sources.PublicMessage(err), &next
 		return ctrl.Result{RequeueAfter: delay}, nil
 	}
-	now := metav1.NewTime(r.now())
+	now := metav1.NewTime(clocks.Or(r.Clock).Now())
 	job.State, job.Progress, job.Error, job.FinishedAt, job.NextAttemptAt = tcsv1.JobSucceeded, 100, "", &now, nil
 	if t.Status.Title == "" && t.Spec.Source.Title == "" && title != "" {
 		t.Status.Title = title
@@ -300,13 +302,13 @@ func (r *TranscriptReconciler) correct(ctx context.Context, t *tcsv1.Transcript,
 		log.FromContext(ctx).Error(err, "correcting a transcript failed; retrying")
 		return fmt.Errorf("correcting %s: %w", t.Spec.ID, err)
 	}
-	res.Complete(t, keys, r.now())
+	res.Complete(t, keys, clocks.Or(r.Clock).Now())
 	return nil
 }
 
 // fail ends job and the transcript with an error the API shows.
 func (r *TranscriptReconciler) fail(t *tcsv1.Transcript, job *tcsv1.Job, typ, msg string) {
-	now := metav1.NewTime(r.now())
+	now := metav1.NewTime(clocks.Or(r.Clock).Now())
 	job.State, job.Error, job.FinishedAt, job.NextAttemptAt = tcsv1.JobFailed, msg, &now, nil
 	t.Status.Phase = tcsv1.PhaseFailed
 	t.Status.Error = &tcsv1.TranscriptError{Type: typ, Message: msg}
@@ -323,7 +325,7 @@ func (r *TranscriptReconciler) expireGrant(ctx context.Context, t *tcsv1.Transcr
 		return ctrl.Result{}, nil
 	}
 	// Leave a minute for a confirmation sent just before the expiry.
-	if wait := exp.Add(time.Minute).Sub(r.now()); wait > 0 {
+	if wait := exp.Add(time.Minute).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	if err := r.Store.Delete(ctx, pipeline.KeysFor(t.Spec.Organization, t.Spec.ID).Input); err != nil {
@@ -345,7 +347,7 @@ func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (
 	if retention <= 0 {
 		retention = DefaultRetention
 	}
-	if wait := t.Status.DeletedAt.Add(retention).Sub(r.now()); wait > 0 {
+	if wait := t.Status.DeletedAt.Add(retention).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	// The precondition keeps a transcript restored a moment ago, with its text.
@@ -448,13 +450,6 @@ func (r *TranscriptReconciler) retryDelay(attempts int) time.Duration {
 		d = DefaultRetryDelay
 	}
 	return d << (attempts - 1)
-}
-
-func (r *TranscriptReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }
 
 func (r *TranscriptReconciler) adoptAfter() time.Duration {

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -24,6 +25,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/netpolicy"
@@ -83,8 +85,8 @@ type WebhookDeliveryReconciler struct {
 	BlockedRequeue time.Duration
 	// Workers is DefaultDeliveryWorkers when zero.
 	Workers int
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 	// Recorder records Events of failing deliveries; nil records none.
 	Recorder events.EventRecorder
 	// Metrics records the deliveries' metrics; nil records none.
@@ -96,8 +98,8 @@ type WebhookDeliveryReconciler struct {
 }
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;patch;delete,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;patch,namespace=tcs-system
 
 // Reconcile brings one WebhookDelivery a step further; every status change is one update.
 func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -108,7 +110,7 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if !d.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	now := r.now()
+	now := clocks.Or(r.Clock).Now()
 	switch d.Status.State {
 	case "":
 		if at, ok := d.Unarchived(); ok && r.Results != nil {
@@ -217,7 +219,7 @@ func (r *WebhookDeliveryReconciler) archive(ctx context.Context, d *tcsv1.Webhoo
 		if d.Annotations == nil {
 			d.Annotations = map[string]string{}
 		}
-		d.Annotations[tcsv1.AnnotationArchivedAt] = r.now().UTC().Format(time.RFC3339)
+		d.Annotations[tcsv1.AnnotationArchivedAt] = clocks.Or(r.Clock).Now().UTC().Format(time.RFC3339)
 		if err := r.Client.Patch(ctx, d, patch); err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				// Changed meanwhile (a replay): the next reconcile decides again.
@@ -300,7 +302,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 		return ctrl.Result{}, err
 	}
 
-	start := r.now()
+	start := clocks.Or(r.Clock).Now()
 	attempt := tcsv1.DeliveryAttempt{Time: metav1.NewTime(start)}
 	permanent := false
 	if msg := r.checkURL(ep.Spec.URL); msg != "" {
@@ -308,7 +310,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 	} else {
 		attempt.StatusCode, attempt.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(d.Spec.Event, d.Spec.ID, current, previous, body, start), body)
 	}
-	end := r.now()
+	end := clocks.Or(r.Clock).Now()
 	attempt.DurationMillis = end.Sub(start).Milliseconds()
 	var delay time.Duration
 	record := func(d *tcsv1.WebhookDelivery) {
@@ -404,7 +406,7 @@ func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.Webho
 	if current == "" {
 		return "", "", fmt.Errorf("the secret %s of endpoint %s has no %q", s.Name, ep.Name, tcsv1.SecretKeyWebhookSecret)
 	}
-	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && r.now().Sub(at) < previousSecretWindow {
+	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && clocks.Or(r.Clock).Now().Sub(at) < previousSecretWindow {
 		previous = string(s.Data[tcsv1.SecretKeyWebhookPrevious])
 	}
 	return current, previous, nil
@@ -467,13 +469,6 @@ func (r *WebhookDeliveryReconciler) blockedRequeue() time.Duration {
 		return r.BlockedRequeue
 	}
 	return DefaultBlockedRequeue
-}
-
-func (r *WebhookDeliveryReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }
 
 // SetupWithManager registers the reconciler, and the index of deliveries by transcript and

@@ -12,12 +12,14 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
@@ -41,8 +43,8 @@ type WebhookDispatchReconciler struct {
 	// zero means DefaultRetention. Events emitted longer ago get no deliveries, so that
 	// deliveries removed after Retention are never created again.
 	Retention time.Duration
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 	// Metrics counts the deliveries skipped for a paused endpoint; nil counts none.
 	Metrics *metrics.Metrics
 }
@@ -72,8 +74,8 @@ func WebhookPayloadKey(org, deliveryID string) string {
 }
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;patch;delete,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;patch,namespace=tcs-system
 
 // Reconcile creates the deliveries of one Transcript's emitted events that do not exist yet.
 func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -133,7 +135,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		// An event older than the history's retention was delivered and collected already:
 		// it is never sent again.
-		if r.now().Sub(emitted.Time.Time) > retention {
+		if clocks.Or(r.Clock).Now().Sub(emitted.Time.Time) > retention {
 			dispatched[seq] = true
 			continue
 		}
@@ -288,7 +290,7 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		// so no attempt can be lost to a conflicting write.
 		return nil
 	}
-	now := metav1.NewTime(r.now())
+	now := metav1.NewTime(clocks.Or(r.Clock).Now())
 	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	d.Status.State, d.Status.CompletedAt = tcsv1.DeliverySkipped, &now
 	// The delivery controller skips a delivery for a paused endpoint too, so a failure here
@@ -301,13 +303,6 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	}
 	r.Metrics.WebhookEnded(metrics.DeliverySkipped)
 	return nil
-}
-
-func (r *WebhookDispatchReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }
 
 // SetupWithManager registers the reconciler, and the index of endpoints by organization, with

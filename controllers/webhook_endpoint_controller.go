@@ -9,10 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/statuspatch"
 )
 
@@ -20,11 +22,11 @@ import (
 // event types, so that the dispatcher never sends it an event from before.
 type WebhookEndpointReconciler struct {
 	Client client.Client
-	// Now returns the current time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 }
 
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints/status,verbs=get;patch,namespace=tcs-system
 
 // Reconcile brings the endpoint's subscriptions in line with its spec.
 func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -35,13 +37,9 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if !ep.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	now := time.Now
-	if r.Now != nil {
-		now = r.Now
-	}
 	before := ep.Status.DeepCopy()
 	patch := statuspatch.New(ep, statuspatch.OwnerWebhook)
-	ep.Status.Subscriptions = Subscriptions(ep, now())
+	ep.Status.Subscriptions = Subscriptions(ep, clocks.Or(r.Clock).Now())
 	ep.Status.ObservedGeneration = ep.Generation
 	if equality.Semantic.DeepEqual(before, &ep.Status) {
 		return ctrl.Result{}, nil

@@ -28,7 +28,7 @@ func (d *Dashboard) auditf(ctx context.Context, orgID, who, reason, format strin
 		d.o.Log.Error(err, "recording an audit event", "reason", reason)
 		return
 	}
-	now := metav1.NewTime(d.o.Now())
+	now := metav1.NewTime(d.o.Clock.Now())
 	ev := &corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        fmt.Sprintf("%s.%s", orgs.ObjectName(orgID), ids.Random(16)),

@@ -19,17 +19,19 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"tcs.dev/tcs/internal/accounts"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/endpoints"
 )
 
 // The dashboard writes webhook endpoints, organizations (members) and Events (the audit trail),
 // and reads the audit trail back.
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;update;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;update;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;list;watch,namespace=tcs-system
 
@@ -79,8 +81,8 @@ type Options struct {
 	PublicURL string
 	// Log receives server errors.
 	Log logr.Logger
-	// Now returns the time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 }
 
 // Dashboard serves the web UI.
@@ -95,9 +97,7 @@ type Dashboard struct {
 
 // New returns a Dashboard; its templates are parsed once here.
 func New(o Options) (*Dashboard, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Clock = clocks.Or(o.Clock)
 	u, err := url.Parse(o.PublicURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)

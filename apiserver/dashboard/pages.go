@@ -67,7 +67,7 @@ const (
 )
 
 func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
-	now := d.o.Now().UTC()
+	now := d.o.Clock.Now().UTC()
 	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -(overviewDays - 1))
 	data := &overviewData{Statuses: []string{"pending", "completed", "failed"}, BySource: map[string]int{}, Sources: []string{"paste", "youtube", "url", "upload"}}
 	byDay := map[string]*dayCount{}
@@ -535,7 +535,7 @@ func (d *Dashboard) rotateEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 	if !ok {
 		return
 	}
-	secret, err := d.o.Endpoints.Rotate(r.Context(), ep, d.o.Now())
+	secret, err := d.o.Endpoints.Rotate(r.Context(), ep, d.o.Clock.Now())
 	if err != nil {
 		d.serverError(w, r, err)
 		return
@@ -621,7 +621,7 @@ func (d *Dashboard) testEndpoint(w http.ResponseWriter, r *http.Request, v *view
 	if !ok {
 		return
 	}
-	del, err := d.o.Endpoints.SendTest(r.Context(), d.o.Payloads, ep, d.o.Now())
+	del, err := d.o.Endpoints.SendTest(r.Context(), d.o.Payloads, ep, d.o.Clock.Now())
 	if err != nil {
 		d.serverError(w, r, err)
 		return
@@ -641,7 +641,7 @@ func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *vi
 		d.serverError(w, r, err)
 		return
 	}
-	if err := d.o.Endpoints.Replay(r.Context(), del, d.o.Now()); err != nil {
+	if err := d.o.Endpoints.Replay(r.Context(), del, d.o.Clock.Now()); err != nil {
 		d.serverError(w, r, err)
 		return
 	}

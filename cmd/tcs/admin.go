@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,6 +31,8 @@ type adminOptions struct {
 	namespace  string
 	// resultsDSN names the results store of archived transcripts.
 	resultsDSN string
+	// clock is what the admin tools read the time from.
+	clock clock.PassiveClock
 }
 
 // results opens the results store of archived transcripts.
@@ -54,7 +57,7 @@ func (o *adminOptions) client() (client.Client, error) {
 }
 
 func newAdminCommand() *cobra.Command {
-	o := &adminOptions{}
+	o := &adminOptions{clock: clock.RealClock{}}
 	cmd := &cobra.Command{
 		Use:   "admin",
 		Short: "Cluster-admin tools: organizations, API keys, transcripts",

@@ -16,7 +16,7 @@ func (o *adminOptions) accounts() (*accounts.Accounts, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accounts.New(accounts.Options{Client: c, Namespace: o.namespace})
+	return accounts.New(accounts.Options{Client: c, Namespace: o.namespace, Clock: o.clock})
 }
 
 func newAdminMemberCommand(o *adminOptions) *cobra.Command {

@@ -173,7 +173,7 @@ func newAdminWebhookListCommand(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			now := time.Now()
+			now := o.clock.Now()
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tORG\tURL\tEVENTS\tPAUSED\tAGE")
 			for _, e := range items {
@@ -242,7 +242,7 @@ func newAdminWebhookPauseCommand(o *adminOptions, verb string, paused bool) *cob
 
 func newAdminWebhookRotateCommand(o *adminOptions) *cobra.Command {
 	cmd := endpointCommand(o, "rotate ENDPOINT_ID", "Rotate an endpoint's signing secret and print the new one", func(cmd *cobra.Command, m *endpoints.Manager, ep *tcsv1.WebhookEndpoint) error {
-		secret, err := m.Rotate(cmd.Context(), ep, time.Now())
+		secret, err := m.Rotate(cmd.Context(), ep, o.clock.Now())
 		if err != nil {
 			return err
 		}
@@ -346,7 +346,7 @@ func newAdminWebhookReplayCommand(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := m.Replay(cmd.Context(), d, time.Now()); err != nil {
+			if err := m.Replay(cmd.Context(), d, o.clock.Now()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "replaying %s\n", d.Spec.ID)

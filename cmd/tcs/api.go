@@ -51,8 +51,9 @@ func setupAPI(ctx context.Context, mgr ctrl.Manager, o serveOptions, svc *servic
 		Log:           log.WithName("api"),
 		Metrics:       svc.metrics,
 		Recorder:      mgr.GetEventRecorder(recorder.API),
+		Clock:         svc.clock,
 	})
-	if err := mountDashboard(mgr, srv, svc.store, svc.results, o.namespace, l.publicURL, svc.allow, log); err != nil {
+	if err := mountDashboard(mgr, srv, svc, o.namespace, l.publicURL, log); err != nil {
 		closeLimits()
 		return nil, err
 	}

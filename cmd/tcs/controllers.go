@@ -32,6 +32,7 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			Recorder:  mgr.GetEventRecorder(recorder.Transcript),
 			Metrics:   svc.metrics,
 			Results:   svc.results,
+			Clock:     svc.clock,
 		}},
 		{"setting up the AI pass controller", &controllers.AIPassReconciler{
 			Client:    c,
@@ -42,9 +43,10 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			Workers:   o.ai.workers,
 			Recorder:  mgr.GetEventRecorder(recorder.AIPass),
 			Metrics:   svc.metrics,
+			Clock:     svc.clock,
 		}},
-		{"setting up the webhook endpoint controller", &controllers.WebhookEndpointReconciler{Client: c}},
-		{"setting up the webhook dispatch controller", &controllers.WebhookDispatchReconciler{Client: c, Store: svc.store, Results: svc.results, Retention: o.webhookRetention, Metrics: svc.metrics}},
+		{"setting up the webhook endpoint controller", &controllers.WebhookEndpointReconciler{Client: c, Clock: svc.clock}},
+		{"setting up the webhook dispatch controller", &controllers.WebhookDispatchReconciler{Client: c, Store: svc.store, Results: svc.results, Retention: o.webhookRetention, Metrics: svc.metrics, Clock: svc.clock}},
 		{"setting up the webhook delivery controller", &controllers.WebhookDeliveryReconciler{
 			Client:       c,
 			Reader:       mgr.GetAPIReader(),
@@ -57,9 +59,10 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			ArchiveAfter: o.archiveAfter,
 			Recorder:     mgr.GetEventRecorder(recorder.Webhook),
 			Metrics:      svc.metrics,
+			Clock:        svc.clock,
 		}},
 		archiver(c, o, svc),
-		{"adding the sweep of expired idempotency records", runnable{&controllers.IdempotencySweeper{Results: svc.results}}},
+		{"adding the sweep of expired idempotency records", runnable{&controllers.IdempotencySweeper{Results: svc.results, Clock: svc.clock}}},
 		{"setting up the organization controller", &controllers.OrganizationReconciler{Client: c}},
 	} {
 		if err := reg.r.SetupWithManager(mgr); err != nil {
@@ -80,9 +83,10 @@ func archiver(c client.Client, o serveOptions, svc *services) registration {
 			Blobs:             svc.store,
 			After:             o.archiveAfter,
 			DeliveryRetention: o.webhookRetention,
+			Clock:             svc.clock,
 		}}
 	}
-	return registration{"adding the purge of archived transcripts", runnable{&controllers.ArchiveReconciler{Client: c, Results: svc.results, Blobs: svc.store, DeliveryRetention: o.webhookRetention}}}
+	return registration{"adding the purge of archived transcripts", runnable{&controllers.ArchiveReconciler{Client: c, Results: svc.results, Blobs: svc.store, DeliveryRetention: o.webhookRetention, Clock: svc.clock}}}
 }
 
 // runnable registers a manager.Runnable that reconciles nothing.

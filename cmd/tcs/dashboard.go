@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/netip"
 
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -15,8 +14,8 @@ import (
 
 // mountDashboard serves the dashboard on the API's port under /dashboard/, its live progress
 // fed by mgr's transcript watch.
-func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, payloads dashboard.Payloads, archive endpoints.Archive, namespace, publicURL string, allow []netip.Prefix, log logr.Logger) error {
-	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace})
+func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, namespace, publicURL string, log logr.Logger) error {
+	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace, Clock: svc.clock})
 	if err != nil {
 		return err
 	}
@@ -27,10 +26,11 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, payloads dashboard.
 		Cache:     mgr.GetCache(),
 		API:       srv,
 		Accounts:  acc,
-		Endpoints: &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: allow, Archive: archive},
-		Payloads:  payloads,
+		Endpoints: &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: svc.allow, Archive: svc.results},
+		Payloads:  svc.store,
 		PublicURL: publicURL,
 		Log:       log.WithName("dashboard"),
+		Clock:     svc.clock,
 	})
 	if err != nil {
 		return fmt.Errorf("setting up the dashboard: %w", err)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -28,6 +29,8 @@ type services struct {
 	// outbound is the SSRF-safe client of url sources, captions and webhook deliveries.
 	outbound *http.Client
 	provider aipass.Provider
+	// clock is what the controllers and the API read the time from.
+	clock clock.PassiveClock
 }
 
 // newServices builds the services of o; publicURL is where clients reach the API, empty in
@@ -68,6 +71,7 @@ func newServices(ctx context.Context, mgr ctrl.Manager, o serveOptions, allow []
 			allow:     allow,
 			outbound:  newOutboundClient(allow, roots),
 			provider:  provider,
+			clock:     clock.RealClock{},
 		}, nil
 	}()
 	if err != nil {

@@ -21,9 +21,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/orgs"
 )
@@ -139,8 +141,8 @@ type Options struct {
 	LockAfter int
 	// LockFor is how long a lock lasts; zero means 15 minutes.
 	LockFor time.Duration
-	// Now returns the time; nil means time.Now.
-	Now func() time.Time
+	// Clock is what the time is read from; nil means the real clock.
+	Clock clock.PassiveClock
 }
 
 // Accounts manages members, invitations, passwords and sessions.
@@ -166,9 +168,7 @@ func New(o Options) (*Accounts, error) {
 	if o.LockFor <= 0 {
 		o.LockFor = 15 * time.Minute
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Clock = clocks.Or(o.Clock)
 	if o.Reader == nil {
 		o.Reader = o.Client
 	}
@@ -373,7 +373,7 @@ func (a *Accounts) Invite(ctx context.Context, orgID, email, role string) (strin
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "invite-" + hashHex(token)[:40], Namespace: a.o.Namespace, Labels: labels,
-			Annotations: map[string]string{annotationExpiresAt: a.o.Now().Add(a.o.InvitationTTL).UTC().Format(time.RFC3339)},
+			Annotations: map[string]string{annotationExpiresAt: a.o.Clock.Now().Add(a.o.InvitationTTL).UTC().Format(time.RFC3339)},
 		},
 		Type: SecretTypeInvitation,
 		Data: map[string][]byte{keyEmail: []byte(email), keyOrg: []byte(orgID), keyRole: []byte(role)},
@@ -406,7 +406,7 @@ func (a *Accounts) Invitation(ctx context.Context, token string) (*Invitation, e
 		return nil, fmt.Errorf("reading an invitation: %w", err)
 	}
 	exp, err := time.Parse(time.RFC3339, sec.Annotations[annotationExpiresAt])
-	if sec.Type != SecretTypeInvitation || err != nil || !a.o.Now().Before(exp) || sec.DeletionTimestamp != nil {
+	if sec.Type != SecretTypeInvitation || err != nil || !a.o.Clock.Now().Before(exp) || sec.DeletionTimestamp != nil {
 		return nil, ErrInvitationGone
 	}
 	inv := &Invitation{Email: string(sec.Data[keyEmail]), OrganizationID: string(sec.Data[keyOrg]), Role: string(sec.Data[keyRole]), secret: sec}
@@ -585,7 +585,7 @@ func (a *Accounts) SignIn(ctx context.Context, email, password string) (*Session
 	if err != nil {
 		norm = strings.ToLower(strings.TrimSpace(email))
 	}
-	now := a.o.Now()
+	now := a.o.Clock.Now()
 	f, ferr := a.failures(ctx, norm, now)
 	if ferr != nil {
 		return nil, ferr
@@ -645,7 +645,7 @@ func sessionName(token string) string {
 }
 
 func (a *Accounts) newSession(ctx context.Context, email string) (*Session, error) {
-	s := &Session{Token: ids.Random(43), Email: email, CSRF: ids.Random(32), Created: a.o.Now()}
+	s := &Session{Token: ids.Random(43), Email: email, CSRF: ids.Random(32), Created: a.o.Clock.Now()}
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: sessionName(s.Token), Namespace: a.o.Namespace,
@@ -677,7 +677,7 @@ func (a *Accounts) Session(ctx context.Context, token string) (*Session, error) 
 		}
 		return nil, fmt.Errorf("reading a session: %w", err)
 	}
-	now := a.o.Now()
+	now := a.o.Clock.Now()
 	seen, _ := time.Parse(time.RFC3339, sec.Annotations[annotationSeenAt])
 	created, _ := time.Parse(time.RFC3339, sec.Annotations[annotationCreatedAt])
 	if sec.Type != SecretTypeSession || sec.DeletionTimestamp != nil || a.expired(sec, now) {
@@ -707,7 +707,7 @@ func (a *Accounts) SignOut(ctx context.Context, token string) error {
 // Sweep deletes the sessions, invitations and counts of failed sign-ins that have expired, so
 // that those never used again do not pile up; it returns how many it deleted.
 func (a *Accounts) Sweep(ctx context.Context) (int, error) {
-	now := a.o.Now()
+	now := a.o.Clock.Now()
 	n := 0
 	for _, typ := range []corev1.SecretType{SecretTypeSession, SecretTypeInvitation, SecretTypeSignIn} {
 		var list corev1.SecretList

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"tcs.dev/tcs/internal/orgs"
@@ -20,16 +20,6 @@ var env *testenv.Env
 
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
-// clock is a settable time for expiry tests.
-type clock struct {
-	mu sync.Mutex
-	d  time.Duration
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return time.Now().Add(c.d) }
-
-func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.d += d; c.mu.Unlock() }
-
 func TestAccounts(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client(t, client.Options{Scheme: scheme.New()})
@@ -39,9 +29,9 @@ func TestAccounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	orgID := org.Spec.ID
-	clk := &clock{}
+	clk := clocktesting.NewFakeClock(time.Now())
 	newAccounts := func() *Accounts {
-		a, err := New(Options{Client: c, Namespace: ns, Now: clk.now, SessionIdle: 30 * time.Minute, SessionMax: 2 * time.Hour,
+		a, err := New(Options{Client: c, Namespace: ns, Clock: clk, SessionIdle: 30 * time.Minute, SessionMax: 2 * time.Hour,
 			LockAfter: 3, LockFor: time.Minute, InvitationTTL: time.Hour})
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +73,7 @@ func TestAccounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		clk.advance(2 * time.Hour)
+		clk.Step(2 * time.Hour)
 		if _, err := a.Accept(ctx, expiring, password); !errors.Is(err, ErrInvitationGone) {
 			t.Fatalf("expired invitation: %v", err)
 		}
@@ -120,11 +110,11 @@ func TestAccounts(t *testing.T) {
 		if err != nil || got.Email != owner || got.CSRF != s.CSRF || got.CSRF == "" {
 			t.Fatalf("session from another instance: %+v, %v", got, err)
 		}
-		clk.advance(20 * time.Minute)
+		clk.Step(20 * time.Minute)
 		if _, err := a.Session(ctx, s.Token); err != nil {
 			t.Fatalf("within the idle time: %v", err)
 		}
-		clk.advance(31 * time.Minute)
+		clk.Step(31 * time.Minute)
 		if _, err := a.Session(ctx, s.Token); !errors.Is(err, ErrNoSession) {
 			t.Fatalf("after the idle time: %v", err)
 		}
@@ -135,7 +125,7 @@ func TestAccounts(t *testing.T) {
 		}
 		alive := 0
 		for i := 0; i < 6; i++ {
-			clk.advance(25 * time.Minute)
+			clk.Step(25 * time.Minute)
 			if _, err := a.Session(ctx, s.Token); err == nil {
 				alive++
 			}
@@ -171,7 +161,7 @@ func TestAccounts(t *testing.T) {
 		if n, err := a.Sweep(ctx); err != nil || n != 0 {
 			t.Fatalf("sweeping with nothing expired: %d, %v", n, err)
 		}
-		clk.advance(3 * time.Hour)
+		clk.Step(3 * time.Hour)
 		if n, err := a.Sweep(ctx); err != nil || n < 2 {
 			t.Fatalf("sweeping after expiry: %d, %v", n, err)
 		}
@@ -207,12 +197,12 @@ func TestAccounts(t *testing.T) {
 		if _, err := newAccounts().SignIn(ctx, owner, password); !errors.Is(err, ErrSignInFailed) {
 			t.Fatalf("a locked email signed in on another replica: %v", err)
 		}
-		clk.advance(2 * time.Minute)
+		clk.Step(2 * time.Minute)
 		if _, err := a.SignIn(ctx, owner, password); err != nil {
 			t.Fatalf("after the lock: %v", err)
 		}
 		// A success clears the count; the unknown email's count is swept once over.
-		clk.advance(2 * time.Minute)
+		clk.Step(2 * time.Minute)
 		if n, err := a.Sweep(ctx); err != nil || n < 1 {
 			t.Fatalf("sweeping old counts of failures: %d, %v", n, err)
 		}

@@ -447,27 +447,39 @@ type access struct {
 func checkAccess(t *testing.T, cs kubernetes.Interface, user, ns string) {
 	t.Helper()
 	var cases []access
-	for _, r := range []struct{ group, resource string }{
-		{"", "secrets"}, {"tcs.dev", "transcripts"}, {"tcs.dev", "organizations"}, {"tcs.dev", "webhookdeliveries"},
-		{"coordination.k8s.io", "leases"},
+	readWrite := []string{"get", "list", "watch", "create", "update"}
+	for _, r := range []struct {
+		group, resource string
+		verbs           []string
+	}{
+		{"", "secrets", readWrite}, {"tcs.dev", "transcripts", readWrite}, {"tcs.dev", "organizations", readWrite},
+		// Deliveries are created and then only patched.
+		{"tcs.dev", "webhookdeliveries", []string{"get", "list", "watch", "create", "patch"}},
+		{"coordination.k8s.io", "leases", readWrite},
 	} {
-		for _, verb := range []string{"get", "list", "watch", "create", "update"} {
+		for _, verb := range r.verbs {
 			cases = append(cases,
 				access{verb, r.group, r.resource, "", ns, true},
 				access{verb, r.group, r.resource, "", "other", false},
 				access{verb, r.group, r.resource, "", "", false}) // all namespaces
 		}
 	}
+	// Status is written with merge patches only (internal/statuspatch): no update of a status,
+	// nor of a whole delivery.
+	for _, r := range []string{"transcripts", "organizations", "webhookendpoints", "webhookdeliveries"} {
+		cases = append(cases,
+			access{"patch", "tcs.dev", r, "status", ns, true},
+			access{"patch", "tcs.dev", r, "status", "other", false},
+			access{"update", "tcs.dev", r, "status", ns, false})
+	}
+	cases = append(cases, access{"update", "tcs.dev", "webhookdeliveries", "", ns, false})
 	cases = append(cases,
 		access{"list", "tcs.dev", "webhookendpoints", "", ns, true},
 		// The dashboard manages the endpoints of its organizations, in the service's namespace only.
 		access{"create", "tcs.dev", "webhookendpoints", "", ns, true},
 		access{"create", "tcs.dev", "webhookendpoints", "", "other", false},
-		access{"update", "tcs.dev", "webhookendpoints", "status", ns, true},
 		access{"delete", "", "secrets", "", ns, true},
 		access{"delete", "", "secrets", "", "kube-system", false},
-		access{"update", "tcs.dev", "transcripts", "status", ns, true},
-		access{"update", "tcs.dev", "transcripts", "status", "other", false},
 		access{"create", "", "events", "", ns, true},
 		access{"create", "", "events", "", "other", false},
 		access{"list", "", "pods", "", ns, false},
