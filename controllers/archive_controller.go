@@ -108,54 +108,22 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	return r.archive(ctx, t)
 }
 
-// archive writes t's record, marks the intent on the resource and deletes it.
+// archive moves t to the results store (see archival.run).
 func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
-	version, err := resourceVersion(t)
-	if err != nil {
-		return ctrl.Result{}, err
+	res, err := archival[*tcsv1.Transcript]{
+		what: "transcript " + t.Spec.ID,
+		put: func(ctx context.Context, t *tcsv1.Transcript, version int64) error {
+			_, err := r.Results.Put(ctx, t, version)
+			return err
+		},
+		now:       clocks.Or(r.Clock).Now(),
+		afterPut:  r.afterPut,
+		afterMark: r.afterMark,
+	}.run(ctx, r.Client, t)
+	if err == nil && res.IsZero() {
+		log.FromContext(ctx).V(1).Info("archived", "transcript", t.Spec.ID)
 	}
-	if t.Annotations[tcsv1.AnnotationArchivedAt] == "" {
-		// The record reflects exactly this version of the resource; the annotation below
-		// changes nothing but the annotation.
-		if _, err := r.Results.Put(ctx, t, version); err != nil {
-			return ctrl.Result{}, fmt.Errorf("archiving %s: %w", t.Spec.ID, err)
-		}
-		if r.afterPut != nil {
-			r.afterPut(t)
-		}
-		patch := client.MergeFromWithOptions(t.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		if t.Annotations == nil {
-			t.Annotations = map[string]string{}
-		}
-		t.Annotations[tcsv1.AnnotationArchivedAt] = clocks.Or(r.Clock).Now().UTC().Format(time.RFC3339)
-		if err := r.Client.Patch(ctx, t, patch); err != nil {
-			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				// Changed meanwhile: the next reconcile decides again.
-				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("marking %s archived: %w", t.Spec.ID, err)
-		}
-		if r.afterMark != nil {
-			r.afterMark(t)
-		}
-	} else {
-		// Marked in an earlier run: written again, as it may have changed since (an AI pass);
-		// the store keeps the newer version. The mark is not part of the record.
-		c := t.DeepCopy()
-		delete(c.Annotations, tcsv1.AnnotationArchivedAt)
-		if _, err := r.Results.Put(ctx, c, version); err != nil {
-			return ctrl.Result{}, fmt.Errorf("archiving %s: %w", t.Spec.ID, err)
-		}
-	}
-	rv := t.ResourceVersion
-	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &rv}); err != nil && !apierrors.IsNotFound(err) {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("removing archived %s from the cluster: %w", t.Spec.ID, err)
-	}
-	log.FromContext(ctx).V(1).Info("archived", "transcript", t.Spec.ID)
-	return ctrl.Result{}, nil
+	return res, err
 }
 
 // restoreStatus gives a transcript recreated from its record the status of the record.

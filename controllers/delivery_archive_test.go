@@ -58,7 +58,9 @@ func TestDeliveryArchive(t *testing.T) {
 	secret := iwebhook.NewSecret()
 	rc := newReceiver(t, secret)
 	rs := openResults(t)
-	h, _ := startWebhooks(t, rc, hookOptions{results: rs, archiveAfter: time.Second})
+	// Long enough that both deliveries are seen delivered in the cluster before the first
+	// is archived, even on a loaded machine.
+	h, _ := startWebhooks(t, rc, hookOptions{results: rs, archiveAfter: 3 * time.Second})
 	ep := h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted)
 	tr := h.transcript(t, "org_a")
 	h.complete(t, tr, "text\n")

@@ -201,52 +201,19 @@ func (r *WebhookDeliveryReconciler) collect(ctx context.Context, d *tcsv1.Webhoo
 	return ctrl.Result{}, nil
 }
 
-// archive writes d's record, marks the intent on the resource and deletes it. The payload
-// stays in the object store until the record's retention purge.
+// archive moves d to the results store (see archival.run). The payload stays in the object
+// store until the record's retention purge.
 func (r *WebhookDeliveryReconciler) archive(ctx context.Context, d *tcsv1.WebhookDelivery) (ctrl.Result, error) {
-	version, err := resourceVersion(d)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if d.Annotations[tcsv1.AnnotationArchivedAt] == "" {
-		if _, err := r.Results.PutDelivery(ctx, d, version); err != nil {
-			return ctrl.Result{}, fmt.Errorf("archiving delivery %s: %w", d.Spec.ID, err)
-		}
-		if r.afterPut != nil {
-			r.afterPut(d)
-		}
-		patch := client.MergeFromWithOptions(d.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		if d.Annotations == nil {
-			d.Annotations = map[string]string{}
-		}
-		d.Annotations[tcsv1.AnnotationArchivedAt] = clocks.Or(r.Clock).Now().UTC().Format(time.RFC3339)
-		if err := r.Client.Patch(ctx, d, patch); err != nil {
-			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				// Changed meanwhile (a replay): the next reconcile decides again.
-				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("marking delivery %s archived: %w", d.Spec.ID, err)
-		}
-		if r.afterMark != nil {
-			r.afterMark(d)
-		}
-	} else {
-		// Marked in an earlier run: written again, as it may have changed since (a replay);
-		// the store keeps the newer version. The mark is not part of the record.
-		c := d.DeepCopy()
-		delete(c.Annotations, tcsv1.AnnotationArchivedAt)
-		if _, err := r.Results.PutDelivery(ctx, c, version); err != nil {
-			return ctrl.Result{}, fmt.Errorf("archiving delivery %s: %w", d.Spec.ID, err)
-		}
-	}
-	rv := d.ResourceVersion
-	if err := r.Client.Delete(ctx, d, client.Preconditions{ResourceVersion: &rv}); err != nil && !apierrors.IsNotFound(err) {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("removing archived delivery %s from the cluster: %w", d.Spec.ID, err)
-	}
-	return ctrl.Result{}, nil
+	return archival[*tcsv1.WebhookDelivery]{
+		what: "delivery " + d.Spec.ID,
+		put: func(ctx context.Context, d *tcsv1.WebhookDelivery, version int64) error {
+			_, err := r.Results.PutDelivery(ctx, d, version)
+			return err
+		},
+		now:       clocks.Or(r.Clock).Now(),
+		afterPut:  r.afterPut,
+		afterMark: r.afterMark,
+	}.run(ctx, r.Client, d)
 }
 
 // archiving reports whether ended deliveries move to the results store before their
