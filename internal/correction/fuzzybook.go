@@ -31,6 +31,7 @@ const (
 	cueSome            // "some", a misheard "psalm" in "in some twenty three"
 	cueHead            // "garden", "pool", "brook": "the garden of X" names one of a few places
 	cueLook            // "look", a misheard "Luke" in "in look he's saying"
+	cueWriter          // "writer", "right": "the writer of Hebrews", heard "the right of Hebrew"
 )
 
 // cueWords returns the words that open a context, by kind.
@@ -45,6 +46,8 @@ func cueWords() map[string]cueKind {
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
 		"valley": cueHead,
 		"look":   cueLook,
+		"writer": cueWriter, "writers": cueWriter, "right": cueWriter, "rider": cueWriter,
+		"author": cueWriter,
 	}
 }
 
@@ -216,6 +219,9 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 	sc := m.sc
 	switch cue {
 	case cueChapter:
+		if m.bible && i > 1 && sc.is(i-1, "of") {
+			return m.ofChapterBook(i)
+		}
 		if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.e()-prev.s() >= 5 {
 			if next, ok := m.fuzzyBook(i-1, false); ok {
 				return next
@@ -262,6 +268,10 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 	case cueSome:
 		if m.bible {
 			return m.somePsalm(i)
+		}
+	case cueWriter:
+		if m.bible {
+			return m.writerOf(i)
 		}
 	case cueHead:
 		if m.place {
@@ -429,17 +439,116 @@ func (m *matcher) headPlace(i int) int {
 // "so in Psalm 110". It returns the token to continue from, or i.
 func (m *matcher) somePsalm(i int) int {
 	sc := m.sc
-	if !sc.is(i-1, "in") {
+	and := sc.is(i-1, "and")
+	if !and && !sc.is(i-1, "in") {
 		return i
 	}
 	r := m.parseRef(i + 1)
-	if !r.ok || m.countAfter(r) {
-		return i // "in some 20 years"
+	if !and && !r.ok && sc.isAny(i+1, "not", "nine", "night") && sc.isAny(i+2, "the", "to", "tea") &&
+		sc.isAny(i+3, "one", "two", "three", "four", "five", "six", "seven", "eight", "nine") {
+		// "in some not the one": "ninety-one" heard as three words.
+		if t := sc.tok(i); m.aboutScripture(t) {
+			m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.6)
+			return i + 4
+		}
+		return i
+	}
+	if !r.ok || m.countAfter(r) || and && (!r.strong || r.verse == 0) {
+		return i // "in some 20 years", "and some 20 of them"
 	}
 	if t := sc.tok(i); m.aboutScripture(t) {
 		m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.7)
 		return r.endTok + 1
 	}
+	return i
+}
+
+// peopleStem returns the key of a letter's addressees without their
+// plural ending ("romans" gives the key of "rom"), or "" for other books.
+func peopleStem(lower string) string {
+	for _, end := range [...]string{"ians", "ans", "ews"} {
+		if s, ok := strings.CutSuffix(lower, end); ok {
+			return phoneticKey(s)
+		}
+	}
+	return ""
+}
+
+// writerOf suggests the plural book for its singular after "the writer
+// of", token i being "writer" or a word heard for it: "the right of
+// Hebrew says" for "the writer of Hebrews says". It returns the token to
+// continue from, or i.
+func (m *matcher) writerOf(i int) int {
+	sc := m.sc
+	c := i + 2
+	if !sc.is(i+1, "of") || !sc.has(c) || !sc.isAny(i-1, "the", "a") {
+		return i
+	}
+	t := sc.tok(c)
+	if n := t.e() - t.s(); n < 5 || n > 15 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(c) {
+		return i
+	}
+	lw := sc.lowerBytes(c)
+	for k := range m.d.bookTargets {
+		b := &m.d.bookTargets[k]
+		if b.epistle() && len(b.lower) == len(lw)+1 && b.lower[len(b.lower)-1] == 's' && b.lower[:len(lw)] == string(lw) {
+			m.add(t.s(), t.e(), b.id, ruleBookFuzzy, 0.7)
+			return c + 1
+		}
+	}
+	return i
+}
+
+// ofChapterBook suggests the letter whose addressees' stem the word
+// before "of chapter N" sounds like, token i being "chapter": "the Bible
+// tells us a room of chapter 8" is heard for "Romans chapter 8". It
+// returns the token to continue from, or i.
+func (m *matcher) ofChapterBook(i int) int {
+	sc := m.sc
+	c := i - 2
+	t := sc.tok(c)
+	if n := t.e() - t.s(); n < 3 || n > 8 || t.flags&(tDigits|tMulti) != 0 || sc.firstUpper(c) {
+		return i // a capitalised word is a name: "the Book of Chapter 8"
+	}
+	r := m.parseRef(i)
+	if !r.ok || !r.chapterWord {
+		return i
+	}
+	if root, _, isPre := m.key(c); root != nil || isPre {
+		return i
+	}
+	lw := sc.lowerBytes(c)
+	for _, ch := range lw {
+		if ch < 'a' || ch > 'z' {
+			return i
+		}
+	}
+	var kb [16]byte
+	key := string(appendPhoneticKey(kb[:0], lw))
+	if len(key) < 2 {
+		return i
+	}
+	var best *bookTarget
+	for k := range m.d.bookTargets {
+		b := &m.d.bookTargets[k]
+		if b.epistle() && b.lower[0] == lw[0] && peopleStem(b.lower) == key {
+			if best != nil {
+				return i // two letters sound alike: no reason for either
+			}
+			best = b
+		}
+	}
+	if best == nil || !m.aboutScripture(t) {
+		return i
+	}
+	start := c
+	if sc.is(c-1, "a") && sc.tok(c-1).e()+1 == t.s() {
+		start = c - 1 // "a room of": the article was heard with the name
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > sc.tok(start).s() {
+		return i
+	}
+	m.add(sc.tok(start).s(), sc.tok(i-1).e(), best.id, ruleBookFuzzy, 0.6)
 	return i
 }
 
