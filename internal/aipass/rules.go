@@ -11,7 +11,7 @@ import (
 // rulesModel is the version of the rule set, reported as the model of the
 // Rules provider. Raise it whenever a check or a word list changes, so that
 // stored results can be told apart.
-const rulesModel = "rules-v3"
+const rulesModel = "rules-v4"
 
 // Rules is the offline provider: a fixed set of deterministic checks of
 // the words around each change. It is not a language model. It reads only
