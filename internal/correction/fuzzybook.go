@@ -41,7 +41,7 @@ func cueWords() map[string]cueKind {
 		"book": cueTitle, "books": cueTitle, "gospel": cueTitle, "letter": cueTitle,
 		"letters": cueTitle, "epistle": cueTitle, "epistles": cueTitle,
 		"wrote": cueWrote, "writes": cueWrote, "writing": cueWrote, "written": cueWrote,
-		"cavalry": cueReal, "calgary": cueReal,
+		"cavalry": cueReal, "calgary": cueReal, "calvery": cueReal, "calvory": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
 		"valley": cueHead,
@@ -93,6 +93,8 @@ func realWordPlaces() map[string]realWord {
 	return map[string]realWord{
 		"cavalry": {name: "Calvary", near: crucifixion},
 		"calgary": {name: "Calvary", near: crucifixion},
+		"calvery": {name: "Calvary", near: crucifixion},
+		"calvory": {name: "Calvary", near: crucifixion},
 	}
 }
 
@@ -405,7 +407,15 @@ func (m *matcher) headPlace(i int) int {
 		}
 	}
 	if near, _, _ := m.fuzzyBest(lw, true); near != nil {
-		return i // fuzzyPlace finds it after the place noun
+		// fuzzyPlace finds it after the place noun, or with the noun
+		// ("the sea of Gallilee"); but a word of another last letter
+		// ("Gethsemany") skips it, so it is called here.
+		k := (n*27+int(m.d.letterIndexes[lw[0]]))*27 + int(m.d.letterIndexes[lw[n-1]])
+		if !m.d.first.has(k) && !(n >= 6 && m.d.fuzzyShape.has(k)) {
+			m.fuzzyPlace(c)
+			return c + 1
+		}
+		return i
 	}
 	if wide, _, _ := m.d.nearestPlace(lw); wide != nil {
 		return i
