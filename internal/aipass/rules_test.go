@@ -150,6 +150,8 @@ func TestRulesEngineChanges(t *testing.T) {
 		{"the right of hebrew", "the right of Hebrew says it this way", false, "Hebrew", "book.fuzzy", aipass.Uncertain, "after 'the right of'"},
 		{"a room of chapter", "The Bible tells us a room of chapter 8 nothing can separate you", false, "a room of", "book.fuzzy", aipass.Uncertain, "the words 'a room of' only sound like 'Romans'"},
 		{"a comma after a spoken ordinal", "So let's look at it. First, John 5, 11 to 13, please.", false, "First, John", "book.spoken_ordinal", aipass.Uncertain, "only the bare number 5"},
+		{"a mountain after mount", "Moses went up to Mount Sinia", false, "Sinia", "place.fuzzy", aipass.Uncertain, "no locative cue for 'Sinai'"},
+		{"calvery", "the blood he shed on Calvery", false, "Calvery", "place.real_word", aipass.Uncertain, "no rule applies"},
 		{"a book by its sound after the book of", "In the book of tyrannomy I set before you life and death", false, "tyrannomy", "book.fuzzy", aipass.Confirmed, "after 'the book of'"},
 		// Places confirmed.
 		{"locative to", "then he went to jerusalem", false, "jerusalem", "place.lowercase", aipass.Confirmed, "after 'to'"},

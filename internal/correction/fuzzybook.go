@@ -44,7 +44,7 @@ func cueWords() map[string]cueKind {
 		"cavalry": cueReal, "calgary": cueReal, "calvery": cueReal, "calvory": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
-		"valley": cueHead,
+		"valley": cueHead, "mount": cueHead,
 		"look":   cueLook,
 		"writer": cueWriter, "writers": cueWriter, "right": cueWriter, "rider": cueWriter,
 		"author": cueWriter,
@@ -62,6 +62,9 @@ func headPlaceNames() map[string][]string {
 		"pool":   {"Siloam", "Bethesda"},
 		"brook":  {"Kidron", "Cherith", "Besor"},
 		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
+		// "Mount Sinai": the mountains follow the noun without "of".
+		"mount": {"Sinai", "Carmel", "Hermon", "Moriah", "Horeb", "Tabor", "Ebal", "Gerizim", "Nebo",
+			"Gilboa", "Ararat", "Pisgah", "Olivet", "Zion", "Seir"},
 	}
 }
 
@@ -382,12 +385,16 @@ func (m *matcher) bookNamedBefore(t token) bool {
 // from, or i.
 func (m *matcher) headPlace(i int) int {
 	sc := m.sc
-	if !sc.is(i+1, "of") {
-		return i
-	}
-	c := i + 2
-	if sc.is(c, "the") {
-		c++
+	mount := sc.is(i, "mount")
+	c := i + 1
+	if !mount {
+		if !sc.is(i+1, "of") {
+			return i
+		}
+		c = i + 2
+		if sc.is(c, "the") {
+			c++
+		}
 	}
 	if !sc.has(c) {
 		return i
@@ -406,7 +413,9 @@ func (m *matcher) headPlace(i int) int {
 			return i
 		}
 	}
-	if near, _, _ := m.fuzzyBest(lw, true); near != nil {
+	if mount {
+		// The mountains are compared below, before any other place.
+	} else if near, _, _ := m.fuzzyBest(lw, true); near != nil {
 		// fuzzyPlace finds it after the place noun, or with the noun
 		// ("the sea of Gallilee"); but a word of another last letter
 		// ("Gethsemany") skips it, so it is called here.
@@ -416,13 +425,12 @@ func (m *matcher) headPlace(i int) int {
 			return c + 1
 		}
 		return i
-	}
-	if wide, _, _ := m.d.nearestPlace(lw); wide != nil {
+	} else if wide, _, _ := m.d.nearestPlace(lw); wide != nil {
 		return i
 	}
 	var kb [32]byte
 	key := appendPhoneticKey(kb[:0], lw)
-	if len(key) < 3 {
+	if len(key) < 2 || len(key) < 3 && !mount {
 		return i
 	}
 	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
@@ -431,6 +439,15 @@ func (m *matcher) headPlace(i int) int {
 	for k := range targets {
 		tg := &targets[k]
 		if tg.key[0] != key[0] || len(lw)-len(tg.lower) > 3 || len(tg.lower)-len(lw) > 3 {
+			continue
+		}
+		if mount {
+			// A mountain's name is short: the same sound, and within two
+			// letters of it ("Mount Sinia", "Mount Carmal").
+			if tg.key == string(key) && tg.lower[0] == lw[0] && editDistance(lw, tg.lower, 2) <= 2 {
+				best = tg
+				break
+			}
 			continue
 		}
 		if d := editDistance(key, tg.key, 1); d < bestD {

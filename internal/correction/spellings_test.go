@@ -47,6 +47,13 @@ func TestSermonSpellings(t *testing.T) {
 		{"Jesus prayed in the garden of Gethsemany before the cross", []string{"Gethsemany>Gethsemane place.fuzzy auto"}},
 		{"the blood he shed on Calvery", []string{"Calvery>Calvary place.real_word review"}},
 		{"the Calvery Street bridge was closed", nil},
+		// A mountain after "Mount", heard with a letter or two changed.
+		{"Moses went up to Mount Sinia", []string{"Sinia>Sinai place.fuzzy review"}},
+		{"Elijah on Mount Carmal", []string{"Carmal>Carmel place.fuzzy review"}},
+		{"Abraham went to Mount Moria", []string{"Moria>Moriah place.fuzzy review"}},
+		{"Mount Sinai and the Mount of Olives and mount sinia", nil},
+		{"Mount Rainier and Mount Hood and Mount Everest and Mount Saint Helens", nil},
+		{"Mount Kenya and Mount Elgon and Mount Pleasant", nil},
 	}
 	for _, tt := range tests {
 		got := compactAll(e.Correct(tt.in, Options{}).Changes)
