@@ -11,7 +11,7 @@ import (
 // rulesModel is the version of the rule set, reported as the model of the
 // Rules provider. Raise it whenever a check or a word list changes, so that
 // stored results can be told apart.
-const rulesModel = "rules-v3"
+const rulesModel = "rules-v4"
 
 // Rules is the offline provider: a fixed set of deterministic checks of
 // the words around each change. It is not a language model. It reads only
@@ -304,6 +304,18 @@ func (r *Rules) judgeBook(w *ctxWindow, c *correction.Change) (Verdict, string) 
 	key := joinWordsLower(base)
 	english, person := r.bookEnglish[key], r.bookNames[key]
 	risky := english || person
+	if c.Rule == "book.fuzzy" && len(base) > 1 {
+		// "a room of chapter 8": English words the engine heard as one
+		// name; the chapter after them is its reason, not a second one.
+		return Uncertain, "the words '" + clip(key) + "' only sound like '" + clip(name) + "'"
+	}
+	if c.Rule == "book.fuzzy" && len(w.before) >= 2 && w.before[0].lower == "of" &&
+		(w.before[1].lower == "writer" || w.before[1].lower == "right" || w.before[1].lower == "rider" ||
+			w.before[1].lower == "author" || w.before[1].lower == "writers") {
+		// "the right of Hebrew says": the writer of a letter, heard; the
+		// singular alone is also the language.
+		return Uncertain, "after 'the " + clip(w.before[1].lower) + " of', maybe misheard"
+	}
 	if bad := r.notATitle(w, key, ref.ok || r.refAfter(w)); bad != "" {
 		return Rejected, bad
 	}

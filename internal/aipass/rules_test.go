@@ -146,6 +146,12 @@ func TestRulesEngineChanges(t *testing.T) {
 		{"sentence start with a bare number", "Amen. Revelations 3. Behold.", false, "Revelations", "book.misspelling", aipass.Uncertain, "only the bare number 3"},
 		{"short word before chapter and verse", "Look chapter five, verse one to four. And the Bible reads", false, "Look", "book.fuzzy", aipass.Uncertain, "the short word 'look' only sounds like 'Luke'"},
 		{"some before a psalm number", "the bible says so. in some twenty three the lord is my shepherd", false, "some", "book.fuzzy", aipass.Uncertain, "the short word 'some' only sounds like 'Psalm'"},
+		{"some for psalm ninety heard as two words", "the scripture says in some not the one he has charged them", false, "some", "book.fuzzy", aipass.Uncertain, "the short word 'some' only sounds like 'Psalm'"},
+		{"the right of hebrew", "the right of Hebrew says it this way", false, "Hebrew", "book.fuzzy", aipass.Uncertain, "after 'the right of'"},
+		{"a room of chapter", "The Bible tells us a room of chapter 8 nothing can separate you", false, "a room of", "book.fuzzy", aipass.Uncertain, "the words 'a room of' only sound like 'Romans'"},
+		{"a comma after a spoken ordinal", "So let's look at it. First, John 5, 11 to 13, please.", false, "First, John", "book.spoken_ordinal", aipass.Uncertain, "only the bare number 5"},
+		{"a mountain after mount", "Moses went up to Mount Sinia", false, "Sinia", "place.fuzzy", aipass.Uncertain, "no locative cue for 'Sinai'"},
+		{"calvery", "the blood he shed on Calvery", false, "Calvery", "place.real_word", aipass.Uncertain, "no rule applies"},
 		{"a book by its sound after the book of", "In the book of tyrannomy I set before you life and death", false, "tyrannomy", "book.fuzzy", aipass.Confirmed, "after 'the book of'"},
 		// Places confirmed.
 		{"locative to", "then he went to jerusalem", false, "jerusalem", "place.lowercase", aipass.Confirmed, "after 'to'"},

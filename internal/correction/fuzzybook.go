@@ -31,6 +31,7 @@ const (
 	cueSome            // "some", a misheard "psalm" in "in some twenty three"
 	cueHead            // "garden", "pool", "brook": "the garden of X" names one of a few places
 	cueLook            // "look", a misheard "Luke" in "in look he's saying"
+	cueWriter          // "writer", "right": "the writer of Hebrews", heard "the right of Hebrew"
 )
 
 // cueWords returns the words that open a context, by kind.
@@ -40,11 +41,13 @@ func cueWords() map[string]cueKind {
 		"book": cueTitle, "books": cueTitle, "gospel": cueTitle, "letter": cueTitle,
 		"letters": cueTitle, "epistle": cueTitle, "epistles": cueTitle,
 		"wrote": cueWrote, "writes": cueWrote, "writing": cueWrote, "written": cueWrote,
-		"cavalry": cueReal, "calgary": cueReal,
+		"cavalry": cueReal, "calgary": cueReal, "calvery": cueReal, "calvory": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
-		"valley": cueHead,
+		"valley": cueHead, "mount": cueHead,
 		"look":   cueLook,
+		"writer": cueWriter, "writers": cueWriter, "right": cueWriter, "rider": cueWriter,
+		"author": cueWriter,
 	}
 }
 
@@ -59,6 +62,9 @@ func headPlaceNames() map[string][]string {
 		"pool":   {"Siloam", "Bethesda"},
 		"brook":  {"Kidron", "Cherith", "Besor"},
 		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
+		// "Mount Sinai": the mountains follow the noun without "of".
+		"mount": {"Sinai", "Carmel", "Hermon", "Moriah", "Horeb", "Tabor", "Ebal", "Gerizim", "Nebo",
+			"Gilboa", "Ararat", "Pisgah", "Olivet", "Zion", "Seir"},
 	}
 }
 
@@ -90,6 +96,8 @@ func realWordPlaces() map[string]realWord {
 	return map[string]realWord{
 		"cavalry": {name: "Calvary", near: crucifixion},
 		"calgary": {name: "Calvary", near: crucifixion},
+		"calvery": {name: "Calvary", near: crucifixion},
+		"calvory": {name: "Calvary", near: crucifixion},
 	}
 }
 
@@ -216,6 +224,9 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 	sc := m.sc
 	switch cue {
 	case cueChapter:
+		if m.bible && i > 1 && sc.is(i-1, "of") {
+			return m.ofChapterBook(i)
+		}
 		if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.e()-prev.s() >= 5 {
 			if next, ok := m.fuzzyBook(i-1, false); ok {
 				return next
@@ -262,6 +273,10 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 	case cueSome:
 		if m.bible {
 			return m.somePsalm(i)
+		}
+	case cueWriter:
+		if m.bible {
+			return m.writerOf(i)
 		}
 	case cueHead:
 		if m.place {
@@ -370,12 +385,16 @@ func (m *matcher) bookNamedBefore(t token) bool {
 // from, or i.
 func (m *matcher) headPlace(i int) int {
 	sc := m.sc
-	if !sc.is(i+1, "of") {
-		return i
-	}
-	c := i + 2
-	if sc.is(c, "the") {
-		c++
+	mount := sc.is(i, "mount")
+	c := i + 1
+	if !mount {
+		if !sc.is(i+1, "of") {
+			return i
+		}
+		c = i + 2
+		if sc.is(c, "the") {
+			c++
+		}
 	}
 	if !sc.has(c) {
 		return i
@@ -394,15 +413,24 @@ func (m *matcher) headPlace(i int) int {
 			return i
 		}
 	}
-	if near, _, _ := m.fuzzyBest(lw, true); near != nil {
-		return i // fuzzyPlace finds it after the place noun
-	}
-	if wide, _, _ := m.d.nearestPlace(lw); wide != nil {
+	if mount {
+		// The mountains are compared below, before any other place.
+	} else if near, _, _ := m.fuzzyBest(lw, true); near != nil {
+		// fuzzyPlace finds it after the place noun, or with the noun
+		// ("the sea of Gallilee"); but a word of another last letter
+		// ("Gethsemany") skips it, so it is called here.
+		k := (n*27+int(m.d.letterIndexes[lw[0]]))*27 + int(m.d.letterIndexes[lw[n-1]])
+		if !m.d.first.has(k) && !(n >= 6 && m.d.fuzzyShape.has(k)) {
+			m.fuzzyPlace(c)
+			return c + 1
+		}
+		return i
+	} else if wide, _, _ := m.d.nearestPlace(lw); wide != nil {
 		return i
 	}
 	var kb [32]byte
 	key := appendPhoneticKey(kb[:0], lw)
-	if len(key) < 3 {
+	if len(key) < 2 || len(key) < 3 && !mount {
 		return i
 	}
 	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
@@ -411,6 +439,15 @@ func (m *matcher) headPlace(i int) int {
 	for k := range targets {
 		tg := &targets[k]
 		if tg.key[0] != key[0] || len(lw)-len(tg.lower) > 3 || len(tg.lower)-len(lw) > 3 {
+			continue
+		}
+		if mount {
+			// A mountain's name is short: the same sound, and within two
+			// letters of it ("Mount Sinia", "Mount Carmal").
+			if tg.key == string(key) && tg.lower[0] == lw[0] && editDistance(lw, tg.lower, 2) <= 2 {
+				best = tg
+				break
+			}
 			continue
 		}
 		if d := editDistance(key, tg.key, 1); d < bestD {
@@ -429,17 +466,116 @@ func (m *matcher) headPlace(i int) int {
 // "so in Psalm 110". It returns the token to continue from, or i.
 func (m *matcher) somePsalm(i int) int {
 	sc := m.sc
-	if !sc.is(i-1, "in") {
+	and := sc.is(i-1, "and")
+	if !and && !sc.is(i-1, "in") {
 		return i
 	}
 	r := m.parseRef(i + 1)
-	if !r.ok || m.countAfter(r) {
-		return i // "in some 20 years"
+	if !and && !r.ok && sc.isAny(i+1, "not", "nine", "night") && sc.isAny(i+2, "the", "to", "tea") &&
+		sc.isAny(i+3, "one", "two", "three", "four", "five", "six", "seven", "eight", "nine") {
+		// "in some not the one": "ninety-one" heard as three words.
+		if t := sc.tok(i); m.aboutScripture(t) {
+			m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.6)
+			return i + 4
+		}
+		return i
+	}
+	if !r.ok || m.countAfter(r) || and && (!r.strong || r.verse == 0) {
+		return i // "in some 20 years", "and some 20 of them"
 	}
 	if t := sc.tok(i); m.aboutScripture(t) {
 		m.add(t.s(), t.e(), m.d.psalmID, ruleBookFuzzy, 0.7)
 		return r.endTok + 1
 	}
+	return i
+}
+
+// peopleStem returns the key of a letter's addressees without their
+// plural ending ("romans" gives the key of "rom"), or "" for other books.
+func peopleStem(lower string) string {
+	for _, end := range [...]string{"ians", "ans", "ews"} {
+		if s, ok := strings.CutSuffix(lower, end); ok {
+			return phoneticKey(s)
+		}
+	}
+	return ""
+}
+
+// writerOf suggests the plural book for its singular after "the writer
+// of", token i being "writer" or a word heard for it: "the right of
+// Hebrew says" for "the writer of Hebrews says". It returns the token to
+// continue from, or i.
+func (m *matcher) writerOf(i int) int {
+	sc := m.sc
+	c := i + 2
+	if !sc.is(i+1, "of") || !sc.has(c) || !sc.isAny(i-1, "the", "a") {
+		return i
+	}
+	t := sc.tok(c)
+	if n := t.e() - t.s(); n < 5 || n > 15 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(c) {
+		return i
+	}
+	lw := sc.lowerBytes(c)
+	for k := range m.d.bookTargets {
+		b := &m.d.bookTargets[k]
+		if b.epistle() && len(b.lower) == len(lw)+1 && b.lower[len(b.lower)-1] == 's' && b.lower[:len(lw)] == string(lw) {
+			m.add(t.s(), t.e(), b.id, ruleBookFuzzy, 0.7)
+			return c + 1
+		}
+	}
+	return i
+}
+
+// ofChapterBook suggests the letter whose addressees' stem the word
+// before "of chapter N" sounds like, token i being "chapter": "the Bible
+// tells us a room of chapter 8" is heard for "Romans chapter 8". It
+// returns the token to continue from, or i.
+func (m *matcher) ofChapterBook(i int) int {
+	sc := m.sc
+	c := i - 2
+	t := sc.tok(c)
+	if n := t.e() - t.s(); n < 3 || n > 8 || t.flags&(tDigits|tMulti) != 0 || sc.firstUpper(c) {
+		return i // a capitalised word is a name: "the Book of Chapter 8"
+	}
+	r := m.parseRef(i)
+	if !r.ok || !r.chapterWord {
+		return i
+	}
+	if root, _, isPre := m.key(c); root != nil || isPre {
+		return i
+	}
+	lw := sc.lowerBytes(c)
+	for _, ch := range lw {
+		if ch < 'a' || ch > 'z' {
+			return i
+		}
+	}
+	var kb [16]byte
+	key := string(appendPhoneticKey(kb[:0], lw))
+	if len(key) < 2 {
+		return i
+	}
+	var best *bookTarget
+	for k := range m.d.bookTargets {
+		b := &m.d.bookTargets[k]
+		if b.epistle() && b.lower[0] == lw[0] && peopleStem(b.lower) == key {
+			if best != nil {
+				return i // two letters sound alike: no reason for either
+			}
+			best = b
+		}
+	}
+	if best == nil || !m.aboutScripture(t) {
+		return i
+	}
+	start := c
+	if sc.is(c-1, "a") && sc.tok(c-1).e()+1 == t.s() {
+		start = c - 1 // "a room of": the article was heard with the name
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > sc.tok(start).s() {
+		return i
+	}
+	m.add(sc.tok(start).s(), sc.tok(i-1).e(), best.id, ruleBookFuzzy, 0.6)
 	return i
 }
 

@@ -382,6 +382,10 @@ func (m *matcher) at(i int) int {
 				return next
 			}
 		}
+	} else if m.bible && isPre && p.style == pOrdWord && sc.has(i+1) && sc.text[sc.tok(i).e():sc.tok(i+1).s()] == ", " {
+		if next, ok := m.commaOrdinal(i, p, &buf); ok {
+			return next
+		}
 	}
 	m.stopNode = nil
 	cands := m.walk(i, root, &buf)
@@ -408,6 +412,34 @@ func (m *matcher) at(i int) int {
 		m.fuzzyPlace(i)
 	}
 	return i + 1
+}
+
+// commaOrdinal suggests the numbered book for a spoken ordinal, token i,
+// that a comma parts from the name before a verse range: "First, John 5,
+// 11 to 13" is heard for "1 John 5:11-13". Without the range ("First, John
+// 3:16 says") the ordinal is as often the first point of a list.
+func (m *matcher) commaOrdinal(i int, p prefix, buf *[8]cand) (int, bool) {
+	sc := m.sc
+	if !sc.firstUpper(i) {
+		return 0, false
+	}
+	next, _, _ := m.key(i + 1)
+	cands := m.walk(i+1, next, buf)
+	for k := len(cands) - 1; k >= 0; k-- {
+		f := cands[k].n.book
+		if f == nil || f.pfam == nil || f.pkind == kNone || f.pfam.books[p.num] == nil {
+			continue
+		}
+		j := cands[k].j
+		r := m.parseRef(j + 1)
+		e := r.endTok
+		// "5, 11 to 13": the verse range after a comma is read here.
+		if r.ok && (r.verse > 0 && r.verseEnd > 0 || r.verse == 0 && sc.has(e+3) && sc.tok(e+1).digits() &&
+			sc.isAny(e+2, "to", "through") && sc.tok(e+3).digits()) {
+			return m.emitBook(i, j, f.pfam.books[p.num].id, r, ruleBookSpokenOrdinal, 0.6), true
+		}
+	}
+	return 0, false
 }
 
 // strongCue reports whether the words before token i announce a book:
