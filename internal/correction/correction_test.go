@@ -351,6 +351,9 @@ func TestCorrectTable(t *testing.T) {
 		{"adjective after the letter to the", "the letter to the Colossian church", Options{}, "the letter to the Colossian church", []string{}},
 		{"misspelled addressees before a verb", "the letter to the Galatian says", Options{}, "the letter to the Galatians says",
 			[]string{"Galatian>Galatians book.misspelling auto"}},
+		{"singular after the book of, before a preposition", "Paul wrote in the book of Galatian about freedom", Options{}, "Paul wrote in the book of Galatians about freedom",
+			[]string{"Galatian>Galatians book.misspelling auto"}},
+		{"adjective after the book of, before a noun", "the book of Galatian churches", Options{}, "the book of Galatian churches", []string{}},
 		// A misspelled place listed after a place written right: suggested.
 		{"list after a known place", "Paul sailed from Troas to Samothrace and then to Neapolis and Philipi", Options{}, "Paul sailed from Troas to Samothrace and then to Neapolis and Philipi",
 			[]string{"Philipi>Philippi place.fuzzy review"}},

@@ -802,7 +802,8 @@ func (m *matcher) nounAfter(j int) bool {
 		return false
 	}
 	return !m.personAfter(k) && !sc.isAny(k, "says", "say", "tells", "teaches", "writes", "reads",
-		"is", "are", "has", "have", "chapter", "verse", "also", "then", "but", "for", "that", "which", "where", "when")
+		"is", "are", "has", "have", "chapter", "verse", "also", "then", "but", "for", "that", "which", "where", "when",
+		"about", "with", "from", "because", "before", "after", "again", "this", "there", "you", "they", "she", "not")
 }
 
 // personAfter reports whether token k makes the name before it a
