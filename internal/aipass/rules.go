@@ -2,6 +2,7 @@ package aipass
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -427,10 +428,32 @@ func (r *Rules) notATitle(w *ctxWindow, key string, ref bool) string {
 	if len(b) >= 3 && (b[0].lower == "of" || b[0].lower == "to") && r.titleNouns[b[1].lower] && r.indefinite[b[2].lower] {
 		return "common noun after '" + clip(b[2].lower+" "+b[1].lower+" "+b[0].lower) + "'"
 	}
-	if correction.IsBookAdjective(key) && !(len(b) >= 2 && (b[0].lower == "of" || b[0].lower == "to") && r.titleNouns[b[1].lower]) {
+	if correction.IsBookAdjective(key) && !r.adjectiveAsBook(w) {
 		return "adjective or demonym '" + clip(key) + "', no reference"
 	}
 	return ""
+}
+
+// adjectiveAsBook reports whether a book's adjective or demonym form reads as the book, as the
+// engine reads it: after "the book of", "the letter to the", "wrote to the" or "according
+// to", and not before a lowercase word it may qualify ("he wrote to the Galatian believers").
+func (r *Rules) adjectiveAsBook(w *ctxWindow) bool {
+	b := w.before
+	word := func(i int, words ...string) bool { return len(b) > i && slices.Contains(words, b[i].lower) }
+	cue := (word(0, "of", "to") && len(b) > 1 && r.titleNouns[b[1].lower]) ||
+		(word(0, "the") && word(1, "to") && word(2, "letter", "letters", "epistle", "epistles", "wrote", "writes", "writing", "written")) ||
+		(word(0, "to") && word(1, "according"))
+	if !cue {
+		return false
+	}
+	if len(w.after) == 0 || !isPlainGap(w.after[0].gap) {
+		return true
+	}
+	next := w.after[0]
+	if _, spoken := r.numbers[next.lower]; spoken || next.digits || next.lower0 != next.lower {
+		return true
+	}
+	return correction.NotQualified(next.lower)
 }
 
 // refAfter reports whether a chapter number or "chapter" follows the change.

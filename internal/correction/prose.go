@@ -241,6 +241,28 @@ func IsBookAdjective(w string) bool {
 	return slices.Contains(bookAdjectiveWords(), w)
 }
 
+// NotQualified reports whether the lowercase word w, after a book's
+// adjective form, leaves it a book name rather than an adjective: a verb
+// or function word that follows a book as often ("the letter to the
+// Galatian says", "the book of Galatian about freedom"). Any other
+// lowercase word of three letters or more may be the noun the adjective
+// qualifies ("the Galatian believers").
+func NotQualified(w string) bool {
+	if len(w) < 3 {
+		return true
+	}
+	switch w {
+	case "says", "say", "tells", "teaches", "writes", "reads", "is", "are", "has", "have",
+		"chapter", "verse", "also", "then", "but", "for", "that", "which", "where", "when",
+		"about", "with", "from", "because", "before", "after", "again", "this", "there", "you",
+		"they", "she", "not",
+		// personAfter's words: "first john said".
+		"said", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had":
+		return true
+	}
+	return false
+}
+
 // IsCommonPlaceWord reports whether the lowercase word w is an ordinary
 // word of multi-word place names ("holy", "city", "place"): the engine
 // leaves a phrase alone when only such words would take a capital.
