@@ -44,6 +44,15 @@ func (o *adminOptions) results(ctx context.Context) (*results.Store, error) {
 	return rs, nil
 }
 
+// transcriptClient checks that id is a transcript id and returns the cluster client the
+// transcript commands read it with.
+func (o *adminOptions) transcriptClient(id string) (client.Client, error) {
+	if !ids.Valid("tr", id) {
+		return nil, fmt.Errorf("%q is not a transcript id (tr_…)", id)
+	}
+	return o.client()
+}
+
 func (o *adminOptions) client() (client.Client, error) {
 	cfg, err := loadConfig(o.kubeconfig)
 	if err != nil {
@@ -165,10 +174,7 @@ func newAdminCommand() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
-			if !ids.Valid("tr", id) {
-				return fmt.Errorf("%q is not a transcript id (tr_…)", id)
-			}
-			c, err := o.client()
+			c, err := o.transcriptClient(id)
 			if err != nil {
 				return err
 			}
@@ -222,10 +228,7 @@ or "results_store" once archived, and "deleted_at" when it is soft-deleted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
-			if !ids.Valid("tr", id) {
-				return fmt.Errorf("%q is not a transcript id (tr_…)", id)
-			}
-			c, err := o.client()
+			c, err := o.transcriptClient(id)
 			if err != nil {
 				return err
 			}
