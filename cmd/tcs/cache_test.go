@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -68,5 +69,64 @@ func TestCacheDropsManagedFields(t *testing.T) {
 	}
 	if got.Status.Phase != tcsv1.PhasePending || len(got.ManagedFields) == 0 {
 		t.Fatalf("after an update from the cache: phase %q, %d managedFields entries", got.Status.Phase, len(got.ManagedFields))
+	}
+}
+
+// TestCacheSharesWhatTranscriptsRepeat checks that the service's cache holds one labels map
+// for the transcripts of one organization and source type (cachecompact), and each its own
+// for different labels.
+func TestCacheSharesWhatTranscriptsRepeat(t *testing.T) {
+	ctx := context.Background()
+	ns := env.Namespace(t, "cache")
+	sel, err := labels.Parse(tcsv1.LabelAPIKeyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: scheme.New(), Cache: cacheOptions(ns, sel),
+		Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer testenv.Run(t, mgr)()
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	org := ids.New("org")
+	sources := []tcsv1.SourceType{tcsv1.SourcePaste, tcsv1.SourcePaste, tcsv1.SourceYouTube}
+	for _, src := range sources {
+		id := ids.New("tr")
+		tr := &tcsv1.Transcript{ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: ns,
+			Labels: map[string]string{tcsv1.LabelOrganization: org, tcsv1.LabelSourceType: string(src)}},
+			Spec: tcsv1.TranscriptSpec{ID: id, Organization: org, Source: tcsv1.TranscriptSource{Type: src}}}
+		if err := c.Create(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var list tcsv1.TranscriptList
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		// The cache's own objects, not copies.
+		if err := mgr.GetCache().List(ctx, &list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) == len(sources) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d transcripts cached, want %d", len(list.Items), len(sources))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	maps := map[tcsv1.SourceType][]uintptr{}
+	for _, tr := range list.Items {
+		if tr.Labels[tcsv1.LabelOrganization] != org {
+			t.Fatalf("cached labels %v", tr.Labels)
+		}
+		src := tcsv1.SourceType(tr.Labels[tcsv1.LabelSourceType])
+		maps[src] = append(maps[src], uintptr(reflect.ValueOf(tr.Labels).UnsafePointer()))
+	}
+	if p := maps[tcsv1.SourcePaste]; len(p) != 2 || p[0] != p[1] {
+		t.Errorf("two paste transcripts of one organization hold labels maps %v, want one shared", p)
+	}
+	if y := maps[tcsv1.SourceYouTube]; len(y) != 1 || y[0] == maps[tcsv1.SourcePaste][0] {
+		t.Errorf("the youtube transcript's labels map %v is the paste ones' %v", y, maps[tcsv1.SourcePaste])
 	}
 }
