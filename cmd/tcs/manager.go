@@ -43,6 +43,7 @@ func newManager(cfg *rest.Config, o serveOptions) (ctrl.Manager, *readiness, err
 		Cache:                   cacheOptions(o.namespace, apiKeys),
 		Metrics:                 metricsServer,
 		HealthProbeBindAddress:  o.probeAddr,
+		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "tcs-manager.tcs.dev",
 		LeaderElectionNamespace: o.namespace,

@@ -18,8 +18,10 @@ type serveOptions struct {
 	storeURL    string
 	metricsAddr string
 	// metrics configures how the metrics endpoint is served.
-	metrics     metricsOptions
-	probeAddr   string
+	metrics   metricsOptions
+	probeAddr string
+	// pprofAddr serves net/http/pprof when set.
+	pprofAddr   string
 	leaderElect bool
 	verbosity   int
 	// publicURL is where clients reach the API (upload URLs of the filesystem store point there).
@@ -55,6 +57,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore,
 	f.StringVar(&o.namespace, "namespace", envOr("TCS_NAMESPACE", "tcs-system"), "namespace of the transcripts and API keys (env TCS_NAMESPACE)")
 	f.StringVar(&o.listen, "listen", envOr("TCS_LISTEN", defaultListen), "address of the REST API (env TCS_LISTEN)")
 	f.StringVar(&o.storeURL, "store", envOr("TCS_STORE", defaultStore), "object store: a directory or file:///dir (env TCS_STORE)")
+	f.StringVar(&o.pprofAddr, "pprof-bind-address", "", "address of the net/http/pprof endpoints, for profiling (default: off; keep it on loopback)")
 	f.IntVarP(&o.verbosity, "verbosity", "v", 0, "log verbosity; 1 logs every request")
 	f.StringVar(&o.publicURL, "public-url", os.Getenv("TCS_PUBLIC_URL"), "base URL clients reach the API at (env TCS_PUBLIC_URL; default: http:// and the listen address)")
 	f.StringVar(&o.uploadSecret, "upload-secret", os.Getenv("TCS_UPLOAD_SECRET"), "secret that signs upload URLs of the filesystem store (env TCS_UPLOAD_SECRET; default: random per process)")
