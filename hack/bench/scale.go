@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -571,7 +572,9 @@ func kb(b float64) string { return fmt.Sprintf("%.2f KB", b/(1<<10)) }
 // every transcript in its cache; its resident memory and its heap live after a collection are
 // read with none and with n transcripts, with no request in flight (the runtime collects by
 // itself at least every two minutes).
-func liveMemory(n int, tcsBin string) error {
+// With profiles set, tcs's heap profile is written there at both readings (heap0.pb.gz and
+// heap1.pb.gz; compare them with go tool pprof -diff_base).
+func liveMemory(n int, tcsBin, profiles string) error {
 	fmt.Printf("## tcs memory per live transcript (%d pasted 5 KB transcripts, --archive-after=0)\n\n", n)
 	state, err := os.MkdirTemp("", "tcs-live")
 	if err != nil {
@@ -579,7 +582,15 @@ func liveMemory(n int, tcsBin string) error {
 	}
 	defer os.RemoveAll(state)
 	gc := &gcTrace{}
-	dev, env, stop, err := startDev(tcsBin, state, gc, "--archive-after", "0")
+	args := []string{"--archive-after", "0"}
+	pprofAddr := ""
+	if profiles != "" {
+		if pprofAddr, err = freeAddr(); err != nil {
+			return err
+		}
+		args = append(args, "--pprof-bind-address", pprofAddr)
+	}
+	dev, env, stop, err := startDev(tcsBin, state, gc, args...)
 	if err != nil {
 		return err
 	}
@@ -593,6 +604,12 @@ func liveMemory(n int, tcsBin string) error {
 	if err := liftLimits(c, env["TCS_ORG"]); err != nil {
 		return err
 	}
+	profile := func(name string) error {
+		if profiles == "" {
+			return nil
+		}
+		return saveURL(hc, "http://"+pprofAddr+"/debug/pprof/heap?gc=1", filepath.Join(profiles, name))
+	}
 	body := bytes.Repeat([]byte("turn with me to first corinthians 13 4 through 7 love is patient and in revelations 21 4 he will wipe every tear\n"), 45)[:5000]
 	// One transcript first, so that every code path has run once before the reading at zero.
 	if _, err := paste(hc, api, key, body); err != nil {
@@ -604,22 +621,78 @@ func liveMemory(n int, tcsBin string) error {
 		return err
 	}
 	rss0 := rss(dev.Process.Pid)
+	if err := profile("heap0.pb.gz"); err != nil {
+		return err
+	}
 	if _, err := concurrent(scaleClients, n, func() error { _, err := paste(hc, api, key, body); return err }); err != nil {
 		return err
 	}
-	// The Events the recorder keeps of recent transcripts (for up to twelve minutes, to fold
-	// repeats into series) stay in the figure: tcs holds them for live transcripts too.
+	// The first reading holds the Events the recorder keeps of recent transcripts, to fold
+	// repeats into series.
 	heap1, err := p.quietHeap()
 	if err != nil {
 		return err
 	}
 	rss1 := rss(dev.Process.Pid)
+	if err := profile("heap1.pb.gz"); err != nil {
+		return err
+	}
+	// The recorder forgets an Event six to twelve minutes after it was sent: read again once
+	// all of them are gone, for what the live transcripts alone cost.
+	fmt.Fprintf(os.Stderr, "live: %d transcripts, heap %s, RSS %s; waiting %s for the Event recorder's cache to turn over\n", n+1, mb(heap1), mb(rss1), eventTurnover)
+	time.Sleep(eventTurnover)
+	heap2, err := p.quietHeap()
+	if err != nil {
+		return err
+	}
+	rss2 := rss(dev.Process.Pid)
+	if err := profile("heap2.pb.gz"); err != nil {
+		return err
+	}
+	per := func(a, b int64) string { return kb(float64(b-a) / float64(n)) }
 	fmt.Println("| | heap live after a collection | resident (RSS) |")
 	fmt.Println("|---|---:|---:|")
 	fmt.Printf("| 1 transcript | %s | %s |\n", mb(heap0), mb(rss0))
-	fmt.Printf("| %d transcripts | %s | %s |\n", n+1, mb(heap1), mb(rss1))
-	fmt.Printf("| per live transcript | **%s** | **%s** |\n\n", kb(float64(heap1-heap0)/float64(n)), kb(float64(rss1-rss0)/float64(n)))
+	fmt.Printf("| %d transcripts, right after creating them | %s | %s |\n", n+1, mb(heap1), mb(rss1))
+	fmt.Printf("| %d transcripts, %s later | %s | %s |\n", n+1, eventTurnover, mb(heap2), mb(rss2))
+	fmt.Printf("| per live transcript, with the recorder's recent Events | %s | %s |\n", per(heap0, heap1), per(rss0, rss1))
+	fmt.Printf("| per live transcript | **%s** | **%s** |\n\n", per(heap0, heap2), per(rss0, rss2))
 	return nil
+}
+
+// eventTurnover is how long client-go's Event recorder keeps an Event it sent, at most (it
+// drops Events older than six minutes every six minutes), and a little more.
+const eventTurnover = 13 * time.Minute
+
+// freeAddr returns a loopback address no one listens on now.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// saveURL writes the body of a GET of url to file.
+func saveURL(hc *http.Client, url, file string) error {
+	resp, err := hc.Get(url)
+	if err != nil {
+		return fmt.Errorf("getting %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("getting %s: %s", url, resp.Status)
+	}
+	out, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, resp.Body); err != nil {
+		out.Close()
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	return out.Close()
 }
 
 // probeRunning takes a checkpoint reading of a `tcs dev` already running on state (started by
