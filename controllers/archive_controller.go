@@ -117,6 +117,7 @@ func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (c
 			return err
 		},
 		now:       clocks.Or(r.Clock).Now(),
+		finalizer: tcsv1.FinalizerStoredObjects,
 		afterPut:  r.afterPut,
 		afterMark: r.afterMark,
 	}.run(ctx, r.Client, t)

@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
@@ -117,6 +118,12 @@ func TestArchiveSurvivesKill(t *testing.T) {
 			e.blobs = blobs
 			org := ids.New("org")
 			tr := e.finishedTranscript(t, org, nil)
+			// The finalizer the API creates transcripts with; no transcript controller runs
+			// here, so the archiver alone must let the deletion end.
+			controllerutil.AddFinalizer(tr, tcsv1.FinalizerStoredObjects)
+			if err := e.c.Update(ctx, tr); err != nil {
+				t.Fatal(err)
+			}
 
 			// A reader, as the API reads: the resource, then the record.
 			stopReading := readAllAlong(func() bool {
@@ -146,6 +153,10 @@ func TestArchiveSurvivesKill(t *testing.T) {
 			}
 			if marked := live.Annotations[tcsv1.AnnotationArchivedAt] != ""; marked != (step == "mark") {
 				t.Fatalf("after a kill at %s the resource is marked %v", step, marked)
+			}
+			// The mark takes the finalizer with it, so that the deletion ends at once.
+			if held := controllerutil.ContainsFinalizer(live, tcsv1.FinalizerStoredObjects); held != (step == "put") {
+				t.Fatalf("after a kill at %s the resource holds its finalizer: %v", step, held)
 			}
 
 			// A restarted archiver finishes the move.

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 )
@@ -20,13 +21,16 @@ type archival[T client.Object] struct {
 	put func(ctx context.Context, obj T, version int64) error
 	// now is the time the intent is marked with.
 	now time.Time
+	// finalizer, when set, is removed with the mark: what it guards stays with the record, so
+	// the deletion that follows ends at once, without a write and a reconcile more.
+	finalizer string
 	// afterPut and afterMark, when set (by tests only), run after the record was written and
 	// after the resource was marked.
 	afterPut, afterMark func(T)
 }
 
 // run writes obj's record, marks the intent on the resource (the tcs.dev/archived-at
-// annotation) and deletes it, each step idempotent: a process killed between two steps loses
+// annotation, with the finalizer removed) and deletes it, each step idempotent: a process killed between two steps loses
 // nothing and leaves no duplicate, and readers find obj in one place or the other at every
 // moment. A conflict (obj changed meanwhile) requeues, so the next reconcile decides again.
 func (a archival[T]) run(ctx context.Context, c client.Client, obj T) (ctrl.Result, error) {
@@ -50,6 +54,9 @@ func (a archival[T]) run(ctx context.Context, c client.Client, obj T) (ctrl.Resu
 		}
 		annotations[tcsv1.AnnotationArchivedAt] = a.now.UTC().Format(time.RFC3339)
 		obj.SetAnnotations(annotations)
+		if a.finalizer != "" {
+			controllerutil.RemoveFinalizer(obj, a.finalizer)
+		}
 		if err := c.Patch(ctx, obj, patch); err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				return ctrl.Result{RequeueAfter: conflictRequeue}, nil

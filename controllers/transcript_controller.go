@@ -113,9 +113,11 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if !t.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, t)
 	}
-	if !controllerutil.ContainsFinalizer(t, tcsv1.FinalizerStoredObjects) {
+	if !controllerutil.ContainsFinalizer(t, tcsv1.FinalizerStoredObjects) && !archived(t) {
 		// Transcripts made before the finalizer existed, or by hand, get it before anything
-		// is stored for them by this reconciler; the update brings the transcript back.
+		// is stored for them by this reconciler; the update brings the transcript back. The
+		// archiver removes it with its mark (its record keeps the objects); a soft delete
+		// undoes the mark, and the finalizer comes back for the purge.
 		return ctrl.Result{}, r.addFinalizer(ctx, t)
 	}
 	if t.Status.Phase == "" && t.Annotations[tcsv1.AnnotationUnarchived] != "" {
