@@ -39,7 +39,7 @@ func (h *harness) runArchiver(t *testing.T, rs *results.Store, ids ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 100 * time.Millisecond}
+	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: 100 * time.Millisecond}
 	if err := a.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,20 @@ func TestTranscriptLeavingTheCluster(t *testing.T) {
 		r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": fmt.Sprintf("sermon %d", i)})
 		ids = append(ids, r.body["id"].(string))
 	}
-	// The archiver alone: no transcript controller removes the finalizer.
+	// A finalizer of someone else's holds the deletion (the archiver removes tcs's own with
+	// its mark), as a kubectl delete with tcs's finalizer or another controller's would.
+	for _, id := range ids {
+		tr := &tcsv1.Transcript{}
+		if err := h.client.Get(ctx, types.NamespacedName{Namespace: h.namespace, Name: tcsv1.TranscriptName(id)}, tr); err != nil {
+			t.Fatal(err)
+		}
+		patch := client.MergeFrom(tr.DeepCopy())
+		tr.Finalizers = append(tr.Finalizers, "example.com/hold")
+		if err := h.client.Patch(ctx, tr, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The archiver alone: no transcript controller.
 	mgr := env.NewManager(t, h.namespace)
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &tcsv1.WebhookEndpoint{},
 		controllers.IndexWebhookEndpointOrganization, func(o client.Object) []string {
@@ -312,7 +325,7 @@ func TestTranscriptLeavingTheCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 100 * time.Millisecond}).SetupWithManager(mgr); err != nil {
+	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: 100 * time.Millisecond}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	stop := testenv.Run(t, mgr)
