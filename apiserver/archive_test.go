@@ -39,7 +39,7 @@ func (h *harness) runArchiver(t *testing.T, rs *results.Store, ids ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: 100 * time.Millisecond}
+	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 100 * time.Millisecond}
 	if err := a.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestTranscriptLeavingTheCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: 100 * time.Millisecond}).SetupWithManager(mgr); err != nil {
+	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 100 * time.Millisecond}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	stop := testenv.Run(t, mgr)
