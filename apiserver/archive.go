@@ -24,12 +24,14 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 		annotations = map[string]string{}
 	}
 	delete(annotations, tcsv1.AnnotationArchivedAt)
+	labels := maps.Clone(rec.Labels)
+	delete(labels, tcsv1.LabelArchived)
 	annotations[tcsv1.AnnotationUnarchived] = s.clock.Now().UTC().Format(time.RFC3339)
 	created := rec.Created()
 	annotations[tcsv1.AnnotationCreatedAt] = created.UTC().Format(time.RFC3339)
 	t := &tcsv1.Transcript{
 		ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(rec.Spec.ID), Namespace: s.namespace,
-			Labels: maps.Clone(rec.Labels), Annotations: annotations,
+			Labels: labels, Annotations: annotations,
 			// Its objects are in the store already: a deletion must remove them.
 			Finalizers: []string{tcsv1.FinalizerStoredObjects}},
 		Spec: rec.Spec,

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/controllers"
@@ -39,7 +40,7 @@ func (h *harness) runArchiver(t *testing.T, rs *results.Store, ids ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 100 * time.Millisecond}
+	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: 100 * time.Millisecond}
 	if err := a.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestTranscriptLeavingTheCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 100 * time.Millisecond}).SetupWithManager(mgr); err != nil {
+	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: 100 * time.Millisecond}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	stop := testenv.Run(t, mgr)
@@ -386,5 +387,104 @@ func TestTranscriptLeavingTheCluster(t *testing.T) {
 	}
 	if !back.DeletionTimestamp.IsZero() || back.Status.AIPassStatus != tcsv1.AIPassQueued || back.Status.Phase != tcsv1.PhaseCompleted {
 		t.Fatalf("brought back as %+v, deleting %v", back.Status, back.DeletionTimestamp)
+	}
+}
+
+// TestMarkedTranscriptsComeBackWhenChanged checks transcripts the archiver recorded and marked
+// (out of the cache, waiting archive-after for their removal): reads and lists answer from
+// the resource and the record as for any transcript, and a soft delete or an AI-pass trigger
+// brings one back into the working set first, so that the list right after shows the change.
+func TestMarkedTranscriptsComeBackWhenChanged(t *testing.T) {
+	rs := openResults(t, "")
+	h := newHarnessWith(t, harnessOptions{results: rs})
+	ctx := context.Background()
+	var ids []string
+	for i := range 3 {
+		r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": fmt.Sprintf("sermon %d: read revelations 21:4", i)})
+		if r.status != 201 {
+			t.Fatalf("paste: %d %s", r.status, r.raw)
+		}
+		ids = append(ids, r.body["id"].(string))
+	}
+	mgr := env.NewManager(t, h.namespace)
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &tcsv1.WebhookEndpoint{},
+		controllers.IndexWebhookEndpointOrganization, func(o client.Object) []string {
+			return []string{o.(*tcsv1.WebhookEndpoint).Spec.Organization}
+		}); err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.OpenDir(h.storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Marked, and kept marked for the whole test.
+	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace,
+		Results: rs, Blobs: blobs, After: time.Hour}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	defer testenv.Run(t, mgr)()
+	resource := func(id string) *tcsv1.Transcript {
+		tr := &tcsv1.Transcript{}
+		if err := h.client.Get(ctx, types.NamespacedName{Namespace: h.namespace, Name: tcsv1.TranscriptName(id)}, tr); err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, id := range ids {
+		for !resource(id).MarkedArchived() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s was not marked", id)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	listed := func() map[string]map[string]any {
+		r := h.do(t, http.MethodGet, "/api/v1/transcripts?limit=10", h.keyA.Value, "", nil)
+		if r.status != 200 {
+			t.Fatalf("list: %d %s", r.status, r.raw)
+		}
+		out := map[string]map[string]any{}
+		for _, item := range r.body["data"].([]any) {
+			m := item.(map[string]any)
+			out[m["id"].(string)] = m
+		}
+		return out
+	}
+	got := listed()
+	for _, id := range ids {
+		if got[id]["status"] != "completed" {
+			t.Fatalf("marked %s listed as %v", id, got[id])
+		}
+		if r := h.do(t, http.MethodGet, "/api/v1/transcripts/"+id, h.keyA.Value, "", nil); r.status != 200 || r.body["content"] == nil {
+			t.Fatalf("GET of marked %s: %d %s", id, r.status, r.raw)
+		}
+	}
+
+	if r := h.do(t, http.MethodDelete, "/api/v1/transcripts/"+ids[0], h.keyA.Value, "", nil); r.status != 200 {
+		t.Fatalf("DELETE of a marked transcript: %d %s", r.status, r.raw)
+	}
+	if _, ok := listed()[ids[0]]; ok {
+		t.Fatal("the list right after the DELETE shows the transcript")
+	}
+	if r := h.do(t, http.MethodGet, "/api/v1/transcripts/"+ids[0], h.keyA.Value, "", nil); r.status != 404 {
+		t.Fatalf("GET after DELETE: %d", r.status)
+	}
+	if tr := resource(ids[0]); tr.MarkedArchived() || tr.Status.DeletedAt == nil || !controllerutil.ContainsFinalizer(tr, tcsv1.FinalizerStoredObjects) {
+		t.Fatalf("the deleted transcript: marked %v, deletedAt %v, finalizers %v", tr.MarkedArchived(), tr.Status.DeletedAt, tr.Finalizers)
+	}
+
+	r := h.do(t, http.MethodPost, "/api/v1/transcripts/"+ids[1]+"/ai_pass", h.keyA.Value, "", nil)
+	if r.status != 202 || r.body["ai_pass_status"] != "queued" {
+		t.Fatalf("AI pass on a marked transcript: %d %s", r.status, r.raw)
+	}
+	if got := listed()[ids[1]]; got["ai_pass_status"] != "queued" {
+		t.Fatalf("the list right after the trigger shows %v", got)
+	}
+	if tr := resource(ids[1]); tr.MarkedArchived() || tr.Status.AIPassStatus != tcsv1.AIPassQueued {
+		t.Fatalf("the triggered transcript: marked %v, %+v", tr.MarkedArchived(), tr.Status)
+	}
+	if tr := resource(ids[2]); !tr.MarkedArchived() || listed()[ids[2]]["status"] != "completed" {
+		t.Fatalf("the untouched transcript: marked %v", tr.MarkedArchived())
 	}
 }

@@ -49,10 +49,15 @@ func (s *Server) newTranscript(org, id string, src tcsv1.TranscriptSource, opts 
 // updateStatus applies mutate to the latest t and patches its status with the change,
 // retrying on conflicts; mutate returns false to leave the status as it is. The patch is
 // locked, as mutate decides on what it read (a transcript deleted once answers 404 the second
-// time).
+// time). A transcript the archiver marked (recorded, waiting out of the cache for its
+// deletion) is brought back into the working set first, so that the controllers see the
+// change and the list shows it.
 func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
+			return err
+		}
+		if err := s.unmark(ctx, t); err != nil {
 			return err
 		}
 		patch := statuspatch.New(t, statuspatch.OwnerAPI)
@@ -65,6 +70,21 @@ func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate f
 		s.awaitCached(ctx, t)
 		return nil
 	})
+}
+
+// unmark removes the archiver's mark from t (Transcript.Unmark) in a write locked on the
+// resourceVersion t was read at, and updates t from the answer. A transcript being deleted is
+// left as it is: it is leaving, and its record takes the change.
+func (s *Server) unmark(ctx context.Context, t *tcsv1.Transcript) error {
+	if !t.MarkedArchived() || !t.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	before := t.DeepCopy()
+	t.Unmark()
+	if err := s.client.Patch(ctx, t, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("bringing %s back into the working set: %w", t.Spec.ID, err)
+	}
+	return nil
 }
 
 // cacheWait bounds how long awaitCached holds an answer for the informer cache.

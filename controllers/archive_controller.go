@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,17 +39,24 @@ const DefaultArchiveWorkers = 4
 const DefaultPurgeEvery = time.Minute
 
 // ArchiveReconciler moves finished Transcripts out of the cluster into the results store, so
-// that the cluster keeps the working set. Each step is idempotent and recorded before the
-// next: the record is written (versioned by the resourceVersion), the resource is annotated
-// with AnnotationArchivedAt, and it is deleted with a resourceVersion precondition. Readers
-// look at the resource first and then at the store, so a transcript never vanishes between
-// the two.
+// that the cluster, and the controllers' cache, keep the working set. Each step is idempotent
+// and recorded before the next: once a transcript is settled, its record is written
+// (versioned by the resourceVersion) and the resource is marked (AnnotationArchivedAt and
+// LabelArchived, which the cache selects out: the API lists it from its record from then on);
+// After later it is deleted with a resourceVersion precondition. Readers look at the resource
+// first and then at the store, so a transcript never vanishes between the two. Whatever
+// changes a marked transcript unmarks it first (see UnmarkArchived), which brings it back into
+// the cache and into this cycle.
 //
 // Soft-deleted transcripts stay in the cluster until the transcript controller purges them;
 // archived transcripts soft-deleted through the API are purged from the store by the
 // archiver's sweep once Retention has passed.
 type ArchiveReconciler struct {
 	Client client.Client
+	// APIReader reads marked transcripts, which the cache does not hold.
+	APIReader client.Reader
+	// Namespace is the namespace of the transcripts.
+	Namespace string
 	// Results is the results store.
 	Results *results.Store
 	// Blobs is the object store of the transcripts' content, emptied by the purge.
@@ -79,10 +88,18 @@ type ArchiveReconciler struct {
 func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	t := &tcsv1.Transcript{}
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			// Gone, or marked: the cache holds no marked transcript.
+			return r.removeMarked(ctx, req.NamespacedName)
+		}
+		return ctrl.Result{}, err
 	}
 	if !t.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
+	}
+	if t.Labels[tcsv1.LabelArchived] != "" {
+		// Marked, by a cache that does not select marked transcripts out.
+		return r.removeMarked(ctx, req.NamespacedName)
 	}
 	if t.Annotations[tcsv1.AnnotationUnarchived] != "" && t.Status.Phase == "" {
 		return ctrl.Result{}, r.restoreStatus(ctx, t)
@@ -102,15 +119,17 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		// for deliveries not created yet.
 		return ctrl.Result{RequeueAfter: r.After}, nil
 	}
-	if wait := last.Add(r.After).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
+	// Recorded and marked now; deleted once it has been quiet for After.
+	res, err := r.archival(t).mark(ctx, r.Client, t)
+	if err != nil || !res.IsZero() {
+		return res, err
 	}
-	return r.archive(ctx, t)
+	return ctrl.Result{RequeueAfter: max(last.Add(r.After).Sub(clocks.Or(r.Clock).Now()), time.Second)}, nil
 }
 
-// archive moves t to the results store (see archival.run).
-func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
-	res, err := archival[*tcsv1.Transcript]{
+// archival is the move of t to the results store.
+func (r *ArchiveReconciler) archival(t *tcsv1.Transcript) archival[*tcsv1.Transcript] {
+	return archival[*tcsv1.Transcript]{
 		what: "transcript " + t.Spec.ID,
 		put: func(ctx context.Context, t *tcsv1.Transcript, version int64) error {
 			_, err := r.Results.Put(ctx, t, version)
@@ -118,13 +137,77 @@ func (r *ArchiveReconciler) archive(ctx context.Context, t *tcsv1.Transcript) (c
 		},
 		now:       clocks.Or(r.Clock).Now(),
 		finalizer: tcsv1.FinalizerStoredObjects,
+		label:     tcsv1.LabelArchived,
 		afterPut:  r.afterPut,
 		afterMark: r.afterMark,
-	}.run(ctx, r.Client, t)
+	}
+}
+
+// removeMarked deletes transcript key from the cluster if it is marked and has been quiet for
+// After; it reads it from the API server, as the cache does not hold marked transcripts.
+func (r *ArchiveReconciler) removeMarked(ctx context.Context, key types.NamespacedName) (ctrl.Result, error) {
+	t := &tcsv1.Transcript{}
+	if err := r.APIReader.Get(ctx, key, t); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if t.Labels[tcsv1.LabelArchived] == "" || !t.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // in the working set (the cache brings it), or leaving
+	}
+	if t.Status.DeletedAt != nil || !Settled(t) {
+		// Changed by a writer that did not unmark it (kubectl, an older tcs): back into the
+		// working set, where the controllers see it.
+		return ctrl.Result{}, UnmarkArchived(ctx, r.Client, t)
+	}
+	at, err := time.Parse(time.RFC3339, t.Annotations[tcsv1.AnnotationArchivedAt])
+	if err != nil {
+		at = time.Time{} // a mark not written by tcs: due now
+	}
+	if wait := at.Add(r.After).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	res, err := r.archival(t).remove(ctx, r.Client, t)
 	if err == nil && res.IsZero() {
 		log.FromContext(ctx).V(1).Info("archived", "transcript", t.Spec.ID)
 	}
 	return res, err
+}
+
+// RemoveMarked deletes every marked transcript that has been quiet for After, in pages; the
+// requeues of the reconciler do it otherwise, and this sweep does it after a restart, which
+// loses them.
+func (r *ArchiveReconciler) RemoveMarked(ctx context.Context) error {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(tcsv1.GroupVersion.WithKind("TranscriptList"))
+	opts := []client.ListOption{client.InNamespace(r.Namespace), client.HasLabels{tcsv1.LabelArchived}, client.Limit(500)}
+	for {
+		if err := r.APIReader.List(ctx, list, opts...); err != nil {
+			return fmt.Errorf("listing marked transcripts: %w", err)
+		}
+		for _, m := range list.Items {
+			if _, err := r.removeMarked(ctx, types.NamespacedName{Namespace: m.Namespace, Name: m.Name}); err != nil {
+				return err
+			}
+		}
+		if list.Continue == "" {
+			return nil
+		}
+		opts = append(opts[:3], client.Continue(list.Continue))
+	}
+}
+
+// UnmarkArchived brings marked transcript t back into the working set (Transcript.Unmark), in
+// one write locked on the resourceVersion t was read at; t gets the written metadata. Its
+// record stays, older than the resource; the API lists the resource over it.
+func UnmarkArchived(ctx context.Context, c client.Client, t *tcsv1.Transcript) error {
+	u := t.DeepCopy()
+	if !u.Unmark() {
+		return nil
+	}
+	if err := c.Patch(ctx, u, client.MergeFromWithOptions(t.DeepCopy(), client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("bringing %s back into the working set: %w", t.Spec.ID, err)
+	}
+	t.ObjectMeta = u.ObjectMeta
+	return nil
 }
 
 // restoreStatus gives a transcript recreated from its record the status of the record.
@@ -267,16 +350,29 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 }
 
 // Start runs the purge sweep of soft-deleted archived transcripts and of archived deliveries
-// past their retention until ctx ends.
+// past their retention, and the sweep of marked transcripts, until ctx ends.
 func (r *ArchiveReconciler) Start(ctx context.Context) error {
 	every := r.PurgeEvery
 	if every <= 0 {
 		every = DefaultPurgeEvery
 	}
+	var wg sync.WaitGroup
+	if r.After > 0 {
+		wg.Go(func() {
+			// Each reconcile that marks a transcript requeues it for its removal; a restart
+			// loses the requeues, and this sweep, from the start on, finds the marked ones.
+			_ = runEvery(ctx, max(r.After, removeMarkedEvery), "removing marked transcripts", r.RemoveMarked)
+		})
+	}
+	defer wg.Wait()
 	return runEvery(ctx, every, "purging archived transcripts and webhook deliveries", func(ctx context.Context) error {
 		return errors.Join(r.Purge(ctx), r.PurgeDeliveries(ctx))
 	})
 }
+
+// removeMarkedEvery is the least period of the sweep of marked transcripts, which lists them
+// all.
+const removeMarkedEvery = 10 * time.Minute
 
 // NeedLeaderElection makes the purge sweep run on the leader only.
 func (r *ArchiveReconciler) NeedLeaderElection() bool { return true }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
@@ -57,7 +58,7 @@ func (e *archiveEnv) run(t *testing.T, after time.Duration, hooks func(*ArchiveR
 	if err := indexEndpoints(mgr); err != nil {
 		t.Fatal(err)
 	}
-	r := &ArchiveReconciler{Client: mgr.GetClient(), Results: e.results, Blobs: e.blobs, After: after, PurgeEvery: 100 * time.Millisecond, Retention: time.Hour}
+	r := &ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: e.ns, Results: e.results, Blobs: e.blobs, After: after, PurgeEvery: 100 * time.Millisecond, Retention: time.Hour}
 	if hooks != nil {
 		hooks(r)
 	}
@@ -400,5 +401,75 @@ func TestArchiveKeepsContentThroughTheFinalizer(t *testing.T) {
 		if ok, err := e.blobs.Exists(ctx, k); err != nil || ok {
 			t.Errorf("object %s of a purged transcript: exists %v, %v", k, ok, err)
 		}
+	}
+}
+
+// TestArchiveMarkLeavesTheCache checks the two moments of archiving: once settled, a
+// transcript is recorded and marked at once, which takes it out of the controllers' cache (the
+// working set) and its finalizer off while the resource stays; archive-after later the
+// resource goes. Unmarked, it is back in the cache, and the cycle starts again.
+func TestArchiveMarkLeavesTheCache(t *testing.T) {
+	e := newArchiveEnv(t, "")
+	ctx := context.Background()
+	mgr := env.NewManager(t, e.ns)
+	if err := indexEndpoints(mgr); err != nil {
+		t.Fatal(err)
+	}
+	const after = 3 * time.Second
+	r := &ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: e.ns, Results: e.results, Blobs: e.blobs, After: after}
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	defer testenv.Run(t, mgr)()
+	tr := e.finishedTranscript(t, ids.New("org"), nil)
+	key := client.ObjectKeyFromObject(tr)
+
+	cached := func() bool {
+		err := mgr.GetCache().Get(ctx, key, &tcsv1.Transcript{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	live := func() *tcsv1.Transcript {
+		got := &tcsv1.Transcript{}
+		if err := e.c.Get(ctx, key, got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for round := range 2 {
+		start := time.Now()
+		waitUntil(t, "the transcript is recorded and out of the cache", func() bool { return e.record(t, tr) != nil && !cached() })
+		got := live()
+		if time.Since(start) >= after || got.Labels[tcsv1.LabelArchived] != "true" || got.Annotations[tcsv1.AnnotationArchivedAt] == "" {
+			t.Fatalf("round %d: marked %v, %v after settling: %v %v", round, got.Labels, time.Since(start), got.Annotations, got.Finalizers)
+		}
+		if controllerutil.ContainsFinalizer(got, tcsv1.FinalizerStoredObjects) {
+			t.Fatalf("round %d: the marked transcript keeps its finalizer", round)
+		}
+		if round == 1 {
+			break
+		}
+		// Unmarked as the API does before it changes a marked transcript: back in the cache,
+		// finalizer and all, and marked again once the archiver sees it settled.
+		if err := UnmarkArchived(ctx, e.c, got); err != nil {
+			t.Fatal(err)
+		}
+		if !controllerutil.ContainsFinalizer(got, tcsv1.FinalizerStoredObjects) || got.MarkedArchived() {
+			t.Fatalf("unmarked: %v %v %v", got.Labels, got.Annotations, got.Finalizers)
+		}
+		waitUntil(t, "the unmarked transcript is back in the cache", func() bool {
+			return cached() || live().MarkedArchived()
+		})
+	}
+	start := time.Now()
+	waitUntil(t, "the marked transcript leaves the cluster", func() bool { return e.gone(t, tr) })
+	// The mark holds whole seconds: the removal comes up to a second early.
+	if d := time.Since(start); d < after-1500*time.Millisecond {
+		t.Errorf("removed %v after its mark, archive-after is %v", d, after)
+	}
+	if rec := e.record(t, tr); rec == nil || rec.Transcript.Labels[tcsv1.LabelArchived] != "" || rec.Transcript.Annotations[tcsv1.AnnotationArchivedAt] != "" {
+		t.Fatalf("the record after the move: %+v", rec)
 	}
 }

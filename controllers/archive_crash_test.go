@@ -82,7 +82,7 @@ func runArchiveChild() int {
 		}
 		r = d
 	case "":
-		a := &ArchiveReconciler{Client: mgr.GetClient(), Results: rs, Blobs: blobs, After: 50 * time.Millisecond}
+		a := &ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: ns, Results: rs, Blobs: blobs, After: 50 * time.Millisecond}
 		hook := func(x *tcsv1.Transcript) { die(x.Spec.ID) }
 		if step == "put" {
 			a.afterPut = hook

@@ -24,59 +24,92 @@ type archival[T client.Object] struct {
 	// finalizer, when set, is removed with the mark: what it guards stays with the record, so
 	// the deletion that follows ends at once, without a write and a reconcile more.
 	finalizer string
+	// label, when set, is set to "true" with the mark (so that a label-selected cache lets the
+	// object go).
+	label string
 	// afterPut and afterMark, when set (by tests only), run after the record was written and
 	// after the resource was marked.
 	afterPut, afterMark func(T)
 }
 
-// run writes obj's record, marks the intent on the resource (the tcs.dev/archived-at
-// annotation, with the finalizer removed) and deletes it, each step idempotent: a process killed between two steps loses
-// nothing and leaves no duplicate, and readers find obj in one place or the other at every
-// moment. A conflict (obj changed meanwhile) requeues, so the next reconcile decides again.
+// run writes obj's record, marks the intent on the resource and deletes it (see mark and
+// remove).
 func (a archival[T]) run(ctx context.Context, c client.Client, obj T) (ctrl.Result, error) {
+	if !marked(obj) {
+		res, err := a.mark(ctx, c, obj)
+		if err != nil || !res.IsZero() {
+			return res, err
+		}
+		return a.delete(ctx, c, obj)
+	}
+	return a.remove(ctx, c, obj)
+}
+
+// mark writes obj's record and then marks the intent on the resource (the
+// tcs.dev/archived-at annotation, with a.label set and a.finalizer removed), each step
+// idempotent: a process killed between the two loses nothing and leaves no duplicate, and
+// readers find obj in one place or the other at every moment. A conflict (obj changed
+// meanwhile) requeues, so the next reconcile decides again.
+func (a archival[T]) mark(ctx context.Context, c client.Client, obj T) (ctrl.Result, error) {
 	version, err := resourceVersion(obj)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if obj.GetAnnotations()[tcsv1.AnnotationArchivedAt] == "" {
-		// The record reflects exactly this version of the resource; the mark below changes
-		// nothing but the annotation.
-		if err := a.put(ctx, obj, version); err != nil {
-			return ctrl.Result{}, fmt.Errorf("archiving %s: %w", a.what, err)
-		}
-		if a.afterPut != nil {
-			a.afterPut(obj)
-		}
-		patch := client.MergeFromWithOptions(obj.DeepCopyObject().(T), client.MergeFromWithOptimisticLock{})
-		annotations := obj.GetAnnotations()
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		annotations[tcsv1.AnnotationArchivedAt] = a.now.UTC().Format(time.RFC3339)
-		obj.SetAnnotations(annotations)
-		if a.finalizer != "" {
-			controllerutil.RemoveFinalizer(obj, a.finalizer)
-		}
-		if err := c.Patch(ctx, obj, patch); err != nil {
-			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("marking %s archived: %w", a.what, err)
-		}
-		if a.afterMark != nil {
-			a.afterMark(obj)
-		}
-	} else {
-		// Marked in an earlier run: written again, as it may have changed since (an AI pass,
-		// a replay); the store keeps the newer version. The mark is not part of the record.
-		unmarked := obj.DeepCopyObject().(T)
-		annotations := unmarked.GetAnnotations()
-		delete(annotations, tcsv1.AnnotationArchivedAt)
-		unmarked.SetAnnotations(annotations)
-		if err := a.put(ctx, unmarked, version); err != nil {
-			return ctrl.Result{}, fmt.Errorf("archiving %s: %w", a.what, err)
-		}
+	// The record reflects exactly this version of the resource; the mark below changes
+	// nothing but metadata the record leaves out.
+	if err := a.put(ctx, unmarked(obj, a.label), version); err != nil {
+		return ctrl.Result{}, fmt.Errorf("archiving %s: %w", a.what, err)
 	}
+	if a.afterPut != nil {
+		a.afterPut(obj)
+	}
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(T), client.MergeFromWithOptimisticLock{})
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	if annotations[tcsv1.AnnotationArchivedAt] == "" {
+		annotations[tcsv1.AnnotationArchivedAt] = a.now.UTC().Format(time.RFC3339)
+	}
+	obj.SetAnnotations(annotations)
+	if a.label != "" {
+		labels := obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[a.label] = "true"
+		obj.SetLabels(labels)
+	}
+	if a.finalizer != "" {
+		controllerutil.RemoveFinalizer(obj, a.finalizer)
+	}
+	if err := c.Patch(ctx, obj, patch); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("marking %s archived: %w", a.what, err)
+	}
+	if a.afterMark != nil {
+		a.afterMark(obj)
+	}
+	return ctrl.Result{}, nil
+}
+
+// remove deletes marked obj from the cluster after writing its record again, as it may have
+// changed since it was marked (an AI pass, a replay); the store keeps the newer version.
+func (a archival[T]) remove(ctx context.Context, c client.Client, obj T) (ctrl.Result, error) {
+	version, err := resourceVersion(obj)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := a.put(ctx, unmarked(obj, a.label), version); err != nil {
+		return ctrl.Result{}, fmt.Errorf("archiving %s: %w", a.what, err)
+	}
+	return a.delete(ctx, c, obj)
+}
+
+// delete deletes obj as it was read: a change since then (a conflict) requeues.
+func (a archival[T]) delete(ctx context.Context, c client.Client, obj T) (ctrl.Result, error) {
 	rv := obj.GetResourceVersion()
 	if err := c.Delete(ctx, obj, client.Preconditions{ResourceVersion: &rv}); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
@@ -85,4 +118,24 @@ func (a archival[T]) run(ctx context.Context, c client.Client, obj T) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("removing archived %s from the cluster: %w", a.what, err)
 	}
 	return ctrl.Result{}, nil
+}
+
+// marked reports whether obj carries the archiver's mark.
+func marked(obj client.Object) bool {
+	return obj.GetAnnotations()[tcsv1.AnnotationArchivedAt] != ""
+}
+
+// unmarked returns a copy of obj without the archiver's mark (annotation and label), which is
+// not part of its record.
+func unmarked[T client.Object](obj T, label string) T {
+	c := obj.DeepCopyObject().(T)
+	annotations := c.GetAnnotations()
+	delete(annotations, tcsv1.AnnotationArchivedAt)
+	c.SetAnnotations(annotations)
+	if label != "" {
+		labels := c.GetLabels()
+		delete(labels, label)
+		c.SetLabels(labels)
+	}
+	return c
 }

@@ -6,6 +6,11 @@ const (
 	LabelOrganization = "tcs.dev/organization"
 	// LabelSourceType holds a transcript's source type.
 	LabelSourceType = "tcs.dev/source-type"
+	// LabelArchived ("true") marks a Transcript whose record is in the results store and that
+	// waits, out of the controllers' cache, for its deletion archive-after later; it comes with
+	// AnnotationArchivedAt. Whatever changes such a transcript removes both first, which brings
+	// it back into the working set.
+	LabelArchived = "tcs.dev/archived"
 	// LabelAPIKeyID marks a Secret as an API key and holds its id (key_…).
 	LabelAPIKeyID = "tcs.dev/api-key-id"
 	// LabelAPIKeyHash holds the lookup hash of the key in a Secret (see internal/apikey).

@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"slices"
+
 	"fmt"
 	"strings"
 	"time"
@@ -287,4 +289,24 @@ func (t *Transcript) EndOnSoftDelete(now metav1.Time) bool {
 		t.SyncConditions()
 	}
 	return changed
+}
+
+// MarkedArchived reports whether t carries the archiver's mark (LabelArchived or
+// AnnotationArchivedAt).
+func (t *Transcript) MarkedArchived() bool {
+	return t.Labels[LabelArchived] != "" || t.Annotations[AnnotationArchivedAt] != ""
+}
+
+// Unmark removes the archiver's mark from t and gives it FinalizerStoredObjects back, which
+// brings it back into the working set once written; it reports whether t changed.
+func (t *Transcript) Unmark() bool {
+	if !t.MarkedArchived() {
+		return false
+	}
+	delete(t.Labels, LabelArchived)
+	delete(t.Annotations, AnnotationArchivedAt)
+	if !slices.Contains(t.Finalizers, FinalizerStoredObjects) {
+		t.Finalizers = append(t.Finalizers, FinalizerStoredObjects)
+	}
+	return true
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -24,11 +23,11 @@ import (
 func TestCacheDropsManagedFields(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t, "cache")
-	sel, err := labels.Parse(tcsv1.LabelAPIKeyID)
+	sel, workingSet, err := selectors()
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: scheme.New(), Cache: cacheOptions(ns, sel),
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: scheme.New(), Cache: cacheOptions(ns, sel, workingSet),
 		Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		t.Fatal(err)
@@ -78,11 +77,11 @@ func TestCacheDropsManagedFields(t *testing.T) {
 func TestCacheSharesWhatTranscriptsRepeat(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t, "cache")
-	sel, err := labels.Parse(tcsv1.LabelAPIKeyID)
+	sel, workingSet, err := selectors()
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: scheme.New(), Cache: cacheOptions(ns, sel),
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: scheme.New(), Cache: cacheOptions(ns, sel, workingSet),
 		Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		t.Fatal(err)

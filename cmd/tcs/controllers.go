@@ -61,7 +61,7 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			Metrics:      svc.metrics,
 			Clock:        svc.clock,
 		}},
-		archiver(c, o, svc),
+		archiver(c, mgr.GetAPIReader(), o, svc),
 		{"adding the sweep of expired idempotency records", runnable{&controllers.IdempotencySweeper{Results: svc.results, Clock: svc.clock}}},
 		{"setting up the organization controller", &controllers.OrganizationReconciler{Client: c}},
 	} {
@@ -75,10 +75,12 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 // archiver moves finished transcripts to the results store after --archive-after; with
 // archiving off (0) it only purges archived transcripts soft-deleted through the API, and
 // archived deliveries, once their retention has passed.
-func archiver(c client.Client, o serveOptions, svc *services) registration {
+func archiver(c client.Client, apiReader client.Reader, o serveOptions, svc *services) registration {
 	if o.archiveAfter > 0 {
 		return registration{"setting up the archiver", &controllers.ArchiveReconciler{
 			Client:            c,
+			APIReader:         apiReader,
+			Namespace:         o.namespace,
 			Results:           svc.results,
 			Blobs:             svc.store,
 			After:             o.archiveAfter,

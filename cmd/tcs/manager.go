@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
-	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/scheme"
 )
 
@@ -26,9 +24,9 @@ func newManager(cfg *rest.Config, o serveOptions) (ctrl.Manager, *readiness, err
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 200, 400
 	}
-	apiKeys, err := labels.Parse(tcsv1.LabelAPIKeyID)
+	apiKeys, workingSet, err := selectors()
 	if err != nil {
-		return nil, nil, fmt.Errorf("parsing the API-key selector: %w", err)
+		return nil, nil, err
 	}
 	metricsAddr := o.metricsAddr
 	if metricsAddr == "" {
@@ -40,7 +38,7 @@ func newManager(cfg *rest.Config, o serveOptions) (ctrl.Manager, *readiness, err
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
-		Cache:                   cacheOptions(o.namespace, apiKeys),
+		Cache:                   cacheOptions(o.namespace, apiKeys, workingSet),
 		Metrics:                 metricsServer,
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,

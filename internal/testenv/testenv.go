@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -29,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/config/crd"
 	"tcs.dev/tcs/internal/controlplane"
 	"tcs.dev/tcs/internal/scheme"
@@ -113,7 +115,11 @@ func (e *Env) NewManager(t testing.TB, ns string) ctrl.Manager {
 	if os.Getenv("TCS_TEST_LOG") != "" {
 		logOut = os.Stderr
 	}
-	mgr, err := ctrl.NewManager(e.Config, managerOptions(ns, logOut, zapcore.Level(-1)))
+	opts, err := managerOptions(ns, logOut, zapcore.Level(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(e.Config, opts)
 	if err != nil {
 		t.Fatalf("creating a manager: %v", err)
 	}
@@ -132,23 +138,33 @@ func NewChildManager(kubeconfigFile, ns string) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
-	mgr, err := ctrl.NewManager(cfg, managerOptions(ns, os.Stderr, zapcore.InfoLevel))
+	opts, err := managerOptions(ns, os.Stderr, zapcore.InfoLevel)
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("creating a manager: %w", err)
 	}
 	return mgr, nil
 }
 
-// managerOptions are the options of a test's manager: namespace ns only, no metrics endpoint,
-// logs on out from level, and controller names that may repeat across managers.
-func managerOptions(ns string, out io.Writer, level zapcore.Level) ctrl.Options {
+// managerOptions are the options of a test's manager: namespace ns only, Transcripts of the
+// working set only (not marked archived, as in the service), no metrics endpoint, logs on out
+// from level, and controller names that may repeat across managers.
+func managerOptions(ns string, out io.Writer, level zapcore.Level) (ctrl.Options, error) {
+	workingSet, err := labels.Parse("!" + tcsv1.LabelArchived)
+	if err != nil {
+		return ctrl.Options{}, fmt.Errorf("parsing the working-set selector: %w", err)
+	}
 	return ctrl.Options{
-		Scheme:     scheme.New(),
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Scheme: scheme.New(),
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}},
+			ByObject: map[client.Object]cache.ByObject{&tcsv1.Transcript{}: {Label: workingSet}}},
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Logger:     zap.New(zap.WriteTo(out), zap.Level(level)),
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	}
+	}, nil
 }
 
 // Run starts mgr and returns a func that stops it and waits for it to end.
