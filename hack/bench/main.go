@@ -60,7 +60,8 @@ func main() {
 	pgSizeOf := flag.String("pg-size", "", "copy the records of this SQLite results store (a backup of a scale run's results.db) into PostgreSQL and report the bytes per record of both")
 	probeDir := flag.String("probe", "", "take one scale reading of the tcs dev running on this state dir (left by a stopped scale run)")
 	liveN := flag.Int("live", 0, "run only the measurement of tcs's memory per live transcript, with this many transcripts")
-	heapProfiles := flag.String("heap-profiles", "", "with -live: write tcs's heap profile at both readings into this directory")
+	heapProfiles := flag.String("heap-profiles", "", "with -live: write tcs's heap profile at each reading into this directory")
+	liveArchiveAfter := flag.Duration("live-archive-after", 0, "with -live: the archive-after of the tcs measured (0 keeps every transcript in its cache; 1h marks them, out of the cache, once settled)")
 	parallel := flag.Bool("parallel", false, "run the scale benchmark's two settings side by side rather than one after the other")
 	checkpoints := flag.String("checkpoints", "10000,50000,100000", "where the scale benchmark stops creating to measure (and at -scale)")
 	flag.Parse()
@@ -80,7 +81,7 @@ func main() {
 	}
 	if *liveN > 0 {
 		fmt.Printf("# tcs benchmarks, %s, %s\n\n", time.Now().UTC().Format(time.RFC3339), machine())
-		if err := liveMemory(*liveN, *tcsBin, *heapProfiles); err != nil {
+		if err := liveMemory(*liveN, *tcsBin, *heapProfiles, *liveArchiveAfter); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

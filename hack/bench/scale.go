@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -574,15 +575,19 @@ func kb(b float64) string { return fmt.Sprintf("%.2f KB", b/(1<<10)) }
 // itself at least every two minutes).
 // With profiles set, tcs's heap profile is written there at both readings (heap0.pb.gz and
 // heap1.pb.gz; compare them with go tool pprof -diff_base).
-func liveMemory(n int, tcsBin, profiles string) error {
-	fmt.Printf("## tcs memory per live transcript (%d pasted 5 KB transcripts, --archive-after=0)\n\n", n)
+//
+// With archiveAfter 0 every transcript stays in tcs's cache; with a positive one (longer than
+// the run) the transcripts stay in the cluster, marked once settled, and leave the cache: the
+// reading after creating waits until every one is marked.
+func liveMemory(n int, tcsBin, profiles string, archiveAfter time.Duration) error {
+	fmt.Printf("## tcs memory per live transcript (%d pasted 5 KB transcripts, --archive-after=%s)\n\n", n, archiveAfter)
 	state, err := os.MkdirTemp("", "tcs-live")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(state)
 	gc := &gcTrace{}
-	args := []string{"--archive-after", "0"}
+	args := []string{"--archive-after", archiveAfter.String()}
 	pprofAddr := ""
 	if profiles != "" {
 		if pprofAddr, err = freeAddr(); err != nil {
@@ -627,6 +632,11 @@ func liveMemory(n int, tcsBin, profiles string) error {
 	if _, err := concurrent(scaleClients, n, func() error { _, err := paste(hc, api, key, body); return err }); err != nil {
 		return err
 	}
+	if archiveAfter > 0 {
+		if err := waitMarked(c, n+1); err != nil {
+			return err
+		}
+	}
 	// The first reading holds the Events the recorder keeps of recent transcripts, to fold
 	// repeats into series.
 	heap1, err := p.quietHeap()
@@ -658,6 +668,25 @@ func liveMemory(n int, tcsBin, profiles string) error {
 	fmt.Printf("| per live transcript, with the recorder's recent Events | %s | %s |\n", per(heap0, heap1), per(rss0, rss1))
 	fmt.Printf("| per live transcript | **%s** | **%s** |\n\n", per(heap0, heap2), per(rss0, rss2))
 	return nil
+}
+
+// waitMarked waits until n transcripts are marked archived (recorded, out of tcs's cache).
+func waitMarked(c client.Client, n int) error {
+	deadline := time.Now().Add(30 * time.Minute)
+	for {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(tcsv1.GroupVersion.WithKind("TranscriptList"))
+		if err := c.List(context.Background(), list, client.HasLabels{tcsv1.LabelArchived}); err != nil {
+			return err
+		}
+		if len(list.Items) >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d transcripts marked archived after 30 minutes", len(list.Items), n)
+		}
+		time.Sleep(5 * time.Second)
+	}
 }
 
 // eventTurnover is how long client-go's Event recorder keeps an Event it sent, at most (it
