@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -25,9 +26,9 @@ import (
 	"tcs.dev/tcs/internal/testenv"
 )
 
-// runArchiver runs the archiver on h's namespace with a short archive-after until every
-// transcript of ids left the cluster, then stops it.
-func (h *harness) runArchiver(t *testing.T, rs *results.Store, ids ...string) {
+// archiverManager returns a manager (not started) running the archiver on h's namespace with
+// archive-after after, and the object store it uses.
+func (h *harness) archiverManager(t *testing.T, rs *results.Store, after time.Duration) (ctrl.Manager, *blob.Store) {
 	t.Helper()
 	mgr := env.NewManager(t, h.namespace)
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookEndpoint{},
@@ -40,10 +41,18 @@ func (h *harness) runArchiver(t *testing.T, rs *results.Store, ids ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: 100 * time.Millisecond}
+	a := &controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: after}
 	if err := a.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
+	return mgr, blobs
+}
+
+// runArchiver runs the archiver on h's namespace with a short archive-after until every
+// transcript of ids left the cluster, then stops it.
+func (h *harness) runArchiver(t *testing.T, rs *results.Store, ids ...string) {
+	t.Helper()
+	mgr, blobs := h.archiverManager(t, rs, 100*time.Millisecond)
 	// The transcript controller lets a deleted transcript go (its finalizer).
 	engine, err := correction.NewEngine()
 	if err != nil {
@@ -315,20 +324,7 @@ func TestTranscriptLeavingTheCluster(t *testing.T) {
 		}
 	}
 	// The archiver alone: no transcript controller.
-	mgr := env.NewManager(t, h.namespace)
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &tcsv1.WebhookEndpoint{},
-		controllers.IndexWebhookEndpointOrganization, func(o client.Object) []string {
-			return []string{o.(*tcsv1.WebhookEndpoint).Spec.Organization}
-		}); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.OpenDir(h.storeDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace, Results: rs, Blobs: blobs, After: 100 * time.Millisecond}).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
+	mgr, _ := h.archiverManager(t, rs, 100*time.Millisecond)
 	stop := testenv.Run(t, mgr)
 	key := func(id string) types.NamespacedName {
 		return types.NamespacedName{Namespace: h.namespace, Name: tcsv1.TranscriptName(id)}
@@ -406,22 +402,8 @@ func TestMarkedTranscriptsComeBackWhenChanged(t *testing.T) {
 		}
 		ids = append(ids, r.body["id"].(string))
 	}
-	mgr := env.NewManager(t, h.namespace)
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &tcsv1.WebhookEndpoint{},
-		controllers.IndexWebhookEndpointOrganization, func(o client.Object) []string {
-			return []string{o.(*tcsv1.WebhookEndpoint).Spec.Organization}
-		}); err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := blob.OpenDir(h.storeDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Marked, and kept marked for the whole test.
-	if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.namespace,
-		Results: rs, Blobs: blobs, After: time.Hour}).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
+	mgr, _ := h.archiverManager(t, rs, time.Hour)
 	defer testenv.Run(t, mgr)()
 	resource := func(id string) *tcsv1.Transcript {
 		tr := &tcsv1.Transcript{}
