@@ -158,11 +158,7 @@ func (r *ArchiveReconciler) removeMarked(ctx context.Context, key types.Namespac
 		// working set, where the controllers see it.
 		return ctrl.Result{}, UnmarkArchived(ctx, r.Client, t)
 	}
-	at, err := time.Parse(time.RFC3339, t.Annotations[tcsv1.AnnotationArchivedAt])
-	if err != nil {
-		at = time.Time{} // a mark not written by tcs: due now
-	}
-	if wait := at.Add(r.After).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
+	if wait := r.untilRemoval(t); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	res, err := r.archival(t).remove(ctx, r.Client, t)
@@ -172,9 +168,20 @@ func (r *ArchiveReconciler) removeMarked(ctx context.Context, key types.Namespac
 	return res, err
 }
 
+// untilRemoval returns how long marked obj has still to wait for its deletion: After from its
+// mark.
+func (r *ArchiveReconciler) untilRemoval(obj metav1.Object) time.Duration {
+	at, err := time.Parse(time.RFC3339, obj.GetAnnotations()[tcsv1.AnnotationArchivedAt])
+	if err != nil {
+		at = time.Time{} // a mark not written by tcs: due now
+	}
+	return at.Add(r.After).Sub(clocks.Or(r.Clock).Now())
+}
+
 // RemoveMarked deletes every marked transcript that has been quiet for After, in pages; the
 // requeues of the reconciler do it otherwise, and this sweep does it after a restart, which
-// loses them.
+// loses them. A transcript not due yet is left to the next sweep: it reads only the metadata
+// of those.
 func (r *ArchiveReconciler) RemoveMarked(ctx context.Context) error {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(tcsv1.GroupVersion.WithKind("TranscriptList"))
@@ -183,7 +190,11 @@ func (r *ArchiveReconciler) RemoveMarked(ctx context.Context) error {
 		if err := r.APIReader.List(ctx, list, opts...); err != nil {
 			return fmt.Errorf("listing marked transcripts: %w", err)
 		}
-		for _, m := range list.Items {
+		for i := range list.Items {
+			m := &list.Items[i]
+			if r.untilRemoval(m) > 0 {
+				continue
+			}
 			if _, err := r.removeMarked(ctx, types.NamespacedName{Namespace: m.Namespace, Name: m.Name}); err != nil {
 				return err
 			}

@@ -473,3 +473,33 @@ func TestArchiveMarkLeavesTheCache(t *testing.T) {
 		t.Fatalf("the record after the move: %+v", rec)
 	}
 }
+
+// TestRemoveMarkedSweep checks the sweep that finds marked transcripts after a restart: it
+// deletes, with its record written again, one marked longer than archive-after ago, and
+// leaves one marked a moment ago.
+func TestRemoveMarkedSweep(t *testing.T) {
+	e := newArchiveEnv(t, "")
+	ctx := context.Background()
+	org := ids.New("org")
+	mark := func(at time.Time) *tcsv1.Transcript {
+		tr := e.finishedTranscript(t, org, nil)
+		patch := client.MergeFrom(tr.DeepCopy())
+		tr.Labels[tcsv1.LabelArchived] = "true"
+		tr.Annotations = map[string]string{tcsv1.AnnotationArchivedAt: at.UTC().Format(time.RFC3339)}
+		if err := e.c.Patch(ctx, tr, patch); err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	due, fresh := mark(time.Now().Add(-2*time.Hour)), mark(time.Now())
+	r := &ArchiveReconciler{Client: e.c, APIReader: e.c, Namespace: e.ns, Results: e.results, Blobs: e.blobs, After: time.Hour}
+	if err := r.RemoveMarked(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !e.gone(t, due) || e.record(t, due) == nil {
+		t.Errorf("the transcript marked two hours ago: gone %v, recorded %v", e.gone(t, due), e.record(t, due) != nil)
+	}
+	if e.gone(t, fresh) {
+		t.Error("the transcript marked a moment ago was deleted")
+	}
+}
