@@ -27,6 +27,7 @@ import (
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/workingset"
 )
 
 // newTranscript returns the resource of a new transcript of org.
@@ -57,7 +58,7 @@ func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate f
 		if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
 			return err
 		}
-		if err := s.unmark(ctx, t); err != nil {
+		if err := workingset.Rejoin(ctx, s.client, t); err != nil {
 			return err
 		}
 		patch := statuspatch.New(t, statuspatch.OwnerAPI)
@@ -70,21 +71,6 @@ func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate f
 		s.awaitCached(ctx, t)
 		return nil
 	})
-}
-
-// unmark removes the archiver's mark from t (Transcript.Unmark) in a write locked on the
-// resourceVersion t was read at, and updates t from the answer. A transcript being deleted is
-// left as it is: it is leaving, and its record takes the change.
-func (s *Server) unmark(ctx context.Context, t *tcsv1.Transcript) error {
-	if !t.MarkedArchived() || !t.DeletionTimestamp.IsZero() {
-		return nil
-	}
-	before := t.DeepCopy()
-	t.Unmark()
-	if err := s.client.Patch(ctx, t, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("bringing %s back into the working set: %w", t.Spec.ID, err)
-	}
-	return nil
 }
 
 // cacheWait bounds how long awaitCached holds an answer for the informer cache.

@@ -25,6 +25,7 @@ import (
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/workingset"
 )
 
 // DefaultArchiveAfter is how long a finished transcript stays in the cluster by default.
@@ -45,7 +46,7 @@ const DefaultPurgeEvery = time.Minute
 // LabelArchived, which the cache selects out: the API lists it from its record from then on);
 // After later it is deleted with a resourceVersion precondition. Readers look at the resource
 // first and then at the store, so a transcript never vanishes between the two. Whatever
-// changes a marked transcript unmarks it first (see UnmarkArchived), which brings it back into
+// changes a marked transcript unmarks it first (see workingset.Rejoin), which brings it back into
 // the cache and into this cycle.
 //
 // Soft-deleted transcripts stay in the cluster until the transcript controller purges them;
@@ -156,7 +157,7 @@ func (r *ArchiveReconciler) removeMarked(ctx context.Context, key types.Namespac
 	if t.Status.DeletedAt != nil || !Settled(t) {
 		// Changed by a writer that did not unmark it (kubectl, an older tcs): back into the
 		// working set, where the controllers see it.
-		return ctrl.Result{}, UnmarkArchived(ctx, r.Client, t)
+		return ctrl.Result{}, workingset.Rejoin(ctx, r.Client, t)
 	}
 	if wait := r.untilRemoval(t); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
@@ -185,9 +186,9 @@ func (r *ArchiveReconciler) untilRemoval(obj metav1.Object) time.Duration {
 func (r *ArchiveReconciler) RemoveMarked(ctx context.Context) error {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(tcsv1.GroupVersion.WithKind("TranscriptList"))
-	opts := []client.ListOption{client.InNamespace(r.Namespace), client.HasLabels{tcsv1.LabelArchived}, client.Limit(500)}
-	for {
-		if err := r.APIReader.List(ctx, list, opts...); err != nil {
+	for cont := ""; ; {
+		if err := r.APIReader.List(ctx, list, client.InNamespace(r.Namespace), client.HasLabels{tcsv1.LabelArchived},
+			client.Limit(500), client.Continue(cont)); err != nil {
 			return fmt.Errorf("listing marked transcripts: %w", err)
 		}
 		for i := range list.Items {
@@ -199,26 +200,10 @@ func (r *ArchiveReconciler) RemoveMarked(ctx context.Context) error {
 				return err
 			}
 		}
-		if list.Continue == "" {
+		if cont = list.Continue; cont == "" {
 			return nil
 		}
-		opts = append(opts[:3], client.Continue(list.Continue))
 	}
-}
-
-// UnmarkArchived brings marked transcript t back into the working set (Transcript.Unmark), in
-// one write locked on the resourceVersion t was read at; t gets the written metadata. Its
-// record stays, older than the resource; the API lists the resource over it.
-func UnmarkArchived(ctx context.Context, c client.Client, t *tcsv1.Transcript) error {
-	u := t.DeepCopy()
-	if !u.Unmark() {
-		return nil
-	}
-	if err := c.Patch(ctx, u, client.MergeFromWithOptions(t.DeepCopy(), client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("bringing %s back into the working set: %w", t.Spec.ID, err)
-	}
-	t.ObjectMeta = u.ObjectMeta
-	return nil
 }
 
 // restoreStatus gives a transcript recreated from its record the status of the record.

@@ -20,6 +20,7 @@ import (
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/workingset"
 )
 
 // archiveEnv is a namespace with an archiver running on it, its results store and object
@@ -453,7 +454,7 @@ func TestArchiveMarkLeavesTheCache(t *testing.T) {
 		}
 		// Unmarked as the API does before it changes a marked transcript: back in the cache,
 		// finalizer and all, and marked again once the archiver sees it settled.
-		if err := UnmarkArchived(ctx, e.c, got); err != nil {
+		if err := workingset.Rejoin(ctx, e.c, got); err != nil {
 			t.Fatal(err)
 		}
 		if !controllerutil.ContainsFinalizer(got, tcsv1.FinalizerStoredObjects) || got.MarkedArchived() {

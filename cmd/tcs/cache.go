@@ -10,6 +10,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/cachecompact"
+	"tcs.dev/tcs/internal/workingset"
 )
 
 // cacheOptions are the options of the informer cache of the service in namespace ns: only
@@ -34,8 +35,8 @@ func selectors() (apiKeys, workingSet labels.Selector, err error) {
 	if apiKeys, err = labels.Parse(tcsv1.LabelAPIKeyID); err != nil {
 		return nil, nil, fmt.Errorf("parsing the API-key selector: %w", err)
 	}
-	if workingSet, err = labels.Parse("!" + tcsv1.LabelArchived); err != nil {
-		return nil, nil, fmt.Errorf("parsing the working-set selector: %w", err)
+	if workingSet, err = workingset.Selector(); err != nil {
+		return nil, nil, err
 	}
 	return apiKeys, workingSet, nil
 }

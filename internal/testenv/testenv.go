@@ -19,7 +19,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -34,6 +33,7 @@ import (
 	"tcs.dev/tcs/config/crd"
 	"tcs.dev/tcs/internal/controlplane"
 	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/workingset"
 )
 
 // Root returns the repository root (where go.mod is).
@@ -153,9 +153,9 @@ func NewChildManager(kubeconfigFile, ns string) (ctrl.Manager, error) {
 // working set only (not marked archived, as in the service), no metrics endpoint, logs on out
 // from level, and controller names that may repeat across managers.
 func managerOptions(ns string, out io.Writer, level zapcore.Level) (ctrl.Options, error) {
-	workingSet, err := labels.Parse("!" + tcsv1.LabelArchived)
+	workingSet, err := workingset.Selector()
 	if err != nil {
-		return ctrl.Options{}, fmt.Errorf("parsing the working-set selector: %w", err)
+		return ctrl.Options{}, err
 	}
 	return ctrl.Options{
 		Scheme: scheme.New(),
