@@ -786,9 +786,12 @@ func raiseLimits(t *testing.T, kubeconfig string) {
 	}
 	for i := range list.Items {
 		o := &list.Items[i]
+		// A merge patch of the spec: the organization controller writes the status meanwhile,
+		// which would make an update from the list conflict.
+		patch := client.MergeFrom(o.DeepCopy())
 		create, read := int32(100000), int32(100000)
 		o.Spec.Limits = &tcsv1.LimitOverrides{CreatePerMinute: &create, ReadPerMinute: &read}
-		if err := c.Update(t.Context(), o); err != nil {
+		if err := c.Patch(t.Context(), o, patch); err != nil {
 			t.Fatal(err)
 		}
 	}
