@@ -84,10 +84,10 @@ type Options struct {
 	// memory (exact for one replica). With the Redis limiter, replicas share the counts.
 	SignInLimiter ratelimit.Limiter
 	// SignInPerAddress is the rate of sign-in attempts allowed from one client address (see
-	// clientAddress); zero means DefaultSignInPerAddress.
+	// clientAddress); zero means DefaultSignInsPerAddress a minute.
 	SignInPerAddress ratelimit.Limit
 	// SignInGlobal is the rate of sign-in attempts allowed in all; zero means
-	// DefaultSignInGlobal.
+	// DefaultSignInsGlobal a minute.
 	SignInGlobal ratelimit.Limit
 	// Log receives server errors.
 	Log logr.Logger
@@ -112,10 +112,10 @@ func New(o Options) (*Dashboard, error) {
 		o.SignInLimiter = ratelimit.NewMemory(o.Clock.Now)
 	}
 	if o.SignInPerAddress.Rate <= 0 {
-		o.SignInPerAddress = DefaultSignInPerAddress
+		o.SignInPerAddress = ratelimit.PerMinute(DefaultSignInsPerAddress)
 	}
 	if o.SignInGlobal.Rate <= 0 {
-		o.SignInGlobal = DefaultSignInGlobal
+		o.SignInGlobal = ratelimit.PerMinute(DefaultSignInsGlobal)
 	}
 	u, err := url.Parse(o.PublicURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {

@@ -56,11 +56,11 @@ func safeNext(next string) string {
 	return Prefix
 }
 
-// Default rates of sign-in attempts. A person mistyping a password is far below them; an
-// account is locked after 5 failures anyway (accounts.Options.LockAfter).
-var (
-	DefaultSignInPerAddress = ratelimit.PerMinute(20)
-	DefaultSignInGlobal     = ratelimit.PerMinute(300)
+// Default rates of sign-in attempts, per minute. A person mistyping a password is far below
+// them; an account is locked after 5 failures anyway (accounts.Options.LockAfter).
+const (
+	DefaultSignInsPerAddress = 20
+	DefaultSignInsGlobal     = 300
 )
 
 // clientAddress is the address sign-ins are counted under: the IP address of the connection's

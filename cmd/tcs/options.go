@@ -88,7 +88,7 @@ type signInOptions struct {
 }
 
 func (o *signInOptions) addFlags(f *pflag.FlagSet) {
-	f.IntVar(&o.perAddress, "signin-rate-per-address", dashboard.DefaultSignInPerAddress.Rate, "sign-in attempts per minute allowed from one client address (the connection's peer; IPv6 by /64), shared by the replicas with --redis-url")
-	f.IntVar(&o.global, "signin-rate-global", dashboard.DefaultSignInGlobal.Rate, "sign-in attempts per minute allowed in all, shared by the replicas with --redis-url")
+	f.IntVar(&o.perAddress, "signin-rate-per-address", dashboard.DefaultSignInsPerAddress, "sign-in attempts per minute allowed from one client address (the connection's peer; IPv6 by /64), shared by the replicas with --redis-url")
+	f.IntVar(&o.global, "signin-rate-global", dashboard.DefaultSignInsGlobal, "sign-in attempts per minute allowed in all, shared by the replicas with --redis-url")
 	f.IntVar(&o.hashConcurrency, "password-hash-concurrency", accounts.DefaultHashConcurrency, "password checks and hashes (argon2id, 19 MiB each) run at once by the process; a sign-in finding "+strconv.Itoa(accounts.DefaultHashQueue)+" more waiting is answered 429")
 }

@@ -29,7 +29,9 @@ type failures struct {
 
 // reserveBackoff is how often a reservation re-reads and retries after another sign-in of
 // the same account (on this replica or another) wrote the count first.
-var reserveBackoff = wait.Backoff{Steps: 8, Duration: 5 * time.Millisecond, Factor: 2, Jitter: 0.5}
+func reserveBackoff() wait.Backoff {
+	return wait.Backoff{Steps: 8, Duration: 5 * time.Millisecond, Factor: 2, Jitter: 0.5}
+}
 
 func failuresOf(sec *corev1.Secret) failures {
 	var f failures
@@ -84,7 +86,7 @@ func (a *Accounts) current(f failures, now time.Time) failures {
 func (a *Accounts) reserve(ctx context.Context, email string, now time.Time) (string, *corev1.Secret, error) {
 	var hash string
 	var reserved *corev1.Secret
-	err := retry.OnError(reserveBackoff, apierrors.IsConflict, func() error {
+	err := retry.OnError(reserveBackoff(), apierrors.IsConflict, func() error {
 		hash, reserved = "", nil
 		sec := &corev1.Secret{}
 		err := a.o.Reader.Get(ctx, a.key(passwordSecretName(email)), sec)
@@ -136,7 +138,7 @@ func (a *Accounts) reserve(ctx context.Context, email string, now time.Time) (st
 // clearFailures removes the count of failures from the password Secret sec of a member who
 // just signed in, re-reading it while others write it.
 func (a *Accounts) clearFailures(ctx context.Context, sec *corev1.Secret) error {
-	err := retry.OnError(reserveBackoff, apierrors.IsConflict, func() error {
+	err := retry.OnError(reserveBackoff(), apierrors.IsConflict, func() error {
 		if failuresOf(sec).n == 0 {
 			return nil
 		}
