@@ -95,6 +95,9 @@ func (d *Dashboard) signInAllowed(w http.ResponseWriter, r *http.Request) bool {
 		{"signin:all", d.o.SignInGlobal},
 	} {
 		res, err := d.o.SignInLimiter.Allow(r.Context(), c.key, c.limit)
+		if err != nil && r.Context().Err() != nil {
+			return false // the client left
+		}
 		if err != nil {
 			d.o.Log.Error(err, "sign-in rate limiter unavailable; attempt not counted", "key", c.key)
 			return true
@@ -129,6 +132,10 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.Is(err, accounts.ErrBusy):
 		d.tooManySignIns(w, r, 1)
+		return
+	case err != nil && r.Context().Err() != nil:
+		// The client left while its sign-in waited: nobody reads an answer, and a flood of
+		// those must not flood the log.
 		return
 	case err != nil:
 		d.serverError(w, r, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	"github.com/redis/go-redis/v9"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -197,6 +198,30 @@ func TestSignInLimits(t *testing.T) {
 		t.Logf("%d parallel sign-ins, 1 check at a time and 2 waiting: %d answered 429, the slowest of them in %v", n, busy, slowest429)
 		if busy == 0 {
 			t.Fatal("no sign-in was answered 429")
+		}
+	})
+
+	t.Run("a sign-in whose client left is not logged as a server error", func(t *testing.T) {
+		var logged []string
+		var mu sync.Mutex
+		log := funcr.New(func(prefix, args string) {
+			mu.Lock()
+			logged = append(logged, args)
+			mu.Unlock()
+		}, funcr.Options{})
+		h := env.dashboard(t, accounts.Options{}, Options{Log: log}).Handler()
+		form := url.Values{"email": {"someone@example.org"}, "password": {"a wrong password"}}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/dashboard/signin", strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		r.RemoteAddr = addrA
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		mu.Lock()
+		defer mu.Unlock()
+		if len(logged) > 0 {
+			t.Fatalf("logged %q", logged)
 		}
 	})
 }
