@@ -26,6 +26,7 @@ import (
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/ratelimit"
 )
 
 // The dashboard writes webhook endpoints, organizations (members) and Events (the audit trail),
@@ -79,6 +80,15 @@ type Options struct {
 	// PublicURL is where people reach the service: invitation links point there, cookies are
 	// Secure when it is https, and state-changing requests must come from its origin.
 	PublicURL string
+	// SignInLimiter counts sign-in attempts per client address and in all; nil means one in
+	// memory (exact for one replica). With the Redis limiter, replicas share the counts.
+	SignInLimiter ratelimit.Limiter
+	// SignInPerAddress is the rate of sign-in attempts allowed from one client address (see
+	// clientAddress); zero means DefaultSignInsPerAddress a minute.
+	SignInPerAddress ratelimit.Limit
+	// SignInGlobal is the rate of sign-in attempts allowed in all; zero means
+	// DefaultSignInsGlobal a minute.
+	SignInGlobal ratelimit.Limit
 	// Log receives server errors.
 	Log logr.Logger
 	// Clock is what the time is read from; nil means the real clock.
@@ -98,6 +108,15 @@ type Dashboard struct {
 // New returns a Dashboard; its templates are parsed once here.
 func New(o Options) (*Dashboard, error) {
 	o.Clock = clocks.Or(o.Clock)
+	if o.SignInLimiter == nil {
+		o.SignInLimiter = ratelimit.NewMemory(o.Clock.Now)
+	}
+	if o.SignInPerAddress.Rate <= 0 {
+		o.SignInPerAddress = ratelimit.PerMinute(DefaultSignInsPerAddress)
+	}
+	if o.SignInGlobal.Rate <= 0 {
+		o.SignInGlobal = ratelimit.PerMinute(DefaultSignInsGlobal)
+	}
 	u, err := url.Parse(o.PublicURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)

@@ -4,10 +4,13 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"tcs.dev/tcs/internal/accounts"
+	"tcs.dev/tcs/internal/ratelimit"
 )
 
 // home sends a signed-in member to their first organization, anyone else to the sign-in page.
@@ -53,15 +56,88 @@ func safeNext(next string) string {
 	return Prefix
 }
 
+// Default rates of sign-in attempts, per minute. A person mistyping a password is far below
+// them; an account is locked after 5 failures anyway (accounts.Options.LockAfter).
+const (
+	DefaultSignInsPerAddress = 20
+	DefaultSignInsGlobal     = 300
+)
+
+// clientAddress is the address sign-ins are counted under: the IP address of the connection's
+// peer, with IPv6 addresses cut to their /64, the block one host usually holds. No
+// X-Forwarded-For is read, as tcs has no setting that says which proxies to trust: behind a
+// proxy, every client shares the proxy's address and so its limit (raise
+// --signin-rate-per-address there, or rely on the proxy's own limits).
+func clientAddress(r *http.Request) string {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	a := ap.Addr().Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// signInAllowed counts a sign-in attempt against the limit of its client address, then against
+// the global one, and answers 429 when either is spent; it reports whether the attempt may go
+// on. The address comes first, so that the attempts one address is refused do not spend the
+// global limit of everyone. When the limiter's store is down, the attempt goes on, bounded by
+// the password checks the process runs at once.
+func (d *Dashboard) signInAllowed(w http.ResponseWriter, r *http.Request) bool {
+	for _, c := range []struct {
+		key   string
+		limit ratelimit.Limit
+	}{
+		{"signin:addr:" + clientAddress(r), d.o.SignInPerAddress},
+		{"signin:all", d.o.SignInGlobal},
+	} {
+		res, err := d.o.SignInLimiter.Allow(r.Context(), c.key, c.limit)
+		if err != nil && r.Context().Err() != nil {
+			return false // the client left
+		}
+		if err != nil {
+			d.o.Log.Error(err, "sign-in rate limiter unavailable; attempt not counted", "key", c.key)
+			return true
+		}
+		if !res.Allowed {
+			d.tooManySignIns(w, r, res.RetryAfterSeconds())
+			return false
+		}
+	}
+	return true
+}
+
+// tooManySignIns answers 429 with the sign-in form, which says to try again after
+// retryAfter seconds.
+func (d *Dashboard) tooManySignIns(w http.ResponseWriter, r *http.Request, retryAfter int64) {
+	w.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
+	d.render(w, r, http.StatusTooManyRequests, "signin", &view{Title: "Sign in",
+		Errors: map[string]string{"password": "Too many sign-ins at the moment: try again in a moment."},
+		Form:   url.Values{"email": {r.PostFormValue("email")}, "next": {r.PostFormValue("next")}}})
+}
+
 func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
+	if !d.signInAllowed(w, r) {
+		return
+	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	s, err := d.o.Accounts.SignIn(r.Context(), email, password)
-	if err != nil {
-		if errors.Is(err, accounts.ErrSignInFailed) {
-			d.render(w, r, http.StatusUnauthorized, "signin", &view{Title: "Sign in",
-				Errors: map[string]string{"password": "Sign-in failed: " + err.Error() + "."}, Form: r.PostForm})
-			return
-		}
+	switch {
+	case errors.Is(err, accounts.ErrSignInFailed):
+		d.render(w, r, http.StatusUnauthorized, "signin", &view{Title: "Sign in",
+			Errors: map[string]string{"password": "Sign-in failed: " + err.Error() + "."}, Form: r.PostForm})
+		return
+	case errors.Is(err, accounts.ErrBusy):
+		d.tooManySignIns(w, r, 1)
+		return
+	case err != nil && r.Context().Err() != nil:
+		// The client left while its sign-in waited: nobody reads an answer, and a flood of
+		// those must not flood the log.
+		return
+	case err != nil:
 		d.serverError(w, r, err)
 		return
 	}

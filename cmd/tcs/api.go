@@ -53,7 +53,7 @@ func setupAPI(ctx context.Context, mgr ctrl.Manager, o serveOptions, svc *servic
 		Recorder:      mgr.GetEventRecorder(recorder.API),
 		Clock:         svc.clock,
 	})
-	if err := mountDashboard(mgr, srv, svc, o.namespace, l.publicURL, log); err != nil {
+	if err := mountDashboard(mgr, srv, svc, o.namespace, l.publicURL, o.signIn, limiter, log); err != nil {
 		closeLimits()
 		return nil, err
 	}

@@ -10,12 +10,15 @@ import (
 	"tcs.dev/tcs/apiserver/dashboard"
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/ratelimit"
 )
 
 // mountDashboard serves the dashboard on the API's port under /dashboard/, its live progress
-// fed by mgr's transcript watch.
-func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, namespace, publicURL string, log logr.Logger) error {
-	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace, Clock: svc.clock})
+// fed by mgr's transcript watch, its sign-ins bounded by si and counted by limiter (nil: in
+// memory).
+func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, namespace, publicURL string, si signInOptions, limiter ratelimit.Limiter, log logr.Logger) error {
+	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace, Clock: svc.clock,
+		HashConcurrency: si.hashConcurrency})
 	if err != nil {
 		return err
 	}
@@ -29,8 +32,12 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, name
 		Endpoints: &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: svc.allow, Archive: svc.results},
 		Payloads:  svc.store,
 		PublicURL: publicURL,
-		Log:       log.WithName("dashboard"),
-		Clock:     svc.clock,
+		// A limit of 0 or less reads as the default.
+		SignInLimiter:    limiter,
+		SignInPerAddress: ratelimit.PerMinute(si.perAddress),
+		SignInGlobal:     ratelimit.PerMinute(si.global),
+		Log:              log.WithName("dashboard"),
+		Clock:            svc.clock,
 	})
 	if err != nil {
 		return fmt.Errorf("setting up the dashboard: %w", err)

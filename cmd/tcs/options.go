@@ -2,11 +2,15 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"tcs.dev/tcs/apiserver/dashboard"
 	"tcs.dev/tcs/controllers"
+	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/limits"
 )
 
@@ -40,6 +44,8 @@ type serveOptions struct {
 	webhookRetention time.Duration
 	// redisURL selects the Redis rate limiter (several replicas); empty means in memory.
 	redisURL string
+	// signIn bounds the dashboard's sign-ins.
+	signIn signInOptions
 	// archiveAfter is how long a finished transcript stays in the cluster; 0 keeps all.
 	archiveAfter time.Duration
 	// resultsDSN names the results store of archived transcripts.
@@ -68,4 +74,21 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore,
 	f.StringVar(&o.redisURL, "redis-url", os.Getenv("TCS_REDIS_URL"), "Redis for the rate limits of several replicas, e.g. redis://127.0.0.1:6379/0 (env TCS_REDIS_URL; default: in memory)")
 	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")
 	o.ai.addFlags(f)
+	o.signIn.addFlags(f)
+}
+
+// signInOptions bound the dashboard's sign-ins, whose password checks (argon2id, 19 MiB
+// each) an anonymous client can ask for.
+type signInOptions struct {
+	// perAddress and global are the attempts allowed per minute from one client address and
+	// in all (shared by the replicas through --redis-url).
+	perAddress, global int
+	// hashConcurrency is how many password checks and hashes run at once in the process.
+	hashConcurrency int
+}
+
+func (o *signInOptions) addFlags(f *pflag.FlagSet) {
+	f.IntVar(&o.perAddress, "signin-rate-per-address", dashboard.DefaultSignInsPerAddress, "sign-in attempts per minute allowed from one client address (the connection's peer; IPv6 by /64), shared by the replicas with --redis-url")
+	f.IntVar(&o.global, "signin-rate-global", dashboard.DefaultSignInsGlobal, "sign-in attempts per minute allowed in all, shared by the replicas with --redis-url")
+	f.IntVar(&o.hashConcurrency, "password-hash-concurrency", accounts.DefaultHashConcurrency, "password checks and hashes (argon2id, 19 MiB each) run at once by the process; a sign-in finding "+strconv.Itoa(accounts.DefaultHashQueue)+" more waiting is answered 429")
 }

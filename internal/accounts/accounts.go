@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"net/mail"
 	"slices"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,7 +45,9 @@ const (
 	SecretTypePassword   corev1.SecretType = "tcs.dev/member-password"
 	SecretTypeInvitation corev1.SecretType = "tcs.dev/invitation"
 	SecretTypeSession    corev1.SecretType = "tcs.dev/session"
-	SecretTypeSignIn     corev1.SecretType = "tcs.dev/signin-failures"
+	// SecretTypeSignIn is the type of the counts of failed sign-ins that earlier versions kept
+	// per guessed email; the sweep deletes those left.
+	SecretTypeSignIn corev1.SecretType = "tcs.dev/signin-failures"
 
 	// LabelEmailHash holds the hash of a member's email (see EmailHash).
 	LabelEmailHash = "tcs.dev/email-hash"
@@ -137,18 +139,27 @@ type Options struct {
 	SessionIdle time.Duration
 	// SessionMax ends a session this long after sign-in; zero means 7 days.
 	SessionMax time.Duration
-	// LockAfter failed sign-ins of one email lock it; zero means 5.
+	// LockAfter failed sign-ins of one account within LockFor lock it; zero means 5.
 	LockAfter int
 	// LockFor is how long a lock lasts; zero means 15 minutes.
 	LockFor time.Duration
+	// HashConcurrency bounds the argon2id computations (sign-ins, new passwords) that run at
+	// once; zero means DefaultHashConcurrency. Each holds 19 MiB while it runs.
+	HashConcurrency int
+	// HashQueue bounds the sign-ins that wait for one of them; beyond it SignIn returns
+	// ErrBusy. Zero means DefaultHashQueue.
+	HashQueue int
 	// Clock is what the time is read from; nil means the real clock.
 	Clock clock.PassiveClock
 }
 
 // Accounts manages members, invitations, passwords and sessions.
 type Accounts struct {
-	o     Options
-	dummy string // a hash checked for unknown emails, so they take as long as known ones
+	o      Options
+	dummy  string // a hash checked for unknown emails, so they take as long as known ones
+	hasher *hasher
+	// checks counts the passwords checked against an account's hash.
+	checks atomic.Int64
 }
 
 // New returns an Accounts.
@@ -168,6 +179,12 @@ func New(o Options) (*Accounts, error) {
 	if o.LockFor <= 0 {
 		o.LockFor = 15 * time.Minute
 	}
+	if o.HashConcurrency <= 0 {
+		o.HashConcurrency = DefaultHashConcurrency
+	}
+	if o.HashQueue <= 0 {
+		o.HashQueue = DefaultHashQueue
+	}
 	o.Clock = clocks.Or(o.Clock)
 	if o.Reader == nil {
 		o.Reader = o.Client
@@ -176,7 +193,7 @@ func New(o Options) (*Accounts, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Accounts{o: o, dummy: dummy}, nil
+	return &Accounts{o: o, dummy: dummy, hasher: newHasher(o.HashConcurrency, o.HashQueue)}, nil
 }
 
 // SessionIdle is how long an unused session lasts.
@@ -452,7 +469,7 @@ func passwordSecretName(email string) string {
 
 // SetPassword stores the argon2id hash of password for email and ends its sessions.
 func (a *Accounts) SetPassword(ctx context.Context, email, password string) error {
-	hash, err := HashPassword(password)
+	hash, err := a.hasher.hash(ctx, password)
 	if err != nil {
 		return err
 	}
@@ -478,156 +495,6 @@ func (a *Accounts) SetPassword(ctx context.Context, email, password string) erro
 		return fmt.Errorf("storing a password: %w", err)
 	}
 	return a.endSessions(ctx, email)
-}
-
-// failures are the recent failed sign-ins of one email, kept in a Secret so that every replica
-// counts them together.
-type failures struct {
-	n           int
-	first       time.Time
-	lockedUntil time.Time
-}
-
-func signInName(email string) string {
-	return "signin-" + hashHex(email)[:40]
-}
-
-// over reports whether the failures f no longer count at now: the window after the first one
-// and any lock have passed.
-func (a *Accounts) over(f failures, now time.Time) bool {
-	return now.Sub(f.first) > a.o.LockFor && !now.Before(f.lockedUntil)
-}
-
-func failuresOf(sec *corev1.Secret) failures {
-	var f failures
-	f.n, _ = strconv.Atoi(sec.Annotations[annotationFailures])
-	f.first, _ = time.Parse(time.RFC3339, sec.Annotations[annotationFirstFailure])
-	f.lockedUntil, _ = time.Parse(time.RFC3339, sec.Annotations[annotationLockedUntil])
-	return f
-}
-
-// failures returns the failures of email that still count at now.
-func (a *Accounts) failures(ctx context.Context, email string, now time.Time) (failures, error) {
-	sec := &corev1.Secret{}
-	if err := a.o.Reader.Get(ctx, a.key(signInName(email)), sec); err != nil {
-		if apierrors.IsNotFound(err) {
-			return failures{}, nil
-		}
-		return failures{}, fmt.Errorf("reading failed sign-ins: %w", err)
-	}
-	f := failuresOf(sec)
-	if a.over(f, now) {
-		return failures{}, nil
-	}
-	return f, nil
-}
-
-// recordFailure counts one more failed sign-in of email at now, and locks it at LockAfter.
-func (a *Accounts) recordFailure(ctx context.Context, email string, now time.Time) error {
-	name := signInName(email)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		sec := &corev1.Secret{}
-		err := a.o.Reader.Get(ctx, a.key(name), sec)
-		create := apierrors.IsNotFound(err)
-		if err != nil && !create {
-			return err
-		}
-		f := failuresOf(sec)
-		if create || a.over(f, now) {
-			f = failures{first: now}
-		}
-		if now.Before(f.lockedUntil) {
-			return nil // a lock runs its course; failures during it do not extend it
-		}
-		f.n++
-		if f.n >= a.o.LockAfter {
-			f.lockedUntil = now.Add(a.o.LockFor)
-		}
-		sec.Name, sec.Namespace, sec.Type = name, a.o.Namespace, SecretTypeSignIn
-		sec.Annotations = map[string]string{
-			annotationFailures:     strconv.Itoa(f.n),
-			annotationFirstFailure: f.first.UTC().Format(time.RFC3339),
-		}
-		if !f.lockedUntil.IsZero() {
-			sec.Annotations[annotationLockedUntil] = f.lockedUntil.UTC().Format(time.RFC3339)
-		}
-		if !create {
-			return a.o.Client.Update(ctx, sec)
-		}
-		err = a.o.Client.Create(ctx, sec)
-		if apierrors.IsAlreadyExists(err) {
-			// Another replica counted first: count again on top of it.
-			return apierrors.NewConflict(corev1.Resource("secrets"), name, err)
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("recording a failed sign-in: %w", err)
-	}
-	return nil
-}
-
-// Delay is how long a sign-in of an email that failed n times in a row waits before it answers:
-// nothing for the first two, then growing, so guessing is slow before it is locked.
-func Delay(n int) time.Duration {
-	if n < 2 {
-		return 0
-	}
-	d := time.Duration(n-1) * 500 * time.Millisecond
-	return min(d, 3*time.Second)
-}
-
-// SignIn checks email and password and returns a new session. Unknown emails, wrong passwords
-// and locked emails fail alike with ErrSignInFailed, after the same work; after LockAfter
-// failures in a row an email is locked for LockFor, even with the right password.
-func (a *Accounts) SignIn(ctx context.Context, email, password string) (*Session, error) {
-	norm, err := NormalizeEmail(email)
-	if err != nil {
-		norm = strings.ToLower(strings.TrimSpace(email))
-	}
-	now := a.o.Clock.Now()
-	f, ferr := a.failures(ctx, norm, now)
-	if ferr != nil {
-		return nil, ferr
-	}
-	locked := now.Before(f.lockedUntil)
-	delay := Delay(f.n)
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-
-	hash := a.dummy
-	sec := &corev1.Secret{}
-	found := false
-	if err == nil {
-		switch gerr := a.o.Reader.Get(ctx, a.key(passwordSecretName(norm)), sec); {
-		case gerr == nil && sec.Type == SecretTypePassword:
-			hash, found = string(sec.Data[keyPassword]), true
-		case gerr != nil && !apierrors.IsNotFound(gerr):
-			return nil, fmt.Errorf("reading a password: %w", gerr)
-		}
-	}
-	ok, herr := CheckPassword(hash, password)
-	if herr != nil {
-		return nil, fmt.Errorf("checking a password: %w", herr)
-	}
-	if !found || !ok || locked {
-		if err := a.recordFailure(ctx, norm, now); err != nil {
-			return nil, err
-		}
-		return nil, ErrSignInFailed
-	}
-	if f.n > 0 {
-		fs := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.o.Namespace, Name: signInName(norm)}}
-		if err := a.o.Client.Delete(ctx, fs); err != nil && !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("clearing failed sign-ins: %w", err)
-		}
-	}
-	return a.newSession(ctx, norm)
 }
 
 // Session is a signed-in member.
@@ -704,8 +571,9 @@ func (a *Accounts) SignOut(ctx context.Context, token string) error {
 	return nil
 }
 
-// Sweep deletes the sessions, invitations and counts of failed sign-ins that have expired, so
-// that those never used again do not pile up; it returns how many it deleted.
+// Sweep deletes the sessions and invitations that have expired, so that those never used
+// again do not pile up, and the counts of failed sign-ins earlier versions kept per email; it
+// returns how many it deleted.
 func (a *Accounts) Sweep(ctx context.Context) (int, error) {
 	now := a.o.Clock.Now()
 	n := 0
@@ -740,7 +608,7 @@ func (a *Accounts) expired(sec *corev1.Secret, now time.Time) bool {
 		exp, ok := at(annotationExpiresAt)
 		return !ok || !now.Before(exp)
 	case SecretTypeSignIn:
-		return a.over(failuresOf(sec), now)
+		return true // no longer used: failures are counted on the password Secret
 	case SecretTypeSession:
 		seen, ok1 := at(annotationSeenAt)
 		created, ok2 := at(annotationCreatedAt)

@@ -3,11 +3,14 @@ package accounts
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -182,7 +185,8 @@ func TestAccounts(t *testing.T) {
 		}
 	})
 
-	t.Run("failed sign-ins lock an email, known or not, alike", func(t *testing.T) {
+	t.Run("failed sign-ins lock an account; unknown emails fail alike and leave nothing", func(t *testing.T) {
+		before := secretNames(t, c, ns)
 		for _, email := range []string{owner, "nobody@example.org"} {
 			for i := 0; i < 3; i++ {
 				if _, err := a.SignIn(ctx, email, "wrong password"); !errors.Is(err, ErrSignInFailed) {
@@ -197,23 +201,39 @@ func TestAccounts(t *testing.T) {
 		if _, err := newAccounts().SignIn(ctx, owner, password); !errors.Is(err, ErrSignInFailed) {
 			t.Fatalf("a locked email signed in on another replica: %v", err)
 		}
+		if after := secretNames(t, c, ns); !slices.Equal(after, before) {
+			t.Fatalf("failed sign-ins changed the Secrets from %v to %v", before, after)
+		}
 		clk.Step(2 * time.Minute)
 		if _, err := a.SignIn(ctx, owner, password); err != nil {
 			t.Fatalf("after the lock: %v", err)
 		}
-		// A success clears the count; the unknown email's count is swept once over.
-		clk.Step(2 * time.Minute)
-		if n, err := a.Sweep(ctx); err != nil || n < 1 {
-			t.Fatalf("sweeping old counts of failures: %d, %v", n, err)
-		}
-		var list corev1.SecretList
-		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		// A success clears the count.
+		var sec corev1.Secret
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: passwordSecretName(owner)}, &sec); err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range list.Items {
-			if s.Type == SecretTypeSignIn {
-				t.Errorf("a count of failed sign-ins survived: %s %v", s.Name, s.Annotations)
+		for _, k := range []string{annotationFailures, annotationFirstFailure, annotationLockedUntil} {
+			if v, ok := sec.Annotations[k]; ok {
+				t.Errorf("after a sign-in the password Secret keeps %s=%s", k, v)
 			}
+		}
+	})
+
+	t.Run("counts of failed sign-ins of earlier versions are swept", func(t *testing.T) {
+		old := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "signin-" + hashHex("old@example.org")[:40],
+				Annotations: map[string]string{annotationFailures: "2", annotationFirstFailure: clk.Now().UTC().Format(time.RFC3339)}},
+			Type: SecretTypeSignIn,
+		}
+		if err := c.Create(ctx, old); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := a.Sweep(ctx); err != nil || n < 1 {
+			t.Fatalf("sweeping: %d, %v", n, err)
+		}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(old), old); !apierrors.IsNotFound(err) {
+			t.Fatalf("an old count of failed sign-ins survived the sweep: %v", err)
 		}
 	})
 
@@ -248,6 +268,21 @@ func TestAccounts(t *testing.T) {
 			t.Fatalf("a removed member's role: %v", err)
 		}
 	})
+}
+
+// secretNames lists the names of the Secrets in ns, sorted.
+func secretNames(t *testing.T, c client.Client, ns string) []string {
+	t.Helper()
+	var list corev1.SecretList
+	if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range list.Items {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func isField(err error, field string) bool {
