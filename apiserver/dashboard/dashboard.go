@@ -28,8 +28,8 @@ import (
 	"tcs.dev/tcs/internal/endpoints"
 )
 
-// The dashboard writes webhook endpoints, organizations (members) and Events (the audit trail),
-// and reads the audit trail back.
+// The dashboard writes webhook endpoints, organizations (members) and Events (notifications of
+// the audit trail, which is kept in the results store).
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;update;patch,namespace=tcs-system
@@ -76,6 +76,8 @@ type Options struct {
 	Endpoints *endpoints.Manager
 	// Payloads keeps the bodies of deliveries.
 	Payloads Payloads
+	// Audit keeps the audit trail (the results store); Events on the Organization only notify.
+	Audit AuditTrail
 	// PublicURL is where people reach the service: invitation links point there, cookies are
 	// Secure when it is https, and state-changing requests must come from its origin.
 	PublicURL string

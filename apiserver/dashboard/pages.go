@@ -379,7 +379,11 @@ func (d *Dashboard) revealKey(w http.ResponseWriter, r *http.Request, v *view) {
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevealed", "%s revealed API key %s", v.Session.Email, k.ID)
+	// The entry is recorded before the key is shown, or the key is not shown.
+	if err := d.auditBefore(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevealed", k.ID, "%s revealed API key %s", v.Session.Email, k.ID); err != nil {
+		d.serverError(w, r, err)
+		return
+	}
 	d.keysPage(w, r, v, http.StatusOK, &keysData{Revealed: k})
 }
 
@@ -526,7 +530,12 @@ func (d *Dashboard) revealEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookSecretRevealed", "%s revealed the signing secret of webhook endpoint %s", v.Session.Email, ep.Spec.ID)
+	// The entry is recorded before the secret is shown, or the secret is not shown.
+	if err := d.auditBefore(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookSecretRevealed", ep.Spec.ID,
+		"%s revealed the signing secret of webhook endpoint %s", v.Session.Email, ep.Spec.ID); err != nil {
+		d.serverError(w, r, err)
+		return
+	}
 	d.endpointPage(w, r, v, http.StatusOK, ep, secret)
 }
 
