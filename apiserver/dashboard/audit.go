@@ -79,7 +79,7 @@ func (d *Dashboard) recordAudit(ctx context.Context, e *results.AuditEntry) erro
 	if d.o.Audit == nil {
 		return fmt.Errorf("no results store to keep the audit trail in")
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditRetryFor)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.auditRetryFor)
 	defer cancel()
 	wait := 50 * time.Millisecond
 	for {

@@ -124,6 +124,8 @@ type Dashboard struct {
 	pages  map[string]*template.Template
 	live   *hub
 	cop    *http.CrossOriginProtection
+	// auditRetryFor bounds the retries of an audit entry's write (tests shorten it).
+	auditRetryFor time.Duration
 }
 
 // New returns a Dashboard; its templates are parsed once here.
@@ -134,7 +136,7 @@ func New(o Options) (*Dashboard, error) {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)
 	}
 	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, live: newHub(),
-		cop: http.NewCrossOriginProtection()}
+		cop: http.NewCrossOriginProtection(), auditRetryFor: auditRetryFor}
 	if err := d.cop.AddTrustedOrigin(d.origin); err != nil {
 		return nil, fmt.Errorf("the public URL %q: %w", o.PublicURL, err)
 	}
