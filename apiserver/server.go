@@ -75,6 +75,9 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Recorder records Events about the transcripts the API server completes; nil records none.
 	Recorder events.EventRecorder
+	// StrictTransportSecurity, set when clients reach the service over https, makes every
+	// answer tell browsers to use https only for the host, for a year (HSTS).
+	StrictTransportSecurity bool
 }
 
 // Server is the REST front-end.
@@ -103,6 +106,8 @@ type Server struct {
 	recorder events.EventRecorder
 	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
 	mounts map[string]http.Handler
+	// hsts sends Strict-Transport-Security.
+	hsts bool
 
 	// The heartbeat of requests with an Idempotency-Key and how long their records replay;
 	// tests shorten them.
@@ -160,6 +165,7 @@ func New(opts Options) *Server {
 		clock:         clk,
 		metrics:       opts.Metrics,
 		recorder:      opts.Recorder,
+		hsts:          opts.StrictTransportSecurity,
 
 		heartbeatEvery:  heartbeatEvery,
 		staleAfter:      staleAfter,
@@ -230,7 +236,22 @@ func (s *Server) Handler() http.Handler {
 		r.Handle("/", http.RedirectHandler(prefix, http.StatusFound)).Methods(http.MethodGet, http.MethodHead)
 	}
 
-	return withRequestID(s.withMetrics(r, withLogging(s.log)(r)))
+	return s.withHSTS(withRequestID(s.withMetrics(r, withLogging(s.log)(r))))
+}
+
+// hstsValue is the Strict-Transport-Security of answers over https: a year, this host only (it
+// may be a subdomain of a domain that also serves plain http).
+const hstsValue = "max-age=31536000"
+
+// withHSTS sets Strict-Transport-Security on every answer when the service is reached over https.
+func (s *Server) withHSTS(next http.Handler) http.Handler {
+	if !s.hsts {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Strict-Transport-Security", hstsValue)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully.

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -30,6 +31,7 @@ import (
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/netpolicy"
 	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/sources"
 	"tcs.dev/tcs/internal/statuspatch"
 	"tcs.dev/tcs/internal/webhook"
 )
@@ -327,12 +329,17 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 }
 
 // post sends one attempt and returns the status code and why it failed ("" when it did not).
+// Why is what the organization's members read (the dashboard, the delivery's status, its
+// Events): a failed request is described by sources.PublicRequestMessage, naming at most the
+// endpoint's host, and its whole error, which may name the addresses the host resolved to, goes
+// only to the service's log.
 func (r *WebhookDeliveryReconciler) post(ctx context.Context, rawURL string, h http.Header, body []byte) (int, string) {
 	ctx, cancel := context.WithTimeout(ctx, DeliveryTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
-		return 0, "building the request: " + err.Error()
+		log.FromContext(ctx).Info("building a webhook request failed", "error", err.Error())
+		return 0, "the endpoint URL is not valid"
 	}
 	req.Header = h
 	c := *r.HTTP
@@ -340,10 +347,8 @@ func (r *WebhookDeliveryReconciler) post(ctx context.Context, rawURL string, h h
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := c.Do(req)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return 0, "timed out after " + DeliveryTimeout.String()
-		}
-		return 0, err.Error()
+		log.FromContext(ctx).Info("a webhook attempt failed", "error", err.Error())
+		return 0, sources.PublicRequestMessage(rawURL, err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

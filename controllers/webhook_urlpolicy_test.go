@@ -1,8 +1,11 @@
 package controllers
 
 import (
+	"net"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	iwebhook "tcs.dev/tcs/internal/webhook"
@@ -39,5 +42,40 @@ func TestWebhookRefusesAtSendWhatTheURLPolicyRefuses(t *testing.T) {
 				t.Fatalf("the receiver got %d requests", n)
 			}
 		})
+	}
+}
+
+// TestWebhookAttemptErrorsNameNoAddress shows that what a failed attempt records, which every
+// member of the organization reads on the dashboard, names at most the endpoint's host: never
+// the address its name resolved to, so that endpoint URLs cannot probe the cluster's names.
+func TestWebhookAttemptErrorsNameNoAddress(t *testing.T) {
+	// A port nobody listens on: localhost resolves to 127.0.0.1 (allowed in tests), which
+	// refuses the connection, and perhaps to ::1, which the outbound policy refuses.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+
+	secret := iwebhook.NewSecret()
+	rc := newReceiver(t, secret)
+	h, _ := startWebhooks(t, rc, hookOptions{delays: []time.Duration{time.Millisecond}})
+	h.endpoint(t, "org_a", "https://localhost:"+port+"/hook", secret, tcsv1.EventTranscriptCreated)
+	tr := h.transcript(t, "org_a")
+	h.pending(t, tr)
+	ds := h.waitDeliveries(t, tr.Spec.ID, "failed", allIn(1, tcsv1.DeliveryFailed))
+	for _, a := range ds[0].Status.Attempts {
+		if a.Error == "" {
+			t.Fatalf("attempt %+v has no error", a)
+		}
+		for _, internal := range []string{"127.0.0.1", "::1", "dial", "tcp"} {
+			if strings.Contains(a.Error, internal) {
+				t.Errorf("attempt error %q carries %q", a.Error, internal)
+			}
+		}
+		if !strings.Contains(a.Error, "the host localhost ") {
+			t.Errorf("attempt error %q does not say which host failed", a.Error)
+		}
 	}
 }

@@ -29,8 +29,8 @@ import (
 	"tcs.dev/tcs/internal/ratelimit"
 )
 
-// The dashboard writes webhook endpoints, organizations (members) and Events (the audit trail),
-// and reads the audit trail back.
+// The dashboard writes webhook endpoints, organizations (members) and Events (notifications of
+// the audit trail, which is kept in the results store).
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;update;patch,namespace=tcs-system
@@ -45,8 +45,37 @@ var staticFS embed.FS
 // Prefix is the path the dashboard is served under.
 const Prefix = "/dashboard/"
 
-// cookieName is the name of the session cookie.
-const cookieName = "tcs_session"
+// The names of the session cookie. Over https it has the __Host- prefix, which browsers accept
+// only from a secure origin, with Secure, Path=/ and no Domain: so no other site, not even
+// one on a sibling or parent domain or on plain http, can set or overwrite it. Over plain http
+// (tcs dev on loopback) browsers refuse the prefix, so the cookie has a plain name and the
+// dashboard's path.
+const (
+	cookieNameHTTPS = "__Host-tcs_session"
+	cookieNameHTTP  = "tcs_session"
+)
+
+// cookieName returns the name of the session cookie.
+func (d *Dashboard) cookieName() string {
+	if d.secure {
+		return cookieNameHTTPS
+	}
+	return cookieNameHTTP
+}
+
+// cookiePath returns the path of the session cookie: / as the __Host- prefix requires over
+// https, so the browser also sends it to the API, which authenticates by API key only and
+// never reads it.
+func (d *Dashboard) cookiePath() string {
+	if d.secure {
+		return "/"
+	}
+	return Prefix
+}
+
+// hstsValue is the Strict-Transport-Security header of responses over https: a year, for this
+// host only (tcs may live on a subdomain of a domain that also serves plain http).
+const hstsValue = "max-age=31536000"
 
 // APIReader reads the API's resources as an organization, through the API's own handlers.
 type APIReader interface {
@@ -77,6 +106,8 @@ type Options struct {
 	Endpoints *endpoints.Manager
 	// Payloads keeps the bodies of deliveries.
 	Payloads Payloads
+	// Audit keeps the audit trail (the results store); Events on the Organization only notify.
+	Audit AuditTrail
 	// PublicURL is where people reach the service: invitation links point there, cookies are
 	// Secure when it is https, and state-changing requests must come from its origin.
 	PublicURL string
@@ -103,6 +134,8 @@ type Dashboard struct {
 	pages  map[string]*template.Template
 	live   *hub
 	cop    *http.CrossOriginProtection
+	// auditRetryFor bounds the retries of an audit entry's write (tests shorten it).
+	auditRetryFor time.Duration
 }
 
 // New returns a Dashboard; its templates are parsed once here.
@@ -122,7 +155,7 @@ func New(o Options) (*Dashboard, error) {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)
 	}
 	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, live: newHub(),
-		cop: http.NewCrossOriginProtection()}
+		cop: http.NewCrossOriginProtection(), auditRetryFor: auditRetryFor}
 	if err := d.cop.AddTrustedOrigin(d.origin); err != nil {
 		return nil, fmt.Errorf("the public URL %q: %w", o.PublicURL, err)
 	}
@@ -214,7 +247,7 @@ func (d *Dashboard) Handler() http.Handler {
 	org("POST /members/role", accounts.RoleOwner, d.changeRole)
 	org("POST /members/remove", accounts.RoleOwner, d.removeMember)
 	org("GET /audit", accounts.RoleAdmin, d.audit)
-	return securityHeaders(m)
+	return d.securityHeaders(m)
 }
 
 // RootRedirect sends / to the dashboard.
@@ -232,11 +265,14 @@ func cacheFor(d time.Duration, h http.Handler) http.Handler {
 // maxForm bounds the body of a form.
 const maxForm = 64 << 10
 
-// securityHeaders keeps pages out of frames and scripts to the dashboard's own, and bounds
-// request bodies.
-func securityHeaders(next http.Handler) http.Handler {
+// securityHeaders keeps pages out of frames and scripts to the dashboard's own, tells browsers
+// to reach it over https only when its public URL is https, and bounds request bodies.
+func (d *Dashboard) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
+		if d.secure {
+			h.Set("Strict-Transport-Security", hstsValue)
+		}
 		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -272,7 +308,7 @@ func (d *Dashboard) sameOrigin(h http.HandlerFunc) http.HandlerFunc {
 
 // session returns the request's live session, or nil.
 func (d *Dashboard) session(r *http.Request) (*accounts.Session, error) {
-	c, err := r.Cookie(cookieName)
+	c, err := r.Cookie(d.cookieName())
 	if errors.Is(err, http.ErrNoCookie) {
 		return nil, nil
 	}
@@ -366,7 +402,9 @@ func (d *Dashboard) inOrg(min string, changes bool, h orgHandler) http.Handler {
 			}
 		}
 		if v.Org == nil {
-			d.render(w, r, http.StatusNotFound, "error", &view{Session: s, Orgs: orgs, Title: "Not found", Data: "There is no such page in your organizations."})
+			// Not a member, or no such organization: the same page, so that it does not tell
+			// which organizations exist.
+			d.notFound(w, r, &view{Session: s, Orgs: orgs})
 			return
 		}
 		if !accounts.RoleAtLeast(v.Org.Role, min) {

@@ -9,9 +9,16 @@ import (
 
 func TestCookie(t *testing.T) {
 	for _, tc := range []struct {
-		public string
-		secure bool
-	}{{"https://tcs.example.org", true}, {"http://127.0.0.1:8080", false}} {
+		public     string
+		name, path string
+		secure     bool
+		hsts       string
+	}{
+		// Over https: the __Host- prefix, which needs Secure, Path=/ and no Domain, and HSTS.
+		{"https://tcs.example.org", "__Host-tcs_session", "/", true, "max-age=31536000"},
+		// tcs dev on loopback: browsers refuse the prefix and Secure over http.
+		{"http://127.0.0.1:8080", "tcs_session", "/dashboard/", false, ""},
+	} {
 		d, err := New(Options{PublicURL: tc.public})
 		if err != nil {
 			t.Fatal(err)
@@ -19,8 +26,20 @@ func TestCookie(t *testing.T) {
 		rec := httptest.NewRecorder()
 		d.setCookie(rec, "token", 60)
 		c := rec.Result().Cookies()
-		if len(c) != 1 || !c[0].HttpOnly || c[0].SameSite != http.SameSiteLaxMode || c[0].Path != "/dashboard/" || c[0].Secure != tc.secure {
-			t.Errorf("public URL %s: cookie %+v, want HttpOnly, SameSite=Lax, path /dashboard/, Secure=%t", tc.public, c, tc.secure)
+		if len(c) != 1 || c[0].Name != tc.name || !c[0].HttpOnly || c[0].SameSite != http.SameSiteLaxMode || c[0].Path != tc.path || c[0].Secure != tc.secure || c[0].Domain != "" {
+			t.Errorf("public URL %s: cookie %+v, want %s, HttpOnly, SameSite=Lax, path %s, Secure=%t, no Domain", tc.public, c, tc.name, tc.path, tc.secure)
+		}
+		// The session is read back from the cookie of that name.
+		r := httptest.NewRequest(http.MethodGet, tc.public+"/dashboard/", nil)
+		r.AddCookie(&http.Cookie{Name: tc.name, Value: "token"})
+		if got, err := r.Cookie(d.cookieName()); err != nil || got.Value != "token" {
+			t.Errorf("public URL %s: the session is read from %q, the cookie set is %q", tc.public, d.cookieName(), tc.name)
+		}
+		// Every answer carries HSTS over https, and none over http.
+		rec = httptest.NewRecorder()
+		d.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.public+"/dashboard/static/nothing", nil))
+		if got := rec.Header().Get("Strict-Transport-Security"); got != tc.hsts {
+			t.Errorf("public URL %s: Strict-Transport-Security %q, want %q", tc.public, got, tc.hsts)
 		}
 	}
 	if _, err := New(Options{PublicURL: "tcs.example.org"}); err == nil {

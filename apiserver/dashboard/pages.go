@@ -29,19 +29,20 @@ type list[T any] struct {
 	HasMore bool `json:"has_more"`
 }
 
-// readErr answers a failed API read: the API's own 4xx message, or a server error.
+// readErr answers a failed API read: the dashboard's one "not found" page when the API says
+// the object does not exist or belongs to another organization (its "does not have access"
+// would tell that it exists), the API's own message for another 4xx, or a server error.
 func (d *Dashboard) readErr(w http.ResponseWriter, r *http.Request, v *view, err error) {
 	var re *apiserver.ReadError
-	if errors.As(err, &re) && re.Status < 500 {
-		status := re.Status
-		if status == http.StatusForbidden {
-			status = http.StatusNotFound
-		}
-		v.Title, v.Data = "Not found", re.Message
-		d.render(w, r, status, "error", v)
-		return
+	switch {
+	case errors.As(err, &re) && (re.Status == http.StatusNotFound || re.Status == http.StatusForbidden):
+		d.notFound(w, r, v)
+	case re != nil && re.Status < 500:
+		v.Title, v.Data = http.StatusText(re.Status), re.Message
+		d.render(w, r, re.Status, "error", v)
+	default:
+		d.serverError(w, r, err)
 	}
-	d.serverError(w, r, err)
 }
 
 // overviewData is the overview page's.
@@ -379,7 +380,11 @@ func (d *Dashboard) revealKey(w http.ResponseWriter, r *http.Request, v *view) {
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevealed", "%s revealed API key %s", v.Session.Email, k.ID)
+	// The entry is recorded before the key is shown, or the key is not shown.
+	if err := d.auditBefore(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevealed", k.ID, "%s revealed API key %s", v.Session.Email, k.ID); err != nil {
+		d.serverError(w, r, err)
+		return
+	}
 	d.keysPage(w, r, v, http.StatusOK, &keysData{Revealed: k})
 }
 
@@ -399,8 +404,14 @@ func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, v *view) {
 	d.redirect(w, r, v, "/keys", "API key "+id+" is revoked: the API refuses it from now on.")
 }
 
+// notFoundMessage is what every page says of what does not exist for the member: a page, an
+// object of their organization, an object of another organization, or an organization they
+// are not a member of. One wording, so that no answer tells what exists elsewhere.
+const notFoundMessage = "There is no such page."
+
+// notFound answers with the one "not found" page.
 func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request, v *view) {
-	v.Title, v.Data = "Not found", "There is no such page in this organization."
+	v.Title, v.Data = "Not found", notFoundMessage
 	d.render(w, r, http.StatusNotFound, "error", v)
 }
 
@@ -526,7 +537,12 @@ func (d *Dashboard) revealEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookSecretRevealed", "%s revealed the signing secret of webhook endpoint %s", v.Session.Email, ep.Spec.ID)
+	// The entry is recorded before the secret is shown, or the secret is not shown.
+	if err := d.auditBefore(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookSecretRevealed", ep.Spec.ID,
+		"%s revealed the signing secret of webhook endpoint %s", v.Session.Email, ep.Spec.ID); err != nil {
+		d.serverError(w, r, err)
+		return
+	}
 	d.endpointPage(w, r, v, http.StatusOK, ep, secret)
 }
 

@@ -147,7 +147,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 
 func (d *Dashboard) setCookie(w http.ResponseWriter, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: value, Path: Prefix, MaxAge: maxAge,
+		Name: d.cookieName(), Value: value, Path: d.cookiePath(), MaxAge: maxAge,
 		HttpOnly: true, Secure: d.secure, SameSite: http.SameSiteLaxMode,
 	})
 }

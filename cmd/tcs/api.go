@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/redis/go-redis/v9"
@@ -52,6 +53,8 @@ func setupAPI(ctx context.Context, mgr ctrl.Manager, o serveOptions, svc *servic
 		Metrics:       svc.metrics,
 		Recorder:      mgr.GetEventRecorder(recorder.API),
 		Clock:         svc.clock,
+		// Over https, browsers are told to keep to it (the dashboard says so too).
+		StrictTransportSecurity: strings.HasPrefix(l.publicURL, "https://"),
 	})
 	if err := mountDashboard(mgr, srv, svc, o.namespace, l.publicURL, o.signIn, limiter, log); err != nil {
 		closeLimits()

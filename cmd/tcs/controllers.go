@@ -63,6 +63,7 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 		}},
 		archiver(c, mgr.GetAPIReader(), o, svc),
 		{"adding the sweep of expired idempotency records", runnable{&controllers.IdempotencySweeper{Results: svc.results, Clock: svc.clock}}},
+		{"adding the sweep of the audit trail", runnable{&controllers.AuditSweeper{Results: svc.results, Retention: o.auditRetention, Clock: svc.clock}}},
 		{"setting up the organization controller", &controllers.OrganizationReconciler{Client: c}},
 	} {
 		if err := reg.r.SetupWithManager(mgr); err != nil {

@@ -31,6 +31,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, name
 		Accounts:  acc,
 		Endpoints: &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: svc.allow, Archive: svc.results},
 		Payloads:  svc.store,
+		Audit:     svc.results,
 		PublicURL: publicURL,
 		// A limit of 0 or less reads as the default.
 		SignInLimiter:    limiter,

@@ -42,6 +42,8 @@ type serveOptions struct {
 	webhookRetryDelays []time.Duration
 	// webhookRetention is how long delivery history is kept.
 	webhookRetention time.Duration
+	// auditRetention is how long the entries of the audit trail are kept.
+	auditRetention time.Duration
 	// redisURL selects the Redis rate limiter (several replicas); empty means in memory.
 	redisURL string
 	// signIn bounds the dashboard's sign-ins.
@@ -70,6 +72,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore,
 	f.StringSliceVar(&o.outboundAllow, "outbound-allow-cidrs", nil, "CIDRs outbound requests may reach although private (empty in production)")
 	f.DurationSliceVar(&o.webhookRetryDelays, "webhook-retry-delays", limits.WebhookRetryDelays[:], "delays before the retries of a failed webhook delivery")
 	f.DurationVar(&o.webhookRetention, "webhook-retention", 30*24*time.Hour, "how long webhook delivery history is kept")
+	f.DurationVar(&o.auditRetention, "audit-retention", controllers.DefaultAuditRetention, "how long the entries of the organizations' audit trail are kept in the results store")
 	f.StringVar(&o.outboundCAFile, "outbound-ca-file", "", "PEM file of certificate authorities outbound HTTPS (webhooks, fetches) trusts besides the system's")
 	f.StringVar(&o.redisURL, "redis-url", os.Getenv("TCS_REDIS_URL"), "Redis for the rate limits of several replicas, e.g. redis://127.0.0.1:6379/0 (env TCS_REDIS_URL; default: in memory)")
 	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")

@@ -175,6 +175,39 @@ ALTER TABLE idempotency_records ADD COLUMN headers TEXT NOT NULL DEFAULT '';
 ALTER TABLE idempotency_records DROP COLUMN body_ref;
 `,
 	},
+	{
+		// The audit trail of the organizations, which Events (deleted by kube-apiserver after
+		// its event TTL) could not keep. Entries are only added, each once by its id, and
+		// removed after the audit retention.
+		version: 6,
+		name:    "audit_entries",
+		sqlite: `
+CREATE TABLE audit_entries (
+	id           TEXT PRIMARY KEY,
+	organization TEXT NOT NULL,
+	at_us        INTEGER NOT NULL,
+	actor        TEXT NOT NULL,
+	action       TEXT NOT NULL,
+	target       TEXT NOT NULL DEFAULT '',
+	message      TEXT NOT NULL
+);
+CREATE INDEX audit_entries_org_at ON audit_entries (organization, at_us DESC, id DESC);
+CREATE INDEX audit_entries_at ON audit_entries (at_us, id);
+`,
+		postgres: `
+CREATE TABLE audit_entries (
+	id           TEXT COLLATE "C" PRIMARY KEY,
+	organization TEXT NOT NULL,
+	at_us        BIGINT NOT NULL,
+	actor        TEXT NOT NULL,
+	action       TEXT NOT NULL,
+	target       TEXT NOT NULL DEFAULT '',
+	message      TEXT NOT NULL
+);
+CREATE INDEX audit_entries_org_at ON audit_entries (organization, at_us DESC, id DESC);
+CREATE INDEX audit_entries_at ON audit_entries (at_us, id);
+`,
+	},
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock that serializes migrations of

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/netip"
@@ -48,6 +49,19 @@ func PublicMessage(err error) string {
 	return "an internal error occurred"
 }
 
+// PublicRequestMessage returns what the members of an organization may read about err, the
+// failure of a request to rawURL (one of theirs, such as a webhook endpoint) made with the
+// client of [NewClient]. It is the rule of url fetches: [PublicMessage] of err classified as
+// Fetch classifies it, naming at most the host of rawURL, never an address the host resolved
+// to nor one of the service's, so that an endpoint URL cannot be used to probe the cluster's
+// names and addresses. Log err itself, for the operator.
+func PublicRequestMessage(rawURL string, err error) string {
+	if err == nil {
+		return ""
+	}
+	return PublicMessage(classify(rawURL, err))
+}
+
 // classify turns an error of a request to rawURL into this package's kinds: a host that does
 // not exist, or that resolves to an address tcs never connects to, is the client's problem
 // (*UserError, naming only the host); any other failure is a transient *FetchError.
@@ -88,6 +102,8 @@ func classify(rawURL string, err error) error {
 		fe.public = "the host " + host + " reset the connection"
 	case errors.Is(err, syscall.ENETUNREACH) || errors.Is(err, syscall.EHOSTUNREACH):
 		fe.public = "the host " + host + " cannot be reached"
+	case errors.As(err, new(*tls.CertificateVerificationError)):
+		fe.public = "the TLS certificate of the host " + host + " is not valid"
 	default:
 		fe.public = "the request to the host " + host + " failed"
 	}

@@ -111,3 +111,49 @@ func TestCheckHost(t *testing.T) {
 		}
 	}
 }
+
+// TestPublicRequestMessage shows the rule for requests to URLs of the members' own (webhook
+// endpoints): the same words as for fetches, naming the host of the URL and no address.
+func TestPublicRequestMessage(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedPort := closed.Listener.Addr().(*net.TCPAddr).Port
+	closed.Close()
+	untrusted := httptest.NewTLSServer(http.NotFoundHandler())
+	defer untrusted.Close()
+	untrustedPort := untrusted.Listener.Addr().(*net.TCPAddr).Port
+	dns := newFakeDNS(t, map[string][]netip.Addr{
+		"internal.example":   {netip.MustParseAddr("10.1.2.3")},
+		"closed.example":     {netip.MustParseAddr("127.0.0.1")},
+		"selfsigned.example": {netip.MustParseAddr("127.0.0.1")},
+	})
+	allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	client := NewClient(ClientOptions{AllowCIDRs: allow, Timeout: 5 * time.Second, Resolver: dns.resolver()})
+	for _, tc := range []struct {
+		name, url, want string
+	}{
+		{"a name that resolves to a private address", "https://internal.example/hook",
+			"the host internal.example resolves to a private or reserved address, which tcs does not connect to"},
+		{"a refused connection", fmt.Sprintf("https://closed.example:%d/hook", closedPort), "the host closed.example refused the connection"},
+		{"a certificate nobody vouches for", fmt.Sprintf("https://selfsigned.example:%d/hook", untrustedPort),
+			"the TLS certificate of the host selfsigned.example is not valid"},
+		{"a name that does not exist", "https://no-such-host.example/hook", "the host no-such-host.example does not exist (its name does not resolve)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, tc.url, strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.Do(req)
+			if err == nil {
+				resp.Body.Close()
+				t.Fatal("the request succeeded")
+			}
+			if got := PublicRequestMessage(tc.url, err); got != tc.want {
+				t.Errorf("PublicRequestMessage = %q, want %q (the error: %v)", got, tc.want, err)
+			}
+		})
+	}
+	if got := PublicRequestMessage("https://x.example/", nil); got != "" {
+		t.Errorf("PublicRequestMessage(nil) = %q", got)
+	}
+}

@@ -263,7 +263,7 @@ func ExampleParseWebhook() {
 	secret := "whsec_k7q2m9x4p1r8t5w3z6v0n2b8c4d1f7g3" // from the dashboard, never the source
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 32<<20)
-		ev, err := client.ParseWebhook(r, secret, 5*time.Minute)
+		ev, err := client.ParseWebhook(r, secret, webhook.DefaultTolerance)
 		if err != nil {
 			http.Error(w, "invalid signature", http.StatusBadRequest)
 			return
@@ -272,9 +272,10 @@ func ExampleParseWebhook() {
 	})
 
 	body := `{"event":"transcript.completed","delivery_id":"evt_0123456789abcdefghij","id":"tr_abcdefghij0123456789","object":"transcript","status":"completed","ai_pass_status":"idle"}`
-	for _, sig := range []string{webhook.Sign(secret, []byte(body)), webhook.Sign("whsec_forged", []byte(body))} {
+	now := time.Now().Unix()
+	for _, key := range []string{secret, "whsec_forged"} {
 		r := httptest.NewRequest(http.MethodPost, "/webhooks/tcs", strings.NewReader(body))
-		r.Header.Set(webhook.HeaderSignature, sig)
+		r.Header.Set(webhook.HeaderSignatureV1, fmt.Sprintf("t=%d,v1=%s", now, webhook.SignTimestamped(key, now, []byte(body))))
 		w := httptest.NewRecorder()
 		handler.ServeHTTP(w, r)
 		fmt.Println(w.Code)

@@ -18,8 +18,8 @@ type WebhookEvent struct {
 }
 
 // ParseWebhook verifies a webhook request tcs sent with the endpoint's signing secret (see
-// [webhook.VerifyRequest], which this calls: the timestamped signature within tolerance, or
-// the plain one) and decodes it. Bound r.Body with [http.MaxBytesReader] first. An error
+// [webhook.VerifyRequest], which this calls: the timestamped signature is required, within
+// tolerance; a request with only the plain, replayable signature is refused) and decodes it. Bound r.Body with [http.MaxBytesReader] first. An error
 // wrapping [webhook.ErrInvalidSignature] or [webhook.ErrMalformedHeader] means the request
 // is not from tcs: answer it 400.
 func ParseWebhook(r *http.Request, secret string, tolerance time.Duration) (*WebhookEvent, error) {

@@ -6,6 +6,7 @@
 //	X-Svc-Event:        transcript.completed
 //	X-Svc-Delivery:     evt_…   (the delivery id; use it to deduplicate)
 //	X-Svc-Signature:    lowercase hex HMAC-SHA256 of the raw body, keyed with the signing secret
+//	                    (legacy: no timestamp, so replayable; not accepted by VerifyRequest)
 //	X-Svc-Timestamp:    unix seconds when the delivery was signed
 //	X-Svc-Signature-V1: t=<unix>,v1=<hex>[,v1=<hex>]
 //
@@ -21,7 +22,7 @@
 //
 //	func handle(w http.ResponseWriter, r *http.Request) {
 //		r.Body = http.MaxBytesReader(w, r.Body, 32<<20)
-//		body, err := webhook.VerifyRequest(r, secret, 5*time.Minute)
+//		body, err := webhook.VerifyRequest(r, secret, webhook.DefaultTolerance)
 //		if err != nil {
 //			http.Error(w, "bad signature", http.StatusBadRequest)
 //			return
@@ -70,9 +71,9 @@ var (
 // [ErrInvalidSignature] or [ErrMalformedHeader] (empty header, or characters other than
 // 0-9 a-f, so an upper-cased signature is refused as the contract says lowercase).
 //
-// The plain signature has no timestamp: a captured delivery can be replayed. Prefer
-// [VerifyTimestamped] when the X-Svc-Signature-V1 header is present, and deduplicate on the
-// delivery id in any case.
+// The plain signature has no timestamp: a captured delivery can be replayed at any time. Use
+// [VerifyTimestamped] (or [VerifyRequest], which requires it) instead; Verify is kept for
+// receivers migrating from it.
 func Verify(secret, header string, body []byte) error {
 	if secret == "" {
 		// An empty HMAC key is valid, so anyone could sign with it: refuse an unconfigured secret.
@@ -137,19 +138,50 @@ func VerifyTimestamped(secret, header string, body []byte, tolerance time.Durati
 	return nil
 }
 
-// VerifyRequest reads the whole of r.Body and verifies it against the request's signature
-// headers: X-Svc-Signature-V1 with [VerifyTimestamped] (tolerance, against time.Now) when that
-// header is present, else X-Svc-Signature with [Verify]. It returns the body and leaves r.Body
-// readable again from the start, so the caller can decode it either from the returned bytes
-// or from r.Body.
+// An Option changes how [VerifyRequest] verifies.
+type Option func(*options)
+
+type options struct {
+	untimestamped bool
+	now           func() time.Time
+}
+
+// AllowUntimestamped makes [VerifyRequest] accept a request that carries only the plain
+// X-Svc-Signature when its X-Svc-Signature-V1 header is missing.
+//
+// It is unsafe: the plain signature has no timestamp, so anyone who captured one delivery
+// (a proxy log, a leaked request dump) can replay it at any time just by removing the V1
+// header. It exists only for receivers migrating from code that verified the plain signature;
+// a receiver using it must deduplicate on the delivery id forever. tcs always sends the V1
+// header.
+func AllowUntimestamped() Option {
+	return func(o *options) { o.untimestamped = true }
+}
+
+// withClock makes VerifyRequest read the time from now; for tests.
+func withClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// VerifyRequest reads the whole of r.Body and verifies it against the request's
+// X-Svc-Signature-V1 header with [VerifyTimestamped] (tolerance, against the current time).
+// It returns the body and leaves r.Body readable again from the start, so the caller can
+// decode it either from the returned bytes or from r.Body.
+//
+// The V1 header is required: a request without it is [ErrMalformedHeader] even when it carries
+// a valid plain X-Svc-Signature, because the plain signature has no timestamp and would let a
+// captured delivery be replayed past the time check by stripping the V1 header. Only
+// [AllowUntimestamped] (unsafe) accepts the plain signature, and only when V1 is absent. A
+// tolerance <= 0 disables the time check as for VerifyTimestamped; pass [DefaultTolerance]
+// unless you have a reason not to. Deduplicate on the delivery id in any case: within the
+// tolerance a delivery can still be sent twice.
 //
 // It does not limit the size of the body: wrap r.Body with [http.MaxBytesReader] first.
-//
-// A request without the V1 header falls back to the plain signature, which carries no
-// timestamp; a receiver that wants replay protection should require the V1 header (check
-// r.Header.Get(HeaderSignatureV1) != "" or call VerifyTimestamped) and deduplicate on the
-// delivery id.
-func VerifyRequest(r *http.Request, secret string, tolerance time.Duration) ([]byte, error) {
+func VerifyRequest(r *http.Request, secret string, tolerance time.Duration, opts ...Option) ([]byte, error) {
+	o := options{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	var body []byte
 	if r.Body != nil {
 		var err error
@@ -162,10 +194,13 @@ func VerifyRequest(r *http.Request, secret string, tolerance time.Duration) ([]b
 		}
 	}
 	if v1 := r.Header.Get(HeaderSignatureV1); v1 != "" {
-		if err := VerifyTimestamped(secret, v1, body, tolerance, time.Now()); err != nil {
+		if err := VerifyTimestamped(secret, v1, body, tolerance, o.now()); err != nil {
 			return nil, err
 		}
 		return body, nil
+	}
+	if !o.untimestamped {
+		return nil, fmt.Errorf("%w: no %s header (the timestamped signature is required)", ErrMalformedHeader, HeaderSignatureV1)
 	}
 	sig := r.Header.Get(HeaderSignature)
 	if sig == "" {
@@ -176,6 +211,10 @@ func VerifyRequest(r *http.Request, secret string, tolerance time.Duration) ([]b
 	}
 	return body, nil
 }
+
+// DefaultTolerance is the tolerance tcs recommends for the timestamp of a delivery: deliveries
+// are signed when sent, so a few minutes cover clock skew and slow networks.
+const DefaultTolerance = 5 * time.Minute
 
 // Sign returns the X-Svc-Signature tcs sends with body: the lowercase hex HMAC-SHA256 of
 // body keyed with secret. Receivers can use it to sign the bodies of their own tests.

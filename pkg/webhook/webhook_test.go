@@ -207,7 +207,7 @@ func TestVerifyRequest(t *testing.T) {
 		body    string
 		want    error
 	}{
-		{"plain only", map[string]string{HeaderSignature: katPlain}, body, nil},
+		{"plain only is refused", map[string]string{HeaderSignature: katPlain}, body, ErrMalformedHeader},
 		{"V1 only", map[string]string{HeaderSignatureV1: v1}, body, nil},
 		{"both", map[string]string{HeaderSignature: katPlain, HeaderSignatureV1: v1}, body, nil},
 		{"lower-case header names", map[string]string{"x-svc-signature-v1": v1}, body, nil},
@@ -215,8 +215,6 @@ func TestVerifyRequest(t *testing.T) {
 		{"V1 wins over a good plain", map[string]string{HeaderSignature: katPlain, HeaderSignatureV1: stale}, body, ErrTimestampOutOfRange},
 		{"bad V1 does not fall back", map[string]string{HeaderSignature: katPlain, HeaderSignatureV1: "garbage"}, body, ErrMalformedHeader},
 		{"stale V1", map[string]string{HeaderSignatureV1: stale}, body, ErrTimestampOutOfRange},
-		{"wrong plain", map[string]string{HeaderSignature: mac("whsec_wrong", body)}, body, ErrInvalidSignature},
-		{"changed body, plain", map[string]string{HeaderSignature: katPlain}, body + " ", ErrInvalidSignature},
 		{"changed body, V1", map[string]string{HeaderSignatureV1: v1}, body + " ", ErrInvalidSignature},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -242,7 +240,7 @@ func TestVerifyRequest(t *testing.T) {
 	t.Run("nil body", func(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/hook", nil)
 		r.Body = nil
-		r.Header.Set(HeaderSignature, mac(katSecret, ""))
+		r.Header.Set(HeaderSignatureV1, "t="+unix+",v1="+mac(katSecret, unix+"."))
 		got, err := VerifyRequest(r, katSecret, 0)
 		if err != nil || len(got) != 0 {
 			t.Fatalf("VerifyRequest(nil body) = %q, %v", got, err)
@@ -251,7 +249,7 @@ func TestVerifyRequest(t *testing.T) {
 
 	t.Run("read error", func(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/hook", errReader{strings.NewReader(body)})
-		r.Header.Set(HeaderSignature, katPlain)
+		r.Header.Set(HeaderSignatureV1, v1)
 		if _, err := VerifyRequest(r, katSecret, 0); err == nil || errors.Is(err, ErrInvalidSignature) {
 			t.Fatalf("VerifyRequest(read error) = %v, want the read error", err)
 		}
@@ -260,13 +258,74 @@ func TestVerifyRequest(t *testing.T) {
 	t.Run("body over MaxBytesReader", func(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/hook", strings.NewReader(body))
 		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, 10)
-		r.Header.Set(HeaderSignature, katPlain)
+		r.Header.Set(HeaderSignatureV1, v1)
 		_, err := VerifyRequest(r, katSecret, 0)
 		var tooBig *http.MaxBytesError
 		if !errors.As(err, &tooBig) {
 			t.Fatalf("VerifyRequest(too big) = %v, want *http.MaxBytesError", err)
 		}
 	})
+}
+
+func TestVerifyRequestAllowUntimestamped(t *testing.T) {
+	body := katBody
+	for _, tc := range []struct {
+		name    string
+		headers map[string]string
+		body    string
+		want    error
+	}{
+		{"plain only is accepted", map[string]string{HeaderSignature: katPlain}, body, nil},
+		{"no signature", map[string]string{}, body, ErrMalformedHeader},
+		{"wrong plain", map[string]string{HeaderSignature: mac("whsec_wrong", body)}, body, ErrInvalidSignature},
+		{"changed body, plain", map[string]string{HeaderSignature: katPlain}, body + " ", ErrInvalidSignature},
+		{"a bad V1 does not fall back to a good plain", map[string]string{HeaderSignature: katPlain, HeaderSignatureV1: "garbage"}, body, ErrMalformedHeader},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "/hook", strings.NewReader(tc.body))
+			for k, v := range tc.headers {
+				r.Header.Set(k, v)
+			}
+			_, err := VerifyRequest(r, katSecret, DefaultTolerance, AllowUntimestamped())
+			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Fatalf("VerifyRequest(AllowUntimestamped) = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// A delivery captured in transit and sent again later is refused, also when the replayer
+// strips the timestamped header and keeps only the plain signature.
+func TestACapturedDeliveryCannotBeReplayedByStrippingTheTimestamp(t *testing.T) {
+	body := katBody
+	sent := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	unix := strconv.FormatInt(sent.Unix(), 10)
+	captured := http.Header{}
+	captured.Set(HeaderSignature, Sign(katSecret, []byte(body)))
+	captured.Set(HeaderTimestamp, unix)
+	captured.Set(HeaderSignatureV1, "t="+unix+",v1="+SignTimestamped(katSecret, sent.Unix(), []byte(body)))
+	replay := func(at time.Time, strip ...string) error {
+		r := httptest.NewRequest(http.MethodPost, "/hook", strings.NewReader(body))
+		r.Header = captured.Clone()
+		for _, h := range strip {
+			r.Header.Del(h)
+		}
+		_, err := VerifyRequest(r, katSecret, DefaultTolerance, withClock(func() time.Time { return at }))
+		return err
+	}
+	if err := replay(sent.Add(time.Minute)); err != nil {
+		t.Fatalf("the delivery itself, a minute after signing: %v", err)
+	}
+	later := sent.Add(time.Hour)
+	if err := replay(later); !errors.Is(err, ErrTimestampOutOfRange) {
+		t.Fatalf("replayed an hour later = %v, want ErrTimestampOutOfRange", err)
+	}
+	if err := replay(later, HeaderSignatureV1); !errors.Is(err, ErrMalformedHeader) {
+		t.Fatalf("replayed an hour later without %s = %v, want ErrMalformedHeader", HeaderSignatureV1, err)
+	}
+	if err := replay(later, HeaderSignatureV1, HeaderTimestamp); !errors.Is(err, ErrMalformedHeader) {
+		t.Fatalf("replayed an hour later with only %s = %v, want ErrMalformedHeader", HeaderSignature, err)
+	}
 }
 
 func TestLengthsFailCleanly(t *testing.T) {

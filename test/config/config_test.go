@@ -403,6 +403,21 @@ func TestDefault(t *testing.T) {
 		if len(want) != 2 || !maps.Equal(open, want) {
 			t.Errorf("NetworkPolicies open ports %v, want the API's and the metrics' %v", open, want)
 		}
+		// Their egress leaves the private ranges out of the internet, as the chart's does.
+		var internet bool
+		for _, np := range convert[networkingv1.NetworkPolicy](t, objs.ofKind("NetworkPolicy")) {
+			for _, rule := range np.Spec.Egress {
+				for _, peer := range rule.To {
+					if peer.IPBlock != nil && peer.IPBlock.CIDR == "0.0.0.0/0" {
+						internet = slices.Contains(peer.IPBlock.Except, "10.0.0.0/8") && slices.Contains(peer.IPBlock.Except, "169.254.0.0/16") &&
+							slices.Contains(peer.IPBlock.Except, "172.16.0.0/12") && slices.Contains(peer.IPBlock.Except, "192.168.0.0/16")
+					}
+				}
+			}
+		}
+		if !internet {
+			t.Error("no NetworkPolicy lets out to the internet without the private ranges")
+		}
 		// The NetworkPolicies apply (the ServiceMonitor needs the prometheus-operator's CRD).
 		var policies bytes.Buffer
 		for _, o := range objs.ofKind("NetworkPolicy") {
@@ -413,7 +428,7 @@ func TestDefault(t *testing.T) {
 			policies.WriteString("---\n")
 			policies.Write(b)
 		}
-		if out := apply(policies.Bytes()); strings.Count(out, "serverside-applied") != 2 {
+		if out := apply(policies.Bytes()); strings.Count(out, "serverside-applied") != 3 {
 			t.Errorf("the NetworkPolicies did not apply:\n%s", out)
 		}
 	})

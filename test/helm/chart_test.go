@@ -26,6 +26,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -90,7 +91,14 @@ var valueSets = []valueSet{
 			"archiveAfter":        "30m",
 			"publicURL":           "https://tcs.example.org",
 			"outboundAllowCIDRs":  []any{"10.20.0.0/16", "192.168.7.0/24"},
-			"ingress":             map[string]any{"enabled": true, "className": "nginx", "tlsSecret": "tcs-tls"},
+			"networkPolicy": map[string]any{
+				"kubeAPIServer": map[string]any{"cidrs": []any{"172.18.0.2/32"}},
+				"extraEgress": []any{map[string]any{
+					"to":    []any{map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"app": "postgresql"}}}},
+					"ports": []any{map[string]any{"port": 5432, "protocol": "TCP"}},
+				}},
+			},
+			"ingress": map[string]any{"enabled": true, "className": "nginx", "tlsSecret": "tcs-tls"},
 			"ai": map[string]any{
 				"baseURL":      "http://127.0.0.1:11434/v1",
 				"model":        "llama3.1:8b",
@@ -177,6 +185,7 @@ var valueSets = []valueSet{
 				},
 				"prometheusRule": map[string]any{"enabled": true},
 			},
+			"networkPolicy": map[string]any{"enabled": false},
 		},
 		serviceNamespace: "tcs-monitored",
 		wantArgs:         []string{"run", "--namespace=tcs-monitored", "--leader-elect", "--metrics-cert-path=/etc/tcs/metrics-certs"},
@@ -266,6 +275,7 @@ type rendered struct {
 	metricsServices     []*corev1.Service
 	monitoring          []*unstructured.Unstructured
 	ingresses           []*networkingv1.Ingress
+	networkPolicies     []*networkingv1.NetworkPolicy
 }
 
 // decoder decodes manifests strictly: an unknown or duplicate field is an error.
@@ -345,6 +355,8 @@ func decodeManifests(data []byte) (*rendered, error) {
 			r.services = append(r.services, o)
 		case *networkingv1.Ingress:
 			r.ingresses = append(r.ingresses, o)
+		case *networkingv1.NetworkPolicy:
+			r.networkPolicies = append(r.networkPolicies, o)
 		default:
 			return nil, fmt.Errorf("the chart renders a %T the tests do not know", obj)
 		}
@@ -454,6 +466,8 @@ func TestValuesSchema(t *testing.T) {
 		{"scrape interval not a duration", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"interval": "often"}}}, "interval"},
 		{"misspelt ingress value", map[string]any{"ingress": map[string]any{"enable": true}}, "enable"},
 		{"ingress host with a scheme", map[string]any{"ingress": map[string]any{"host": "https://tcs.example.org"}}, "host"},
+		{"misspelt NetworkPolicy value", map[string]any{"networkPolicy": map[string]any{"enable": false}}, "enable"},
+		{"audit retention not a duration", map[string]any{"auditRetention": "400 days"}, "auditRetention"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vs := valueSet{name: tc.name, release: "tcs", namespace: "tcs", values: tc.values}
@@ -465,6 +479,25 @@ func TestValuesSchema(t *testing.T) {
 				t.Fatalf("helm template refused %v without naming %q: %v", tc.values, tc.want, err)
 			}
 		})
+	}
+}
+
+// TestServiceMonitorVerifiesTLS checks that a ServiceMonitor of metrics served over https is
+// refused without the CA of the server's certificate, unless insecureSkipVerify opts out.
+func TestServiceMonitorVerifiesTLS(t *testing.T) {
+	helmPath(t)
+	monitor := func(tlsConfig map[string]any) valueSet {
+		return valueSet{name: "monitor", release: "tcs", namespace: "tcs", values: map[string]any{
+			"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true, "tlsConfig": tlsConfig}}}}
+	}
+	vs := monitor(map[string]any{})
+	if out, err := runHelm(t, "template", vs.release, chartDir(), "--namespace", vs.namespace, "-f", valuesFile(t, vs)); err == nil || !strings.Contains(err.Error(), "insecureSkipVerify") {
+		t.Fatalf("a ServiceMonitor without a CA rendered (%v):\n%.300s", err, out)
+	}
+	r := render(t, monitor(map[string]any{"insecureSkipVerify": true}))
+	eps, _, _ := unstructured.NestedSlice(r.monitoring[0].Object, "spec", "endpoints")
+	if skip, _, _ := unstructured.NestedBool(eps[0].(map[string]any), "tlsConfig", "insecureSkipVerify"); !skip {
+		t.Errorf("insecureSkipVerify: true, the explicit opt-in, was not rendered: %v", eps)
 	}
 }
 
@@ -699,6 +732,113 @@ func TestTemplate(t *testing.T) {
 				}
 			}
 			checkMetrics(t, vs, r)
+			checkNetworkPolicy(t, vs, r, false)
+			checkResources(t, c)
 		})
+	}
+}
+
+// checkResources checks that the container has requests and limits, so that it is neither
+// starved on a busy node nor able to take a node's memory.
+func checkResources(t *testing.T, c *corev1.Container) {
+	t.Helper()
+	r := c.Resources
+	if r.Requests.Cpu().IsZero() || r.Requests.Memory().IsZero() || r.Limits.Memory().IsZero() {
+		t.Errorf("the container's resources %+v lack a CPU or memory request or a memory limit", r)
+	}
+}
+
+// privateRanges are the ranges the NetworkPolicy must keep out of its egress to the internet.
+var privateRanges = []string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10", "127.0.0.0/8"}
+
+// checkNetworkPolicy checks the chart's NetworkPolicy for vs: it selects the pods, lets in the
+// API and the metrics ports only, and lets out DNS, the kube-apiserver (looked up when
+// installed, else its ports) and the internet without the private ranges, plus the
+// outboundAllowCIDRs and extraEgress of the values.
+func checkNetworkPolicy(t *testing.T, vs valueSet, r *rendered, installed bool) {
+	t.Helper()
+	np, _ := vs.values["networkPolicy"].(map[string]any)
+	if np["enabled"] == false {
+		if len(r.networkPolicies) != 0 {
+			t.Errorf("networkPolicy.enabled is false, the chart renders %d NetworkPolicies", len(r.networkPolicies))
+		}
+		return
+	}
+	if len(r.networkPolicies) != 1 {
+		t.Fatalf("the chart renders %d NetworkPolicies, want 1 by default", len(r.networkPolicies))
+	}
+	p := r.networkPolicies[0]
+	d := r.deployments[0]
+	c := container(t, d)
+	if !labels.SelectorFromSet(p.Spec.PodSelector.MatchLabels).Matches(labels.Set(d.Spec.Template.Labels)) || len(p.Spec.PodSelector.MatchLabels) == 0 {
+		t.Errorf("the NetworkPolicy selects %v, not the pods %v", p.Spec.PodSelector.MatchLabels, d.Spec.Template.Labels)
+	}
+	if !slices.Equal(p.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}) {
+		t.Errorf("the NetworkPolicy's types are %v, want Ingress and Egress", p.Spec.PolicyTypes)
+	}
+	var in []int32
+	for _, rule := range p.Spec.Ingress {
+		for _, port := range rule.Ports {
+			in = append(in, containerPort(c, *port.Port))
+		}
+	}
+	if slices.Sort(in); !slices.Equal(in, []int32{8080, 8081}) {
+		t.Errorf("the NetworkPolicy lets in ports %v, want the API's and the metrics' [8080 8081]", in)
+	}
+
+	var dns, internet, apiServer, allowed bool
+	for _, rule := range p.Spec.Egress {
+		var ports []int32
+		for _, port := range rule.Ports {
+			ports = append(ports, port.Port.IntVal)
+		}
+		switch {
+		case slices.Equal(ports, []int32{53, 53}):
+			dns = len(rule.To) > 0
+		case len(ports) > 0 && !slices.Contains(ports, 53) && rule.Ports[0].Port.IntVal != 0 && (slices.Contains(ports, 443) || slices.Contains(ports, 6443)) && len(ports) <= 3:
+			apiServer = true
+			// Installed, the kube-apiserver's addresses were looked up: only those.
+			if installed && len(rule.To) == 0 {
+				t.Errorf("installed, the kube-apiserver rule lets ports %v out to any address", ports)
+			}
+			for _, peer := range rule.To {
+				if peer.IPBlock == nil || !strings.HasSuffix(peer.IPBlock.CIDR, "/32") && !strings.HasSuffix(peer.IPBlock.CIDR, "/128") {
+					t.Errorf("the kube-apiserver rule lets out to %+v, want single addresses", peer)
+				}
+			}
+		case len(ports) == 0:
+			for _, peer := range rule.To {
+				if peer.IPBlock == nil {
+					continue
+				}
+				switch peer.IPBlock.CIDR {
+				case "0.0.0.0/0":
+					internet = true
+					for _, private := range privateRanges {
+						if !slices.Contains(peer.IPBlock.Except, private) {
+							t.Errorf("the egress to the internet does not leave out %s: %v", private, peer.IPBlock.Except)
+						}
+					}
+				case "::/0":
+					for _, private := range []string{"fc00::/7", "fe80::/10", "::1/128"} {
+						if !slices.Contains(peer.IPBlock.Except, private) {
+							t.Errorf("the egress to the IPv6 internet does not leave out %s: %v", private, peer.IPBlock.Except)
+						}
+					}
+				default:
+					cidrs, _ := vs.values["outboundAllowCIDRs"].([]any)
+					if !slices.Contains(cidrs, any(peer.IPBlock.CIDR)) {
+						t.Errorf("the NetworkPolicy lets out to %s, which is no outboundAllowCIDR", peer.IPBlock.CIDR)
+					}
+					allowed = true
+				}
+			}
+		}
+	}
+	if !dns || !internet || !apiServer {
+		t.Errorf("the NetworkPolicy's egress lacks DNS (%v), the internet (%v) or the kube-apiserver (%v): %+v", dns, internet, apiServer, p.Spec.Egress)
+	}
+	if cidrs, _ := vs.values["outboundAllowCIDRs"].([]any); len(cidrs) > 0 != allowed {
+		t.Errorf("outboundAllowCIDRs %v, egress to them %v", cidrs, allowed)
 	}
 }

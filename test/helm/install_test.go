@@ -22,6 +22,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -241,6 +242,17 @@ func checkFlagsParse(t *testing.T, bin string, vs valueSet) {
 // installAndRun installs the chart with vs and runs tcs as its Deployment's pod would run.
 func installAndRun(t *testing.T, c *cluster, bin string, vs valueSet) {
 	d := install(t, c, vs)
+	// The NetworkPolicy the API server admitted, with the kube-apiserver's addresses that
+	// helm looked up at install.
+	var policies networkingv1.NetworkPolicyList
+	if err := c.admin.List(t.Context(), &policies, client.InNamespace(vs.namespace)); err != nil {
+		t.Fatal(err)
+	}
+	installed := &rendered{deployments: []*appsv1.Deployment{d}}
+	for i := range policies.Items {
+		installed.networkPolicies = append(installed.networkPolicies, &policies.Items[i])
+	}
+	checkNetworkPolicy(t, vs, installed, true)
 	p := emulatePod(t, c, bin, d)
 	proc := startProcess(t, bin, p.args, p.env)
 	// The ServiceAccount's RBAC must suffice for everything, including what is only logged;

@@ -118,6 +118,14 @@ func checkMetrics(t *testing.T, vs valueSet, r *rendered) {
 		if _, hasToken := ep["bearerTokenFile"]; hasToken != secure {
 			t.Errorf("the ServiceMonitor sends a token: %v, with metrics.secure %v", hasToken, secure)
 		}
+		// Over https, the ServiceMonitor verifies the server: a CA and a server name, never
+		// insecureSkipVerify unless the values opt in.
+		if secure {
+			tls, _, _ := unstructured.NestedMap(ep, "tlsConfig")
+			if tls["insecureSkipVerify"] == true || tls["ca"] == nil || tls["serverName"] == nil {
+				t.Errorf("the ServiceMonitor's tlsConfig %v does not verify the metrics server", tls)
+			}
+		}
 	}
 	for _, pr := range rules {
 		checkAlertRules(t, pr)
