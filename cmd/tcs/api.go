@@ -53,7 +53,7 @@ func setupAPI(ctx context.Context, mgr ctrl.Manager, o serveOptions, svc *servic
 		Recorder:      mgr.GetEventRecorder(recorder.API),
 		Clock:         svc.clock,
 	})
-	if err := mountDashboard(mgr, srv, svc, o.namespace, l.publicURL, log); err != nil {
+	if err := mountDashboard(mgr, srv, svc, o, l.publicURL, log); err != nil {
 		closeLimits()
 		return nil, err
 	}

@@ -13,9 +13,15 @@ import (
 )
 
 // mountDashboard serves the dashboard on the API's port under /dashboard/, its live progress
-// fed by mgr's transcript watch.
-func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, namespace, publicURL string, log logr.Logger) error {
-	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace, Clock: svc.clock})
+// fed by mgr's transcript watch, its emails sent as o says.
+func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o serveOptions, publicURL string, log logr.Logger) error {
+	namespace := o.namespace
+	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace, Clock: svc.clock,
+		InvitationTTL: o.invitationTTL})
+	if err != nil {
+		return err
+	}
+	sender, err := o.mail.sender(log.WithName("mail"))
 	if err != nil {
 		return err
 	}
@@ -29,6 +35,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, name
 		Endpoints: &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: svc.allow, Archive: svc.results},
 		Payloads:  svc.store,
 		PublicURL: publicURL,
+		Mail:      sender,
 		Log:       log.WithName("dashboard"),
 		Clock:     svc.clock,
 	})

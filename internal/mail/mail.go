@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/mail"
 	"net/smtp"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,9 @@ type SMTP struct {
 	// in clear to another host.
 	Username string
 	Password string
+	// PasswordFile, when set, holds the password instead, read at every message so that a
+	// rotated Secret takes effect without a restart.
+	PasswordFile string
 	// From is the sender's address, e.g. "tcs <noreply@example.org>".
 	From string
 	// RootCAs are the authorities the server's certificate is checked against; nil means the
@@ -105,6 +109,14 @@ func parseAddress(a string) (*mail.Address, error) {
 func (s *SMTP) Send(ctx context.Context, m Message) error {
 	if err := s.Validate(); err != nil {
 		return err
+	}
+	password := s.Password
+	if s.PasswordFile != "" {
+		b, err := os.ReadFile(s.PasswordFile)
+		if err != nil {
+			return fmt.Errorf("reading the SMTP password: %w", err)
+		}
+		password = strings.TrimRight(string(b), "\r\n")
 	}
 	from, _ := parseAddress(s.From)
 	to, err := parseAddress(m.To)
@@ -155,7 +167,7 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 	}
 	if s.Username != "" {
 		// PlainAuth refuses to send the password in clear to anything but localhost.
-		if err := c.Auth(smtp.PlainAuth("", s.Username, s.Password, s.Host)); err != nil {
+		if err := c.Auth(smtp.PlainAuth("", s.Username, password, s.Host)); err != nil {
 			return fmt.Errorf("authenticating to the SMTP server %s: %w", addr, err)
 		}
 	}
