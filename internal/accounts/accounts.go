@@ -1,7 +1,8 @@
 // Package accounts holds the dashboard's people: the members of organizations and their
-// roles, invitations, password accounts (argon2id hashes) and sign-in sessions. All of it lives
-// in the cluster (the Organization's spec.members and Secrets), so sessions survive restarts
-// and work across replicas.
+// roles, pending invitations, password accounts (argon2id hashes), password resets and sign-in
+// sessions. All of it lives in the cluster (the Organization's spec.members and Secrets), so
+// sessions survive restarts and work across replicas. Tokens of links and sessions are stored
+// only as hashes.
 package accounts
 
 import (
