@@ -370,11 +370,18 @@ func (a *Accounts) RemoveMember(ctx context.Context, orgID, email string) error 
 	return nil
 }
 
-// endSessions deletes every session of email.
+// endSessions deletes every session of email. It lists and deletes them one by one: the
+// service's Role grants delete, not deletecollection, on Secrets.
 func (a *Accounts) endSessions(ctx context.Context, email string) error {
-	if err := a.o.Client.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(a.o.Namespace),
+	var list corev1.SecretList
+	if err := a.o.Reader.List(ctx, &list, client.InNamespace(a.o.Namespace),
 		client.MatchingLabels{LabelEmailHash: EmailHash(email)}, client.MatchingFields{"type": string(SecretTypeSession)}); err != nil {
-		return fmt.Errorf("ending the sessions of a member: %w", err)
+		return fmt.Errorf("listing the sessions of a member: %w", err)
+	}
+	for i := range list.Items {
+		if err := a.o.Client.Delete(ctx, &list.Items[i]); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("ending the sessions of a member: %w", err)
+		}
 	}
 	return nil
 }

@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/scheme"
@@ -527,4 +532,114 @@ func TestNobodySetsAnothersPassword(t *testing.T) {
 		}
 		t.Logf("%d tokens checked against %d secrets", len(tokens), len(list.Items))
 	})
+}
+
+// TestAccountFlowsNeedOnlyTheServicesRole runs every account flow as a user that has only the
+// rules of the service's Role (config/rbac/role.yaml), as the chart's ServiceAccount does.
+func TestAccountFlowsNeedOnlyTheServicesRole(t *testing.T) {
+	ctx := context.Background()
+	admin := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "role")
+	data, err := os.ReadFile(filepath.Join(testenv.Root(), "config", "rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.Role
+	if err := yaml.UnmarshalStrict(data, &role); err != nil {
+		t.Fatal(err)
+	}
+	role.ObjectMeta = metav1.ObjectMeta{Name: "tcs-manager", Namespace: ns}
+	const user = "tcs-accounts-role-test"
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "tcs-manager", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: user}}}
+	for _, o := range []client.Object{&role, binding} {
+		if err := admin.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Options{Client: c, Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orgA, err := orgs.Create(ctx, admin, ns, "A", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orgB, err := orgs.Create(ctx, admin, ns, "B", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const email, password = "ann@example.org", "ann's long password"
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{"invite a new email and set its password by the link", func() error {
+			_, tok, err := a.Invite(ctx, orgA.Spec.ID, email, RoleOwner, "admin")
+			if err != nil {
+				return err
+			}
+			_, err = a.AcceptWithPassword(ctx, tok, password)
+			return err
+		}},
+		{"invite an account, list, accept signed in", func() error {
+			if _, _, err := a.Invite(ctx, orgB.Spec.ID, email, RoleMember, "admin"); err != nil {
+				return err
+			}
+			if _, err := a.Invitations(ctx, orgB.Spec.ID); err != nil {
+				return err
+			}
+			if _, err := a.PendingInvitations(ctx, email); err != nil {
+				return err
+			}
+			_, err := a.AcceptInvitation(ctx, orgB.Spec.ID, email)
+			return err
+		}},
+		{"invite and revoke", func() error {
+			if _, _, err := a.Invite(ctx, orgA.Spec.ID, "bob@example.org", RoleMember, email); err != nil {
+				return err
+			}
+			_, err := a.RevokeInvitation(ctx, orgA.Spec.ID, "bob@example.org")
+			return err
+		}},
+		{"reset the password, which ends the sessions", func() error {
+			s, err := a.SignIn(ctx, email, password)
+			if err != nil {
+				return err
+			}
+			tok, err := a.RequestReset(ctx, email)
+			if err != nil {
+				return err
+			}
+			if _, err := a.CompleteReset(ctx, tok, "ann's new long password"); err != nil {
+				return err
+			}
+			if _, err := a.Session(ctx, s.Token); !errors.Is(err, ErrNoSession) {
+				return fmt.Errorf("the session survived the reset: %w", err)
+			}
+			return nil
+		}},
+		{"remove from the last organization, which ends the sessions", func() error {
+			if _, err := a.SignIn(ctx, email, "ann's new long password"); err != nil {
+				return err
+			}
+			if err := a.SetMember(ctx, orgB.Spec.ID, "cy@example.org", RoleOwner); err != nil {
+				return err
+			}
+			return a.RemoveMember(ctx, orgB.Spec.ID, email)
+		}},
+		{"sweep", func() error { _, err := a.Sweep(ctx); return err }},
+	}
+	for _, s := range steps {
+		if err := s.run(); err != nil {
+			t.Errorf("%s as the service's Role: %v", s.name, err)
+		}
+	}
 }
