@@ -19,6 +19,7 @@ import (
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/mail"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 )
@@ -703,6 +704,11 @@ func (d *Dashboard) inviteMember(w http.ResponseWriter, r *http.Request, v *view
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberInvited", "%s invited %s as %s, until %s", v.Session.Email, inv.Email, inv.Role, formatTime(inv.ExpiresAt))
 	if err := d.send(r.Context(), d.invitationMessage(inv, token)); err != nil {
 		d.redirect(w, r, v, "/members", "The invitation of "+inv.Email+" is recorded, but the email could not be sent: invite again later.")
+		return
+	}
+	if _, logged := d.o.Mail.(mail.Log); logged {
+		d.redirect(w, r, v, "/members", "Invitation of "+inv.Email+" recorded, until "+formatTime(inv.ExpiresAt)+
+			". No SMTP server is set up: its email is in the service's log.")
 		return
 	}
 	d.redirect(w, r, v, "/members", "Invitation emailed to "+inv.Email+"; it expires on "+formatTime(inv.ExpiresAt)+".")

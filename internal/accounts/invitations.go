@@ -284,7 +284,9 @@ func (a *Accounts) AcceptInvitation(ctx context.Context, orgID, email string) (*
 	}
 	// The membership first: a crash before the deletion leaves an invitation whose acceptance
 	// is done again, to the same effect.
-	if err := a.join(ctx, orgID, inv.Email, inv.Role); err != nil {
+	if err := a.join(ctx, orgID, inv.Email, inv.Role); errors.Is(err, ErrNotFound) {
+		return nil, ErrInvitationGone // the organization is gone
+	} else if err != nil {
 		return nil, err
 	}
 	if err := a.deleteInvitation(ctx, inv); err != nil && !errors.Is(err, ErrInvitationGone) {

@@ -566,6 +566,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		if html := eval[string](t, b, `document.documentElement.outerHTML`); tokenLink.MatchString(html) {
 			t.Fatalf("the members page shows a link to the inviter:\n%s", html)
 		}
+		if body := b.body(t); !strings.Contains(body, "its email is in the service's log") {
+			t.Fatalf("the inviter is not told where the invitation went:\n%s", body)
+		}
 		if row := b.text(t, `tr[data-invited="reader@demo-a.example"]`); !strings.Contains(row, "expires") {
 			t.Fatalf("the invited row: %q", row)
 		}
