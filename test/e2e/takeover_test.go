@@ -261,6 +261,31 @@ func TestAbuseAccountTakeoverByInvitation(t *testing.T) {
 		}
 	})
 
+	t.Run("the emailed reset link, in B's owner's hands only, sets the password once and ends the sessions", func(t *testing.T) {
+		reset := ""
+		for _, m := range mp.Messages(t, ownerB) {
+			if m.Subject == "Reset your tcs password" {
+				reset = tokenLink.FindString(m.Text)
+			}
+		}
+		const newPassword = "B's owner's new password"
+		if status, page := newWebUser(t, dash).setPassword(reset, newPassword); status != http.StatusOK || !strings.Contains(page, "Your password is set") {
+			t.Fatalf("using the reset link: %d\n%s", status, page)
+		}
+		if status, page := newWebUser(t, dash).setPassword(reset, "a second use of the link"); status != http.StatusNotFound || !strings.Contains(page, "not valid") {
+			t.Fatalf("a second use of the reset link: %d\n%s", status, page)
+		}
+		if status, page := victim.get("o/" + orgB + "/"); status != http.StatusOK || !strings.Contains(page, "<h1>Sign in</h1>") {
+			t.Fatalf("B's owner's session survived the reset: %d", status)
+		}
+		if newWebUser(t, dash).signIn(ownerB, passwordB) || !victim.signIn(ownerB, newPassword) {
+			t.Fatal("after the reset, the old password works or the new one does not")
+		}
+		if _, audit := victim.get("o/" + orgB + "/audit"); !strings.Contains(audit, "PasswordResetCompleted") {
+			t.Error("B's audit trail does not record the completed reset")
+		}
+	})
+
 	t.Logf("attack on %s by the owner of A: %d attempts, %d succeeded; links shown to the attacker: %d pages checked; emails: %d to B's owner, %d to A's owner, %d in all",
 		ownerB, attempts, succeeded, len(attacker.seen), len(mp.Messages(t, ownerB)), len(mp.Messages(t, ownerA)), len(mp.Messages(t, "")))
 }
