@@ -95,6 +95,10 @@ envtest: ## Build (once) and link the local control plane: etcd, kube-apiserver,
 s3server: ## Build (once) versitygw, the S3-compatible server of the blob tests, into bin/.
 	@hack/s3server.sh >/dev/null
 
+.PHONY: mailpit
+mailpit: ## Build (once) mailpit, the SMTP server of the email tests, into bin/.
+	@hack/mailpit.sh >/dev/null
+
 .PHONY: redis
 redis: ## Install redis-server (Debian) for the rate-limit and apiserver tests when missing.
 	@hack/redis.sh >/dev/null
@@ -123,8 +127,8 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint envtest s3server redis postgres helm chromium build ## Run every test.
-	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_BIN="$(TCS)" \
+test: verify-generated vet lint envtest s3server mailpit redis postgres helm chromium build ## Run every test.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_MAILPIT="$$(hack/mailpit.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
 
 .PHONY: bench

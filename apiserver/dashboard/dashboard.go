@@ -1,4 +1,5 @@
-// Package dashboard is the web UI of tcs for the members of organizations: sign-in, transcripts
+// Package dashboard is the web UI of tcs for the members of organizations: sign-in, invitations
+// and password resets (sent by email), transcripts
 // with live progress, API keys, webhook endpoints, delivery history and replay, members and an
 // audit trail. It renders HTML on the server and reads and writes through the same code as the
 // API (apiserver's handlers) and `tcs admin` (internal/orgs, internal/endpoints,
@@ -26,6 +27,7 @@ import (
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/mail"
 	"tcs.dev/tcs/internal/ratelimit"
 )
 
@@ -106,11 +108,13 @@ type Options struct {
 	Endpoints *endpoints.Manager
 	// Payloads keeps the bodies of deliveries.
 	Payloads Payloads
+	// PublicURL is where people reach the service: invitation and reset links point there,
+	// cookies are Secure when it is https, and state-changing requests must come from its origin.
+	PublicURL string
+	// Mail sends invitations and password resets to their people; nil writes them to Log.
+	Mail mail.Sender
 	// Audit keeps the audit trail (the results store); Events on the Organization only notify.
 	Audit AuditTrail
-	// PublicURL is where people reach the service: invitation links point there, cookies are
-	// Secure when it is https, and state-changing requests must come from its origin.
-	PublicURL string
 	// SignInLimiter counts sign-in attempts per client address and in all; nil means one in
 	// memory (exact for one replica). With the Redis limiter, replicas share the counts.
 	SignInLimiter ratelimit.Limiter
@@ -136,6 +140,8 @@ type Dashboard struct {
 	cop    *http.CrossOriginProtection
 	// auditRetryFor bounds the retries of an audit entry's write (tests shorten it).
 	auditRetryFor time.Duration
+	// resets holds a slot per password reset being looked up and sent.
+	resets chan struct{}
 }
 
 // New returns a Dashboard; its templates are parsed once here.
@@ -150,12 +156,15 @@ func New(o Options) (*Dashboard, error) {
 	if o.SignInGlobal.Rate <= 0 {
 		o.SignInGlobal = ratelimit.PerMinute(DefaultSignInsGlobal)
 	}
+	if o.Mail == nil {
+		o.Mail = mail.Log{Log: o.Log.WithName("mail")}
+	}
 	u, err := url.Parse(o.PublicURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)
 	}
 	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, live: newHub(),
-		cop: http.NewCrossOriginProtection(), auditRetryFor: auditRetryFor}
+		cop: http.NewCrossOriginProtection(), auditRetryFor: auditRetryFor, resets: make(chan struct{}, resetWorkers)}
 	if err := d.cop.AddTrustedOrigin(d.origin); err != nil {
 		return nil, fmt.Errorf("the public URL %q: %w", o.PublicURL, err)
 	}
@@ -175,11 +184,6 @@ func New(o Options) (*Dashboard, error) {
 		d.pages[base] = t
 	}
 	return d, nil
-}
-
-// InvitationURL is the link at which the holder of an invitation token sets a password.
-func InvitationURL(publicURL, token string) string {
-	return strings.TrimSuffix(publicURL, "/") + Prefix + "invitation/" + token
 }
 
 // sweepEvery is how often expired sessions and invitations are deleted.
@@ -214,8 +218,19 @@ func (d *Dashboard) Handler() http.Handler {
 	m.HandleFunc("GET /dashboard/signin", d.signInPage)
 	m.HandleFunc("POST /dashboard/signin", d.sameOrigin(d.signIn))
 	m.HandleFunc("POST /dashboard/signout", d.sameOrigin(d.signOut))
-	m.HandleFunc("GET /dashboard/invitation/{token}", d.invitationPage)
-	m.HandleFunc("POST /dashboard/invitation/{token}", d.sameOrigin(d.acceptInvitation))
+	m.HandleFunc("GET /dashboard/invitation", d.tokenPage("Invitation", Prefix+"invitation/open",
+		"Open the link of your invitation email in this browser, or paste the code that follows # in it."))
+	m.HandleFunc("POST /dashboard/invitation/open", d.sameOrigin(d.openInvitation))
+	m.HandleFunc("POST /dashboard/invitation", d.sameOrigin(d.acceptWithPassword))
+	m.HandleFunc("GET /dashboard/forgot", d.forgotPage)
+	m.HandleFunc("POST /dashboard/forgot", d.sameOrigin(d.forgot))
+	m.HandleFunc("GET /dashboard/reset", d.tokenPage("Set a password", Prefix+"reset/open",
+		"Open the link of your password email in this browser, or paste the code that follows # in it."))
+	m.HandleFunc("POST /dashboard/reset/open", d.sameOrigin(d.openReset))
+	m.HandleFunc("POST /dashboard/reset", d.sameOrigin(d.completeReset))
+	m.HandleFunc("GET /dashboard/invitations", d.invitations)
+	m.HandleFunc("POST /dashboard/invitations/accept", d.sameOrigin(d.answerInvitation(true)))
+	m.HandleFunc("POST /dashboard/invitations/decline", d.sameOrigin(d.answerInvitation(false)))
 
 	org := func(pattern string, min string, h orgHandler) {
 		method, path, _ := strings.Cut(pattern, " ")
@@ -246,6 +261,7 @@ func (d *Dashboard) Handler() http.Handler {
 	org("POST /members", accounts.RoleOwner, d.inviteMember)
 	org("POST /members/role", accounts.RoleOwner, d.changeRole)
 	org("POST /members/remove", accounts.RoleOwner, d.removeMember)
+	org("POST /members/invitations/revoke", accounts.RoleAdmin, d.revokeInvitation)
 	org("GET /audit", accounts.RoleAdmin, d.audit)
 	return d.securityHeaders(m)
 }
@@ -329,6 +345,8 @@ type view struct {
 	// Orgs are the organizations of the signed-in member; Org is the current one.
 	Orgs []accounts.Membership
 	Org  *accounts.Membership
+	// Pending are the invitations the signed-in member may accept or decline.
+	Pending []accounts.Invitation
 	// Flash is a message about the last action.
 	Flash string
 	// Errors are messages about form fields, by field name.
@@ -395,7 +413,12 @@ func (d *Dashboard) inOrg(min string, changes bool, h orgHandler) http.Handler {
 			d.serverError(w, r, err)
 			return
 		}
-		v := &view{Session: s, Orgs: orgs, Flash: d.takeFlash(w, r), Path: r.URL.Path}
+		pending, err := d.o.Accounts.PendingInvitations(r.Context(), s.Email)
+		if err != nil {
+			d.serverError(w, r, err)
+			return
+		}
+		v := &view{Session: s, Orgs: orgs, Pending: pending, Flash: d.takeFlash(w, r), Path: r.URL.Path}
 		for i := range orgs {
 			if orgs[i].OrganizationID == r.PathValue("org") {
 				v.Org = &orgs[i]

@@ -19,6 +19,7 @@ import (
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/mail"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 )
@@ -677,10 +678,9 @@ func safeBack(back string, v *view) string {
 // membersData is the members page's.
 type membersData struct {
 	Members []tcsv1.Member
+	// Invited are the pending invitations: not members until they accept.
+	Invited []accounts.Invitation
 	Roles   []string
-	// Link is the invitation link just made.
-	Link  string
-	Email string
 }
 
 func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, v *view, status int, data *membersData) {
@@ -689,7 +689,12 @@ func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, v *view,
 		d.serverError(w, r, err)
 		return
 	}
-	data.Members, data.Roles = org.Spec.Members, accounts.Roles
+	invited, err := d.o.Accounts.Invitations(r.Context(), v.Org.OrganizationID)
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	data.Members, data.Invited, data.Roles = org.Spec.Members, invited, accounts.Roles
 	v.Title, v.Data = "Members", data
 	d.render(w, r, status, "members", v)
 }
@@ -698,16 +703,13 @@ func (d *Dashboard) members(w http.ResponseWriter, r *http.Request, v *view) {
 	d.membersPage(w, r, v, http.StatusOK, &membersData{})
 }
 
+// inviteMember records an invitation and emails it to the invited person: a link to set a
+// password for a new account, else a note to sign in and accept. The inviter sees neither.
 func (d *Dashboard) inviteMember(w http.ResponseWriter, r *http.Request, v *view) {
 	email, role := r.PostFormValue("email"), r.PostFormValue("role")
-	token, err := d.o.Accounts.Invite(r.Context(), v.Org.OrganizationID, email, role)
+	inv, token, err := d.o.Accounts.Invite(r.Context(), v.Org.OrganizationID, email, role, v.Session.Email)
 	if errs, ok := fieldErrors(err); ok {
 		v.Errors, v.Form = errs, r.PostForm
-		d.membersPage(w, r, v, http.StatusBadRequest, &membersData{})
-		return
-	}
-	if errors.Is(err, accounts.ErrLastOwner) {
-		v.Errors, v.Form = map[string]string{"role": err.Error()}, r.PostForm
 		d.membersPage(w, r, v, http.StatusBadRequest, &membersData{})
 		return
 	}
@@ -715,10 +717,31 @@ func (d *Dashboard) inviteMember(w http.ResponseWriter, r *http.Request, v *view
 		d.serverError(w, r, err)
 		return
 	}
-	email, _ = accounts.NormalizeEmail(email)
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberInvited", "%s invited %s as %s", v.Session.Email, email, role)
-	v.Flash = "Invitation made. Send this one-time link to " + email + "; it expires and works once."
-	d.membersPage(w, r, v, http.StatusOK, &membersData{Link: InvitationURL(d.o.PublicURL, token), Email: email})
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberInvited", "%s invited %s as %s, until %s", v.Session.Email, inv.Email, inv.Role, formatTime(inv.ExpiresAt))
+	if err := d.send(r.Context(), d.invitationMessage(inv, token)); err != nil {
+		d.redirect(w, r, v, "/members", "The invitation of "+inv.Email+" is recorded, but the email could not be sent: invite again later.")
+		return
+	}
+	if _, logged := d.o.Mail.(mail.Log); logged {
+		d.redirect(w, r, v, "/members", "Invitation of "+inv.Email+" recorded, until "+formatTime(inv.ExpiresAt)+
+			". No SMTP server is set up: its email is in the service's log.")
+		return
+	}
+	d.redirect(w, r, v, "/members", "Invitation emailed to "+inv.Email+"; it expires on "+formatTime(inv.ExpiresAt)+".")
+}
+
+func (d *Dashboard) revokeInvitation(w http.ResponseWriter, r *http.Request, v *view) {
+	inv, err := d.o.Accounts.RevokeInvitation(r.Context(), v.Org.OrganizationID, r.PostFormValue("email"))
+	if _, ok := fieldErrors(err); ok || errors.Is(err, accounts.ErrInvitationGone) {
+		d.notFound(w, r, v)
+		return
+	}
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "InvitationRevoked", "%s revoked the invitation of %s", v.Session.Email, inv.Email)
+	d.redirect(w, r, v, "/members", "The invitation of "+inv.Email+" is revoked.")
 }
 
 func (d *Dashboard) changeRole(w http.ResponseWriter, r *http.Request, v *view) {

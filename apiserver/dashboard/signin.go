@@ -38,7 +38,16 @@ func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(orgs) == 0 {
-		d.render(w, r, http.StatusOK, "error", &view{Session: s, Title: "No organization", Data: "You are not a member of any organization any more."})
+		pending, err := d.o.Accounts.PendingInvitations(r.Context(), s.Email)
+		if err != nil {
+			d.serverError(w, r, err)
+			return
+		}
+		if len(pending) > 0 {
+			http.Redirect(w, r, Prefix+"invitations", http.StatusSeeOther)
+			return
+		}
+		d.render(w, r, http.StatusOK, "error", &view{Session: s, Title: "No organization", Data: "You are not a member of any organization."})
 		return
 	}
 	http.Redirect(w, r, Prefix+"o/"+orgs[0].OrganizationID+"/", http.StatusSeeOther)
@@ -170,52 +179,4 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
 	}
 	d.setCookie(w, "", -1)
 	d.redirectWithFlash(w, r, Prefix+"signin", "You are signed out.")
-}
-
-func (d *Dashboard) invitationPage(w http.ResponseWriter, r *http.Request) {
-	inv, err := d.o.Accounts.Invitation(r.Context(), r.PathValue("token"))
-	if errors.Is(err, accounts.ErrInvitationGone) {
-		d.render(w, r, http.StatusNotFound, "error", &view{Title: "Invitation", Data: err.Error()})
-		return
-	}
-	if err != nil {
-		d.serverError(w, r, err)
-		return
-	}
-	d.render(w, r, http.StatusOK, "invitation", &view{Title: "Set your password", Data: inv})
-}
-
-func (d *Dashboard) acceptInvitation(w http.ResponseWriter, r *http.Request) {
-	token := r.PathValue("token")
-	password := r.PostFormValue("password")
-	if password != r.PostFormValue("confirm") {
-		inv, err := d.o.Accounts.Invitation(r.Context(), token)
-		if err != nil {
-			d.render(w, r, http.StatusNotFound, "error", &view{Title: "Invitation", Data: accounts.ErrInvitationGone.Error()})
-			return
-		}
-		d.render(w, r, http.StatusBadRequest, "invitation", &view{Title: "Set your password", Data: inv,
-			Errors: map[string]string{"confirm": "The two passwords differ."}})
-		return
-	}
-	inv, err := d.o.Accounts.Accept(r.Context(), token, password)
-	var fe *accounts.FieldError
-	switch {
-	case errors.As(err, &fe):
-		inv, ierr := d.o.Accounts.Invitation(r.Context(), token)
-		if ierr != nil {
-			d.render(w, r, http.StatusNotFound, "error", &view{Title: "Invitation", Data: accounts.ErrInvitationGone.Error()})
-			return
-		}
-		d.render(w, r, http.StatusBadRequest, "invitation", &view{Title: "Set your password", Data: inv, Errors: map[string]string{fe.Field: fe.Message}})
-		return
-	case errors.Is(err, accounts.ErrInvitationGone):
-		d.render(w, r, http.StatusNotFound, "error", &view{Title: "Invitation", Data: err.Error()})
-		return
-	case err != nil:
-		d.serverError(w, r, err)
-		return
-	}
-	d.auditf(r.Context(), inv.OrganizationID, inv.Email, "PasswordSet", "%s set a password from an invitation", inv.Email)
-	d.redirectWithFlash(w, r, Prefix+"signin?email="+url.QueryEscape(inv.Email), "Your password is set. Sign in with it.")
 }

@@ -14,11 +14,16 @@ import (
 )
 
 // mountDashboard serves the dashboard on the API's port under /dashboard/, its live progress
-// fed by mgr's transcript watch, its sign-ins bounded by si and counted by limiter (nil: in
-// memory).
-func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, namespace, publicURL string, si signInOptions, limiter ratelimit.Limiter, log logr.Logger) error {
+// fed by mgr's transcript watch, its emails sent and its sign-ins bounded as o says, and its
+// sign-ins counted by limiter (nil: in memory).
+func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o serveOptions, publicURL string, limiter ratelimit.Limiter, log logr.Logger) error {
+	namespace := o.namespace
 	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace, Clock: svc.clock,
-		HashConcurrency: si.hashConcurrency})
+		InvitationTTL: o.invitationTTL, HashConcurrency: o.signIn.hashConcurrency})
+	if err != nil {
+		return err
+	}
+	sender, err := o.mail.sender(log.WithName("mail"))
 	if err != nil {
 		return err
 	}
@@ -33,10 +38,11 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, name
 		Payloads:  svc.store,
 		Audit:     svc.results,
 		PublicURL: publicURL,
+		Mail:      sender,
 		// A limit of 0 or less reads as the default.
 		SignInLimiter:    limiter,
-		SignInPerAddress: ratelimit.PerMinute(si.perAddress),
-		SignInGlobal:     ratelimit.PerMinute(si.global),
+		SignInPerAddress: ratelimit.PerMinute(o.signIn.perAddress),
+		SignInGlobal:     ratelimit.PerMinute(o.signIn.global),
 		Log:              log.WithName("dashboard"),
 		Clock:            svc.clock,
 	})

@@ -148,7 +148,7 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 		return err
 	}
 
-	invites, err := demoInvitations(ctx, c, o.namespace, keyA.OrganizationID, keyB.OrganizationID)
+	invites, err := demoPasswordLinks(ctx, c, o.namespace, keyA.OrganizationID, keyB.OrganizationID)
 	if err != nil {
 		return err
 	}
@@ -162,9 +162,9 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 			"TCS_URL=http://" + addr,
 			"TCS_DASHBOARD_URL=" + strings.TrimSuffix(public, "/") + dashboard.Prefix,
 			"TCS_DEMO_EMAIL=" + demoOwnerA,
-			"TCS_DEMO_INVITE=" + dashboard.InvitationURL(public, invites[0]),
+			"TCS_DEMO_INVITE=" + dashboard.ResetURL(public, invites[0]),
 			"TCS_DEMO_EMAIL_B=" + demoOwnerB,
-			"TCS_DEMO_INVITE_B=" + dashboard.InvitationURL(public, invites[1]),
+			"TCS_DEMO_INVITE_B=" + dashboard.ResetURL(public, invites[1]),
 			"TCS_API_KEY=" + keyA.Value,
 			"TCS_ORG=" + keyA.OrganizationID,
 			"TCS_API_KEY_B=" + keyB.Value,
@@ -176,7 +176,7 @@ func runDev(ctx context.Context, cmd *cobra.Command, stateDir, root string, atta
 		if err := writeFileAtomic(envFile, []byte(lines), 0o600); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "tcs dev:", err)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: the dashboard is at %s; open TCS_DEMO_INVITE to set a password for %s (a one-time link, new at every start)\n", strings.TrimSuffix(public, "/")+dashboard.Prefix, demoOwnerA)
+		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: the dashboard is at %s; open TCS_DEMO_INVITE to set a password for %s (a one-time link, new at every start, valid 7 days; without --smtp-host, the emails the service sends are in this log)\n", strings.TrimSuffix(public, "/")+dashboard.Prefix, demoOwnerA)
 		fmt.Fprintf(cmd.ErrOrStderr(), "tcs dev: ready; the lines above are in %s (source it: set -a; . %s; set +a). Ctrl-C stops.\n", envFile, envFile)
 	}
 	return serve(ctx, cp.Config, o, ready)
@@ -250,18 +250,27 @@ const (
 	demoOwnerB = "owner@demo-b.example"
 )
 
-// demoInvitations makes a fresh invitation for the owner of each demo organization and returns
-// their tokens: a developer sets a password (again) with it.
-func demoInvitations(ctx context.Context, c client.Client, namespace, orgA, orgB string) ([]string, error) {
-	a, err := accounts.New(accounts.Options{Client: c, Namespace: namespace})
+// demoPasswordLinks makes the demo owners owners of their demo organizations and returns, for
+// each, the token of a fresh link at which the developer sets (again) its password. They are
+// printed on the operator's own terminal, never shown in the dashboard.
+func demoPasswordLinks(ctx context.Context, c client.Client, namespace, orgA, orgB string) ([]string, error) {
+	// As long as the invitations of the demo owners lasted before: a developer comes back to it.
+	a, err := accounts.New(accounts.Options{Client: c, Namespace: namespace, ResetTTL: 7 * 24 * time.Hour})
 	if err != nil {
 		return nil, err
 	}
 	var tokens []string
 	for _, d := range []struct{ org, email string }{{orgA, demoOwnerA}, {orgB, demoOwnerB}} {
-		tok, err := a.Invite(ctx, d.org, d.email, accounts.RoleOwner)
+		if _, err := a.Role(ctx, d.org, d.email); errors.Is(err, accounts.ErrNotFound) {
+			if err := a.SetMember(ctx, d.org, d.email, accounts.RoleOwner); err != nil {
+				return nil, fmt.Errorf("making %s the owner of its demo organization: %w", d.email, err)
+			}
+		} else if err != nil {
+			return nil, err
+		}
+		tok, err := a.IssueReset(ctx, d.email)
 		if err != nil {
-			return nil, fmt.Errorf("inviting the demo owner %s: %w", d.email, err)
+			return nil, fmt.Errorf("making a password link for the demo owner %s: %w", d.email, err)
 		}
 		tokens = append(tokens, tok)
 	}

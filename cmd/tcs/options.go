@@ -53,9 +53,13 @@ type serveOptions struct {
 	// resultsDSN names the results store of archived transcripts.
 	resultsDSN string
 	// ai configures the AI validation pass.
-	ai          aiOptions
-	api         bool
-	controllers bool
+	ai aiOptions
+	// mail configures how invitations and password resets are sent.
+	mail mailOptions
+	// invitationTTL is how long an invitation lasts.
+	invitationTTL time.Duration
+	api           bool
+	controllers   bool
 }
 
 func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore, defaultResults string) {
@@ -76,8 +80,10 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore,
 	f.StringVar(&o.outboundCAFile, "outbound-ca-file", "", "PEM file of certificate authorities outbound HTTPS (webhooks, fetches) trusts besides the system's")
 	f.StringVar(&o.redisURL, "redis-url", os.Getenv("TCS_REDIS_URL"), "Redis for the rate limits of several replicas, e.g. redis://127.0.0.1:6379/0 (env TCS_REDIS_URL; default: in memory)")
 	f.StringVar(&o.youtubeBaseURL, "youtube-base-url", envOr("TCS_YOUTUBE_BASE_URL", "https://www.youtube.com"), "where YouTube captions are fetched from")
+	f.DurationVar(&o.invitationTTL, "invitation-ttl", 7*24*time.Hour, "how long a dashboard invitation lasts before it expires")
 	o.ai.addFlags(f)
 	o.signIn.addFlags(f)
+	o.mail.addFlags(f)
 }
 
 // signInOptions bound the dashboard's sign-ins, whose password checks (argon2id, 19 MiB

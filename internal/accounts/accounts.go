@@ -1,7 +1,8 @@
 // Package accounts holds the dashboard's people: the members of organizations and their
-// roles, invitations, password accounts (argon2id hashes) and sign-in sessions. All of it lives
-// in the cluster (the Organization's spec.members and Secrets), so sessions survive restarts
-// and work across replicas.
+// roles, pending invitations, password accounts (argon2id hashes), password resets and sign-in
+// sessions. All of it lives in the cluster (the Organization's spec.members and Secrets), so
+// sessions survive restarts and work across replicas. Tokens of links and sessions are stored
+// only as hashes.
 package accounts
 
 import (
@@ -43,11 +44,19 @@ var Roles = []string{RoleOwner, RoleAdmin, RoleMember}
 // Secret types and keys of the objects this package keeps.
 const (
 	SecretTypePassword   corev1.SecretType = "tcs.dev/member-password"
-	SecretTypeInvitation corev1.SecretType = "tcs.dev/invitation"
+	SecretTypeInvitation corev1.SecretType = "tcs.dev/member-invitation"
+	SecretTypeReset      corev1.SecretType = "tcs.dev/password-reset"
 	SecretTypeSession    corev1.SecretType = "tcs.dev/session"
 	// SecretTypeSignIn is the type of the counts of failed sign-ins that earlier versions kept
 	// per guessed email; the sweep deletes those left.
 	SecretTypeSignIn corev1.SecretType = "tcs.dev/signin-failures"
+
+	// secretTypeLegacyInvitation is the type of the invitations of earlier versions, whose link
+	// set the password of any email: they are never read, and swept.
+	secretTypeLegacyInvitation corev1.SecretType = "tcs.dev/invitation"
+
+	// LabelTokenHash holds the hash of an invitation's token (see tokenHash).
+	LabelTokenHash = "tcs.dev/token-hash"
 
 	// LabelEmailHash holds the hash of a member's email (see EmailHash).
 	LabelEmailHash = "tcs.dev/email-hash"
@@ -57,10 +66,12 @@ const (
 	keyRole     = "role"
 	keyOrg      = "organization"
 	keyCSRF     = "csrf"
+	keyInviter  = "invited-by"
 
 	annotationExpiresAt = "tcs.dev/expires-at"
 	annotationSeenAt    = "tcs.dev/seen-at"
 	annotationCreatedAt = "tcs.dev/created-at"
+	annotationAccepting = "tcs.dev/accepting"
 
 	annotationFailures     = "tcs.dev/failures"
 	annotationFirstFailure = "tcs.dev/first-failure"
@@ -72,7 +83,9 @@ const (
 var (
 	ErrNotFound         = errors.New("not found")
 	ErrSignInFailed     = errors.New("the email or the password is wrong, or there were too many attempts: wait a few minutes and try again")
-	ErrInvitationGone   = errors.New("this invitation link is not valid: it was used, expired or replaced; ask an owner of your organization for a new one")
+	ErrInvitationGone   = errors.New("this invitation is not valid: it was used, revoked, expired or replaced; ask an owner of the organization for a new one")
+	ErrResetGone        = errors.New("this link is not valid: it was used, expired or replaced; ask for a new one on the sign-in page")
+	ErrHasAccount       = errors.New("this email already has a password: sign in with it to accept the invitation")
 	ErrNoSession        = errors.New("not signed in")
 	ErrLastOwner        = errors.New("an organization must keep at least one owner")
 	errRoleUnknown      = fmt.Errorf("role must be one of %s", strings.Join(Roles, ", "))
@@ -133,8 +146,10 @@ type Options struct {
 	Reader client.Reader
 	// Namespace holds the objects.
 	Namespace string
-	// InvitationTTL is how long an invitation link lasts; zero means 7 days.
+	// InvitationTTL is how long an invitation lasts; zero means 7 days.
 	InvitationTTL time.Duration
+	// ResetTTL is how long a password-reset link lasts; zero means 1 hour.
+	ResetTTL time.Duration
 	// SessionIdle ends a session unused this long; zero means 2 hours.
 	SessionIdle time.Duration
 	// SessionMax ends a session this long after sign-in; zero means 7 days.
@@ -153,7 +168,10 @@ type Options struct {
 	Clock clock.PassiveClock
 }
 
-// Accounts manages members, invitations, passwords and sessions.
+// Accounts manages members, invitations, passwords and sessions. Nobody sets the password of
+// another: a password is set only with a token that reached the owner of the email (an
+// invitation of a new account, or a reset), and an invitation of an email that has a password
+// waits until that person, signed in, accepts it.
 type Accounts struct {
 	o      Options
 	dummy  string // a hash checked for unknown emails, so they take as long as known ones
@@ -166,6 +184,9 @@ type Accounts struct {
 func New(o Options) (*Accounts, error) {
 	if o.InvitationTTL <= 0 {
 		o.InvitationTTL = 7 * 24 * time.Hour
+	}
+	if o.ResetTTL <= 0 {
+		o.ResetTTL = time.Hour
 	}
 	if o.SessionIdle <= 0 {
 		o.SessionIdle = 2 * time.Hour
@@ -195,6 +216,12 @@ func New(o Options) (*Accounts, error) {
 	}
 	return &Accounts{o: o, dummy: dummy, hasher: newHasher(o.HashConcurrency, o.HashQueue)}, nil
 }
+
+// InvitationTTL is how long an invitation lasts.
+func (a *Accounts) InvitationTTL() time.Duration { return a.o.InvitationTTL }
+
+// ResetTTL is how long a password-reset link lasts.
+func (a *Accounts) ResetTTL() time.Duration { return a.o.ResetTTL }
 
 // SessionIdle is how long an unused session lasts.
 func (a *Accounts) SessionIdle() time.Duration { return a.o.SessionIdle }
@@ -360,107 +387,20 @@ func (a *Accounts) RemoveMember(ctx context.Context, orgID, email string) error 
 	return nil
 }
 
-// endSessions deletes every session of email.
+// endSessions deletes every session of email. It lists and deletes them one by one: the
+// service's Role grants delete, not deletecollection, on Secrets.
 func (a *Accounts) endSessions(ctx context.Context, email string) error {
-	if err := a.o.Client.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(a.o.Namespace),
+	var list corev1.SecretList
+	if err := a.o.Reader.List(ctx, &list, client.InNamespace(a.o.Namespace),
 		client.MatchingLabels{LabelEmailHash: EmailHash(email)}, client.MatchingFields{"type": string(SecretTypeSession)}); err != nil {
-		return fmt.Errorf("ending the sessions of a member: %w", err)
+		return fmt.Errorf("listing the sessions of a member: %w", err)
+	}
+	for i := range list.Items {
+		if err := a.o.Client.Delete(ctx, &list.Items[i]); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("ending the sessions of a member: %w", err)
+		}
 	}
 	return nil
-}
-
-// Invite makes email a member of organization orgID with role (or changes its role) and
-// returns a one-time invitation token, with which the member sets a password. A new
-// invitation replaces the earlier ones of the same email and organization: it is how a
-// password is reset.
-func (a *Accounts) Invite(ctx context.Context, orgID, email, role string) (string, error) {
-	email, err := NormalizeEmail(email)
-	if err != nil {
-		return "", err
-	}
-	if err := a.SetMember(ctx, orgID, email, role); err != nil {
-		return "", err
-	}
-	labels := map[string]string{tcsv1.LabelOrganization: orgID, LabelEmailHash: EmailHash(email)}
-	if err := a.o.Client.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(a.o.Namespace),
-		client.MatchingLabels(labels), client.MatchingFields{"type": string(SecretTypeInvitation)}); err != nil {
-		return "", fmt.Errorf("replacing earlier invitations: %w", err)
-	}
-	token := ids.Random(40)
-	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "invite-" + hashHex(token)[:40], Namespace: a.o.Namespace, Labels: labels,
-			Annotations: map[string]string{annotationExpiresAt: a.o.Clock.Now().Add(a.o.InvitationTTL).UTC().Format(time.RFC3339)},
-		},
-		Type: SecretTypeInvitation,
-		Data: map[string][]byte{keyEmail: []byte(email), keyOrg: []byte(orgID), keyRole: []byte(role)},
-	}
-	if err := a.o.Client.Create(ctx, sec); err != nil {
-		return "", fmt.Errorf("creating an invitation: %w", err)
-	}
-	return token, nil
-}
-
-// Invitation is what an invitation link offers.
-type Invitation struct {
-	Email          string
-	OrganizationID string
-	DisplayName    string
-	Role           string
-	secret         *corev1.Secret
-}
-
-// Invitation returns the pending invitation of token.
-func (a *Accounts) Invitation(ctx context.Context, token string) (*Invitation, error) {
-	if len(token) < 20 || len(token) > 100 {
-		return nil, ErrInvitationGone
-	}
-	sec := &corev1.Secret{}
-	if err := a.o.Reader.Get(ctx, a.key("invite-"+hashHex(token)[:40]), sec); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, ErrInvitationGone
-		}
-		return nil, fmt.Errorf("reading an invitation: %w", err)
-	}
-	exp, err := time.Parse(time.RFC3339, sec.Annotations[annotationExpiresAt])
-	if sec.Type != SecretTypeInvitation || err != nil || !a.o.Clock.Now().Before(exp) || sec.DeletionTimestamp != nil {
-		return nil, ErrInvitationGone
-	}
-	inv := &Invitation{Email: string(sec.Data[keyEmail]), OrganizationID: string(sec.Data[keyOrg]), Role: string(sec.Data[keyRole]), secret: sec}
-	org, err := a.Organization(ctx, inv.OrganizationID)
-	if errors.Is(err, ErrNotFound) || err == nil && memberOf(org, inv.Email) == nil {
-		// Removed since the invitation.
-		return nil, ErrInvitationGone
-	}
-	if err != nil {
-		return nil, err
-	}
-	inv.DisplayName = org.Spec.DisplayName
-	return inv, nil
-}
-
-// Accept uses the invitation of token to set the member's password. The invitation is
-// consumed first (deleted with a precondition on its uid, so that exactly one of two
-// concurrent uses wins), then the password written.
-func (a *Accounts) Accept(ctx context.Context, token, password string) (*Invitation, error) {
-	if err := ValidatePassword(password); err != nil {
-		return nil, &FieldError{Field: "password", Message: err.Error()}
-	}
-	inv, err := a.Invitation(ctx, token)
-	if err != nil {
-		return nil, err
-	}
-	uid := inv.secret.UID
-	if err := a.o.Client.Delete(ctx, inv.secret, client.Preconditions{UID: &uid}); err != nil {
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-			return nil, ErrInvitationGone
-		}
-		return nil, fmt.Errorf("using an invitation: %w", err)
-	}
-	if err := a.SetPassword(ctx, inv.Email, password); err != nil {
-		return nil, err
-	}
-	return inv, nil
 }
 
 func passwordSecretName(email string) string {
@@ -571,13 +511,13 @@ func (a *Accounts) SignOut(ctx context.Context, token string) error {
 	return nil
 }
 
-// Sweep deletes the sessions and invitations that have expired, so that those never used
-// again do not pile up, and the counts of failed sign-ins earlier versions kept per email; it
-// returns how many it deleted.
+// Sweep deletes the sessions, invitations and password resets that have expired, so that those
+// never used again do not pile up, and the invitations and counts of failed sign-ins that
+// earlier versions kept; it returns how many it deleted.
 func (a *Accounts) Sweep(ctx context.Context) (int, error) {
 	now := a.o.Clock.Now()
 	n := 0
-	for _, typ := range []corev1.SecretType{SecretTypeSession, SecretTypeInvitation, SecretTypeSignIn} {
+	for _, typ := range []corev1.SecretType{SecretTypeSession, SecretTypeInvitation, SecretTypeReset, SecretTypeSignIn, secretTypeLegacyInvitation} {
 		var list corev1.SecretList
 		if err := a.o.Reader.List(ctx, &list, client.InNamespace(a.o.Namespace), client.MatchingFields{"type": string(typ)}); err != nil {
 			return n, fmt.Errorf("listing %s secrets: %w", typ, err)
@@ -597,14 +537,16 @@ func (a *Accounts) Sweep(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// expired reports whether the session or invitation in sec is over at now.
+// expired reports whether the session, invitation or reset in sec is over at now.
 func (a *Accounts) expired(sec *corev1.Secret, now time.Time) bool {
 	at := func(key string) (time.Time, bool) {
 		t, err := time.Parse(time.RFC3339, sec.Annotations[key])
 		return t, err == nil
 	}
 	switch sec.Type {
-	case SecretTypeInvitation:
+	case secretTypeLegacyInvitation:
+		return true
+	case SecretTypeInvitation, SecretTypeReset:
 		exp, ok := at(annotationExpiresAt)
 		return !ok || !now.Before(exp)
 	case SecretTypeSignIn:

@@ -102,6 +102,27 @@ func (b *browser) open(t *testing.T, url string) {
 	b.do(t, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body")))
 }
 
+// openLink opens an emailed link, whose page posts the token of its fragment, and waits for
+// the page that answers; the token must be gone from the address by then.
+func (b *browser) openLink(t *testing.T, link string) {
+	t.Helper()
+	b.open(t, link)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		done, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !document.querySelector("form[data-token-form]")`))
+		if err == nil && done {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.fatal(t, fmt.Errorf("the page of %s did not post its token", link))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if loc := eval[string](t, b, `location.href`); strings.Contains(loc, "#") {
+		t.Fatalf("the token stays in the address: %s", loc)
+	}
+}
+
 // submit clicks sel, a button that sends a form, and waits for the next page.
 func (b *browser) submit(t *testing.T, sel string) {
 	t.Helper()

@@ -89,6 +89,8 @@ var valueSets = []valueSet{
 			"redisURLSecret":      "tcs-redis",
 			"resultsDSNSecret":    "tcs-results",
 			"archiveAfter":        "30m",
+			"invitationTTL":       "72h",
+			"smtp":                map[string]any{"host": "smtp.example.org", "port": 465, "tls": "tls", "from": "tcs <noreply@example.org>", "username": "tcs", "existingSecret": "tcs-smtp"},
 			"publicURL":           "https://tcs.example.org",
 			"outboundAllowCIDRs":  []any{"10.20.0.0/16", "192.168.7.0/24"},
 			"networkPolicy": map[string]any{
@@ -113,7 +115,9 @@ var valueSets = []valueSet{
 		},
 		serviceNamespace: "tcs-data",
 		wantArgs: []string{
-			"run", "--namespace=tcs-data", "--leader-elect", "--archive-after=30m",
+			"run", "--namespace=tcs-data", "--leader-elect", "--archive-after=30m", "--invitation-ttl=72h",
+			"--smtp-host=smtp.example.org", "--smtp-port=465", "--smtp-tls=tls", "--smtp-from=tcs <noreply@example.org>",
+			"--smtp-username=tcs", "--smtp-password-file=/etc/tcs/smtp/password",
 			"--store=s3://transcripts?endpoint=http://127.0.0.1:9000&region=us-east-1&use_path_style=true",
 			"--public-url=https://tcs.example.org",
 			"--outbound-allow-cidrs=10.20.0.0/16,192.168.7.0/24",

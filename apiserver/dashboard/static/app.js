@@ -1,7 +1,15 @@
 // Live progress: the server streams each transcript's status and jobs; rows and panels that
-// name a transcript with data-live are updated in place. Copy buttons copy their target.
+// name a transcript with data-live are updated in place. Copy buttons copy their target. A
+// page opened by an emailed link posts the token of the link's fragment (which no server sees)
+// and takes it out of the address bar and the history.
 (function () {
   "use strict";
+  var tokenForm = document.querySelector("form[data-token-form]");
+  if (tokenForm && location.hash.length > 1) {
+    tokenForm.querySelector("input[name=token]").value = decodeURIComponent(location.hash.slice(1));
+    history.replaceState(null, "", location.pathname);
+    tokenForm.submit();
+  }
   var root = document.querySelector("[data-live-url]");
   if (root && window.EventSource) {
     var es = new EventSource(root.getAttribute("data-live-url"));
