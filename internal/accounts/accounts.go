@@ -260,8 +260,13 @@ type Membership struct {
 
 // Memberships lists the organizations email is a member of, by display name.
 func (a *Accounts) Memberships(ctx context.Context, email string) ([]Membership, error) {
+	return a.memberships(ctx, a.o.Client, email)
+}
+
+// memberships lists the organizations email is a member of as r reads them.
+func (a *Accounts) memberships(ctx context.Context, r client.Reader, email string) ([]Membership, error) {
 	var list tcsv1.OrganizationList
-	if err := a.o.Client.List(ctx, &list, client.InNamespace(a.o.Namespace)); err != nil {
+	if err := r.List(ctx, &list, client.InNamespace(a.o.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing organizations: %w", err)
 	}
 	var out []Membership
@@ -377,7 +382,9 @@ func (a *Accounts) RemoveMember(ctx context.Context, orgID, email string) error 
 	if err != nil {
 		return err
 	}
-	left, err := a.Memberships(ctx, email)
+	// Whether any organization is left is read from the API server, not the cache: a cache that
+	// has not seen this removal yet would keep the sessions of a member who has none left.
+	left, err := a.memberships(ctx, a.o.Reader, email)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
@@ -674,5 +675,71 @@ func TestAccountFlowsNeedOnlyTheServicesRole(t *testing.T) {
 		if err := s.run(); err != nil {
 			t.Errorf("%s as the service's Role: %v", s.name, err)
 		}
+	}
+}
+
+// staleOrganizations is a client whose lists of Organizations return what they held when it was
+// made, as an informer cache that has not yet seen a change does; everything else is c's.
+type staleOrganizations struct {
+	client.Client
+	orgs tcsv1.OrganizationList
+}
+
+func (s staleOrganizations) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if l, ok := list.(*tcsv1.OrganizationList); ok {
+		s.orgs.DeepCopyInto(l)
+		return nil
+	}
+	return s.Client.List(ctx, list, opts...)
+}
+
+func TestRemovingTheLastMembershipEndsTheSessionsWhateverTheCacheHolds(t *testing.T) {
+	ctx := context.Background()
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "accounts-removal")
+	org, err := orgs.Create(ctx, c, ns, "Hope Chapel", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orgID := org.Spec.ID
+	a, err := New(Options{Client: c, Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const owner, dan, password = "ann@example.org", "dan@example.org", "correct horse battery"
+	for _, m := range []struct{ email, role string }{{owner, RoleOwner}, {dan, RoleMember}} {
+		_, token, err := a.Invite(ctx, orgID, m.email, m.role, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.AcceptWithPassword(ctx, token, password); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := a.SignIn(ctx, dan, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The cache still holds dan as a member of the organization when the removal is written.
+	stale := staleOrganizations{Client: c}
+	if err := c.List(ctx, &stale.orgs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	lagging, err := New(Options{Client: stale, Reader: c, Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := lagging.Memberships(ctx, dan); len(m) != 1 {
+		t.Fatalf("the stale client does not hold dan's membership: %+v", m)
+	}
+	if err := lagging.RemoveMember(ctx, orgID, dan); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Session(ctx, s.Token); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("the session of a member removed from the last organization: %v", err)
+	}
+	if _, err := a.Role(ctx, orgID, dan); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("dan is still a member: %v", err)
 	}
 }
