@@ -90,12 +90,13 @@ func clientAddress(r *http.Request) string {
 	return a.String()
 }
 
-// signInAllowed counts a sign-in attempt against the limit of its client address, then against
-// the global one, and answers 429 when either is spent; it reports whether the attempt may go
-// on. The address comes first, so that the attempts one address is refused do not spend the
-// global limit of everyone. When the limiter's store is down, the attempt goes on, bounded by
-// the password checks the process runs at once.
-func (d *Dashboard) signInAllowed(w http.ResponseWriter, r *http.Request) bool {
+// anonymousAllowed counts an attempt of someone not signed in (a sign-in, a request for a reset
+// link, the use of an emailed link) against the limit of its client address, then against the
+// global one. It returns whether the attempt may go on and, when it may not, the seconds to wait
+// (0 when the client left and nobody reads an answer). The address comes first, so that the
+// attempts one address is refused do not spend the global limit of everyone. When the limiter's
+// store is down, the attempt goes on, bounded by the password checks the process runs at once.
+func (d *Dashboard) anonymousAllowed(r *http.Request) (ok bool, retryAfter int64) {
 	for _, c := range []struct {
 		key   string
 		limit ratelimit.Limit
@@ -105,18 +106,43 @@ func (d *Dashboard) signInAllowed(w http.ResponseWriter, r *http.Request) bool {
 	} {
 		res, err := d.o.SignInLimiter.Allow(r.Context(), c.key, c.limit)
 		if err != nil && r.Context().Err() != nil {
-			return false // the client left
+			return false, 0 // the client left
 		}
 		if err != nil {
 			d.o.Log.Error(err, "sign-in rate limiter unavailable; attempt not counted", "key", c.key)
-			return true
+			return true, 0
 		}
 		if !res.Allowed {
-			d.tooManySignIns(w, r, res.RetryAfterSeconds())
-			return false
+			return false, res.RetryAfterSeconds()
 		}
 	}
-	return true
+	return true, 0
+}
+
+// signInAllowed counts a sign-in attempt (see anonymousAllowed) and answers 429 with the sign-in
+// form when it is refused; it reports whether the attempt may go on.
+func (d *Dashboard) signInAllowed(w http.ResponseWriter, r *http.Request) bool {
+	ok, retryAfter := d.anonymousAllowed(r)
+	if !ok && retryAfter > 0 {
+		d.tooManySignIns(w, r, retryAfter)
+	}
+	return ok
+}
+
+// limitAnonymous runs h when the attempt is allowed (see anonymousAllowed), and answers 429
+// otherwise.
+func (d *Dashboard) limitAnonymous(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ok, retryAfter := d.anonymousAllowed(r)
+		if ok {
+			h(w, r)
+			return
+		}
+		if retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
+			d.fail(w, r, http.StatusTooManyRequests, "Too many attempts from your network at the moment: wait a minute and try again.")
+		}
+	}
 }
 
 // tooManySignIns answers 429 with the sign-in form, which says to try again after

@@ -158,6 +158,31 @@ func TestSignInLimits(t *testing.T) {
 		})
 	}
 
+	t.Run("every form of someone not signed in spends the limit of the address", func(t *testing.T) {
+		for _, path := range []string{"/dashboard/forgot", "/dashboard/invitation/open", "/dashboard/invitation", "/dashboard/reset/open", "/dashboard/reset"} {
+			h := env.dashboard(t, accounts.Options{}, Options{
+				SignInPerAddress: ratelimit.PerMinute(2), SignInGlobal: ratelimit.PerMinute(100)}).Handler()
+			var got []int
+			for _, remote := range []string{addrA, addrA, addrA, addrB} {
+				form := url.Values{"email": {"someone@example.org"}, "token": {strings.Repeat("x", 40)},
+					"password": {"a long enough password"}, "confirm": {"a long enough password"}}
+				r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				r.Header.Set("Sec-Fetch-Site", "same-origin")
+				r.RemoteAddr = remote
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				if rec.Code == http.StatusTooManyRequests && rec.Header().Get("Retry-After") == "" {
+					t.Fatalf("%s: 429 without Retry-After", path)
+				}
+				got = append(got, rec.Code)
+			}
+			if got[0] == http.StatusTooManyRequests || got[1] == http.StatusTooManyRequests || got[2] != http.StatusTooManyRequests || got[3] == http.StatusTooManyRequests {
+				t.Fatalf("%s from A, A, A, B: %v; want the third refused and the others answered", path, got)
+			}
+		}
+	})
+
 	t.Run("sign-ins beyond the password checks the process runs and queues are answered 429 at once", func(t *testing.T) {
 		h := env.dashboard(t, accounts.Options{HashConcurrency: 1, HashQueue: 2}, Options{
 			SignInPerAddress: ratelimit.PerMinute(1000), SignInGlobal: ratelimit.PerMinute(1000)}).Handler()
