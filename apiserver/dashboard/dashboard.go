@@ -15,6 +15,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -124,6 +125,9 @@ type Options struct {
 	// SignInGlobal is the rate of sign-in attempts allowed in all; zero means
 	// DefaultSignInsGlobal a minute.
 	SignInGlobal ratelimit.Limit
+	// TrustedProxies are the networks of the reverse proxies (an ingress) whose X-Forwarded-For
+	// names the client that sign-ins are counted under; none means the connection's peer.
+	TrustedProxies []netip.Prefix
 	// Log receives server errors.
 	Log logr.Logger
 	// Clock is what the time is read from; nil means the real clock.

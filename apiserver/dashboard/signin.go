@@ -72,22 +72,47 @@ const (
 	DefaultSignInsGlobal     = 300
 )
 
-// clientAddress is the address sign-ins are counted under: the IP address of the connection's
-// peer, with IPv6 addresses cut to their /64, the block one host usually holds. No
-// X-Forwarded-For is read, as tcs has no setting that says which proxies to trust: behind a
-// proxy, every client shares the proxy's address and so its limit (raise
-// --signin-rate-per-address there, or rely on the proxy's own limits).
-func clientAddress(r *http.Request) string {
+// clientAddress is the address the attempts of someone not signed in are counted under: the IP
+// address of the connection's peer or, when that peer is one of the trusted proxies, the
+// nearest address of X-Forwarded-For that is not (read from the right, as each proxy appends
+// the address it saw); IPv6 addresses are cut to their /64, the block one host usually holds.
+// X-Forwarded-For from anyone else is ignored: a client could write anything in it.
+func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
 	a := ap.Addr().Unmap()
+	if isTrusted(a, trusted) {
+		hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+		for i := len(hops) - 1; i >= 0 && i >= len(hops)-maxForwardedHops; i-- {
+			hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+			if err != nil {
+				break // not written by a proxy we trust: what lies left of it is the client's word
+			}
+			a = hop.Unmap()
+			if !isTrusted(a, trusted) {
+				break
+			}
+		}
+	}
 	if a.Is6() {
 		p, _ := a.Prefix(64)
 		return p.String()
 	}
 	return a.String()
+}
+
+// maxForwardedHops bounds the X-Forwarded-For entries clientAddress reads.
+const maxForwardedHops = 16
+
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // anonymousAllowed counts an attempt of someone not signed in (a sign-in, a request for a reset
@@ -101,7 +126,7 @@ func (d *Dashboard) anonymousAllowed(r *http.Request) (ok bool, retryAfter int64
 		key   string
 		limit ratelimit.Limit
 	}{
-		{"signin:addr:" + clientAddress(r), d.o.SignInPerAddress},
+		{"signin:addr:" + clientAddress(r, d.o.TrustedProxies), d.o.SignInPerAddress},
 		{"signin:all", d.o.SignInGlobal},
 	} {
 		res, err := d.o.SignInLimiter.Allow(r.Context(), c.key, c.limit)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -21,18 +22,32 @@ import (
 )
 
 func TestClientAddress(t *testing.T) {
-	for _, tc := range []struct{ remote, want string }{
-		{"192.0.2.7:51234", "192.0.2.7"},
-		{"[::ffff:192.0.2.7]:51234", "192.0.2.7"},
-		{"[2001:db8:1:2:aaaa::1]:443", "2001:db8:1:2::/64"},
-		{"[2001:db8:1:2:bbbb::9]:443", "2001:db8:1:2::/64"},
-		{"not an address", "not an address"},
+	ingress := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
+	for _, tc := range []struct {
+		name, remote, forwarded string
+		trusted                 []netip.Prefix
+		want                    string
+	}{
+		{"the peer, without trusted proxies", "192.0.2.7:51234", "203.0.113.9", nil, "192.0.2.7"},
+		{"a mapped IPv4 peer", "[::ffff:192.0.2.7]:51234", "", nil, "192.0.2.7"},
+		{"an IPv6 peer by its /64", "[2001:db8:1:2:aaaa::1]:443", "", nil, "2001:db8:1:2::/64"},
+		{"another IPv6 peer of the same /64", "[2001:db8:1:2:bbbb::9]:443", "", nil, "2001:db8:1:2::/64"},
+		{"an unparseable peer", "not an address", "", nil, "not an address"},
+		{"X-Forwarded-For of a peer that is not trusted is ignored", "192.0.2.7:1", "203.0.113.9", ingress, "192.0.2.7"},
+		{"the client a trusted proxy saw", "10.1.2.3:1", "203.0.113.9", ingress, "203.0.113.9"},
+		{"what a client wrote left of the proxy's entry is ignored", "10.1.2.3:1", "198.51.100.1, 203.0.113.9", ingress, "203.0.113.9"},
+		{"a chain of trusted proxies is walked", "10.1.2.3:1", "203.0.113.9, 10.9.9.9", ingress, "203.0.113.9"},
+		{"an IPv6 client behind a proxy by its /64", "[fd00::1]:1", "2001:db8:5:6::7", ingress, "2001:db8:5:6::/64"},
+		{"garbage from the proxy leaves the last good hop", "10.1.2.3:1", "garbage", ingress, "10.1.2.3"},
+		{"no header leaves the proxy", "10.1.2.3:1", "", ingress, "10.1.2.3"},
 	} {
 		r := httptest.NewRequest(http.MethodPost, "/dashboard/signin", nil)
 		r.RemoteAddr = tc.remote
-		r.Header.Set("X-Forwarded-For", "203.0.113.9")
-		if got := clientAddress(r); got != tc.want {
-			t.Errorf("clientAddress(%q) = %q, want %q", tc.remote, got, tc.want)
+		if tc.forwarded != "" {
+			r.Header.Set("X-Forwarded-For", tc.forwarded)
+		}
+		if got := clientAddress(r, tc.trusted); got != tc.want {
+			t.Errorf("%s: clientAddress(%q, XFF %q) = %q, want %q", tc.name, tc.remote, tc.forwarded, got, tc.want)
 		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 
 // webhookManager returns the endpoint manager of the cluster o reaches.
 func (o *adminOptions) webhookManager(allow []string) (*endpoints.Manager, error) {
-	cidrs, err := parseCIDRs(allow)
+	cidrs, err := parseCIDRs("outbound-allow-cidrs", allow)
 	if err != nil {
 		return nil, err
 	}

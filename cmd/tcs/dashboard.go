@@ -27,6 +27,10 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o se
 	if err != nil {
 		return err
 	}
+	proxies, err := parseCIDRs("trusted-proxy-cidrs", o.signIn.trustedProxies)
+	if err != nil {
+		return err
+	}
 	dash, err := dashboard.New(dashboard.Options{
 		Namespace: namespace,
 		Client:    mgr.GetClient(),
@@ -43,6 +47,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o se
 		SignInLimiter:    limiter,
 		SignInPerAddress: ratelimit.PerMinute(o.signIn.perAddress),
 		SignInGlobal:     ratelimit.PerMinute(o.signIn.global),
+		TrustedProxies:   proxies,
 		Log:              log.WithName("dashboard"),
 		Clock:            svc.clock,
 	})

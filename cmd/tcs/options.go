@@ -94,10 +94,13 @@ type signInOptions struct {
 	perAddress, global int
 	// hashConcurrency is how many password checks and hashes run at once in the process.
 	hashConcurrency int
+	// trustedProxies are the CIDRs of the reverse proxies whose X-Forwarded-For names the client.
+	trustedProxies []string
 }
 
 func (o *signInOptions) addFlags(f *pflag.FlagSet) {
-	f.IntVar(&o.perAddress, "signin-rate-per-address", dashboard.DefaultSignInsPerAddress, "sign-in attempts per minute allowed from one client address (the connection's peer; IPv6 by /64), shared by the replicas with --redis-url")
+	f.IntVar(&o.perAddress, "signin-rate-per-address", dashboard.DefaultSignInsPerAddress, "sign-in attempts per minute allowed from one client address (the connection's peer, or the client a proxy of --trusted-proxy-cidrs names; IPv6 by /64), shared by the replicas with --redis-url")
 	f.IntVar(&o.global, "signin-rate-global", dashboard.DefaultSignInsGlobal, "sign-in attempts per minute allowed in all, shared by the replicas with --redis-url")
 	f.IntVar(&o.hashConcurrency, "password-hash-concurrency", accounts.DefaultHashConcurrency, "password checks and hashes (argon2id, 19 MiB each) run at once by the process; a sign-in finding "+strconv.Itoa(accounts.DefaultHashQueue)+" more waiting is answered 429")
+	f.StringSliceVar(&o.trustedProxies, "trusted-proxy-cidrs", nil, "CIDRs of the reverse proxies (an ingress) whose X-Forwarded-For names the client that sign-in limits count; empty: the connection's peer, and X-Forwarded-For is ignored")
 }

@@ -17,12 +17,13 @@ func newOutboundClient(allow []netip.Prefix, roots *x509.CertPool) *http.Client 
 	return sources.NewClient(sources.ClientOptions{AllowCIDRs: allow, RootCAs: roots})
 }
 
-func parseCIDRs(cidrs []string) ([]netip.Prefix, error) {
+// parseCIDRs parses the CIDRs of flag.
+func parseCIDRs(flag string, cidrs []string) ([]netip.Prefix, error) {
 	out := make([]netip.Prefix, 0, len(cidrs))
 	for _, c := range cidrs {
 		p, err := netip.ParsePrefix(strings.TrimSpace(c))
 		if err != nil {
-			return nil, fmt.Errorf("--outbound-allow-cidrs: %w", err)
+			return nil, fmt.Errorf("--%s: %w", flag, err)
 		}
 		out = append(out, p.Masked())
 	}

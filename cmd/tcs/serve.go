@@ -67,7 +67,7 @@ func serve(ctx context.Context, cfg *rest.Config, o serveOptions, ready func(api
 	if err != nil {
 		return err
 	}
-	allow, err := parseCIDRs(o.outboundAllow)
+	allow, err := parseCIDRs("outbound-allow-cidrs", o.outboundAllow)
 	if err != nil {
 		return err
 	}
