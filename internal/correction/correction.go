@@ -34,6 +34,11 @@ type Change struct {
 	Rule        string  `json:"rule"`        // short machine name of why, e.g. "book.misspelling"
 	Confidence  float64 `json:"confidence"`  // 0..1
 	Status      Status  `json:"status"`      // auto_applied or needs_review
+	// Reference is the Bible reference after the book a change names
+	// ("john three sixteen": John 3:16), whether or not the change
+	// rewrites it, with Options.NormalizeReferences; nil without it,
+	// when no reference follows, or when the name is no single book.
+	Reference *Reference `json:"reference,omitempty"`
 }
 
 // Summary counts a list of changes.
@@ -51,6 +56,11 @@ type Options struct {
 	// NormalizeReferences also rewrites spoken references:
 	// "first corinthians chapter thirteen verse four" becomes
 	// "1 Corinthians 13:4" and "verses 4 through 7" becomes "13:4–7".
+	// A reference is read against the book's versification (the King
+	// James Version's chapters and verses): "Psalm one forty-five" is
+	// Psalm 145 and "Romans 828" is Romans 8:28, and a chapter or verse
+	// the book does not have is never written. Each change of a book
+	// then carries the reference after it as a Reference.
 	NormalizeReferences bool
 	// Categories limits the changes to these categories; empty means all.
 	Categories []string
@@ -121,6 +131,10 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 		return []Change{}, fc
 	}
 	changes := make([]Change, n)
+	var refs []Reference
+	if len(m.refs) > 0 {
+		refs = m.d.references(m.refs)
+	}
 	ids := newChangeIDs(n)
 	line, pos, k := 1, 0, 0
 	for _, blk := range m.found.blocks {
@@ -152,6 +166,10 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 				Rule:        r.rule.String(),
 				Confidence:  conf,
 				Status:      st,
+			}
+			if len(refs) > 0 && int(m.refs[0].rec) == k {
+				changes[k].Reference = &refs[0]
+				refs, m.refs = refs[1:], m.refs[1:]
 			}
 			k++
 		}

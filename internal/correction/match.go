@@ -28,6 +28,15 @@ type matcher struct {
 	placeEnd     int         // where the latest place written right ends (see placeListBefore)
 	stopNode     *node       // where the latest walk stopped, at token stopJ
 	stopJ        int
+	refs         []refRec // the references of the records, in order
+}
+
+// refRec is the reference read after the book of record rec, as
+// Reference holds it (a lone number after a book of one chapter is a
+// verse).
+type refRec struct {
+	rec                            int32
+	bk, ch, chEnd, verse, verseEnd uint8
 }
 
 // ruleID names the rule of a change.
@@ -543,7 +552,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			return 0, false // "romans 8 28 1 john": no separator, a verse number
 		}
 	}
-	r := m.parseRef(j + 1)
+	r := m.parseRefIn(j+1, m.d.bookOf(b.id))
 	baseRisk := f.risk != riskNone || f.pkind >= kAbbrev
 	var conf float64
 	switch {
@@ -604,7 +613,12 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		return 0, false
 	}
 	sc := m.sc
-	r := m.parseRef(j + 1)
+	var r ref
+	if f.book != nil {
+		r = m.parseRefIn(j+1, m.d.bookOf(f.book.id))
+	} else {
+		r = m.parseRef(j + 1)
+	}
 	orig := sc.text[sc.tok(i).s():sc.tok(j).e()]
 	upper := sc.firstUpper(i)
 	midUpper := upper && !sc.sentenceStart(i)
@@ -741,6 +755,9 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	start, end := sc.tok(i).s(), sc.tok(j).e()
 	next := j + 1
 	orig := sc.text[start:end]
+	if b := m.d.bookOf(id); b != 0 && r.bk != b {
+		r = m.parseRefIn(j+1, b)
+	}
 	if allUpper(orig) {
 		id = m.str(strings.ToUpper(m.get(id)))
 	}
@@ -769,7 +786,11 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	} else if sc.text[start:end] == m.get(repl) {
 		return next
 	}
+	n := m.found.n
 	m.add(start, end, repl, rule, conf)
+	if r.ok && r.bk != 0 && m.opts.NormalizeReferences && m.found.n > n {
+		m.refs = append(m.refs, m.d.refRecOf(int32(n), r))
+	}
 	return next
 }
 
@@ -1232,13 +1253,16 @@ func demonymEnding(w string) bool {
 // ref is a chapter and verse reference after a book name.
 type ref struct {
 	ok           bool
-	strong       bool // more than a bare number: "13:4", "13 4", "chapter 13"
-	chapterWord  bool // the word "chapter" opens it
-	chapterRange bool // "Psalms 120 through 134", "Psalms 1 and 2"
+	strong       bool  // more than a bare number: "13:4", "13 4", "chapter 13"
+	chapterWord  bool  // the word "chapter" opens it
+	chapterRange bool  // "Psalms 120 through 134", "Psalms 1 and 2"
+	bk           uint8 // the versified book it was read for (see dict.bookOf), 0 for none
 	chapter      int
 	verse        int
 	verseEnd     int
 	chapterEnd   int
+	chapterTok   int // last token of the chapter
+	verseTok     int // last token of the first verse
 	endTok       int // last token of the reference
 }
 
@@ -1269,6 +1293,14 @@ func (sc *scanner) plainGap(k int) bool {
 
 // parseRef reads a reference starting at token k.
 func (m *matcher) parseRef(k int) ref {
+	return m.parseRefIn(k, 0)
+}
+
+// parseRefIn reads a reference of book b (see dict.bookOf; 0 for a book
+// not known) starting at token k. With b, the book's versification
+// chooses among the readings of the words and never lets a chapter or
+// verse it does not have into the reference.
+func (m *matcher) parseRefIn(k int, b uint8) ref {
 	sc := m.sc
 	var r ref
 	if k <= 0 || !sc.has(k) {
@@ -1286,56 +1318,103 @@ func (m *matcher) parseRef(k int) ref {
 		k++
 	}
 	v, next, spoken := m.parseNum(k)
+	if b != 0 && !spoken && (v == 0 || !m.d.hasChapter(b, v)) && !chapterWord {
+		// "Romans 828": a chapter and a verse without their colon.
+		if t := sc.tok(k); sc.has(k) && t.digits() && t.e()-t.s() >= 3 && t.e()-t.s() <= 4 {
+			if c, vs, ok := m.d.splitDigits(b, sc.text[t.s():t.e()]); ok {
+				r = ref{ok: true, bk: b, chapter: c, verse: vs, chapterTok: k, verseTok: k, endTok: k}
+				return m.refRange(k+1, b, r)
+			}
+		}
+	}
 	if v < 1 || v > 150 {
 		return r
 	}
-	r = ref{ok: true, strong: chapterWord, chapterWord: chapterWord, chapter: v, endTok: next - 1}
-	k = next
-	if sc.has(k) {
-		if g := sc.refGap(k - 1); g.ok && !g.dash {
-			switch {
-			case g.colon:
-				if v2, nx, _ := m.parseNum(k); v2 >= 1 && v2 <= 176 {
-					r.verse, r.strong, r.endTok, k = v2, true, nx-1, nx
-				}
-			case sc.isAny(k, "verse", "verses", "v", "vs"):
-				if sc.has(k+1) && sc.refGap(k).ok {
-					if v2, nx, _ := m.parseNum(k + 1); v2 >= 1 && v2 <= 176 {
-						r.verse, r.strong, r.endTok, k = v2, true, nx-1, nx
-					}
-				}
-			case !g.comma && !g.period:
-				if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && sp == spoken {
-					r.verse, r.strong, r.endTok, k = v2, true, nx-1, nx
-				}
+	r = ref{ok: true, strong: chapterWord, chapterWord: chapterWord, chapter: v, chapterTok: next - 1, endTok: next - 1}
+	k = m.refVerse(next, b, &r, spoken)
+	if b != 0 && spoken && !chapterWord && r.verse >= 10 && r.verse <= 99 && r.chapter < 10 &&
+		!m.d.hasVerse(b, r.chapter, r.verse) && m.d.hasChapter(b, r.chapter*100+r.verse) &&
+		sc.plainGap(r.chapterTok) {
+		// "Psalm one forty-five" is Psalm 145, not 1:45.
+		r.chapter, r.verse, r.chapterTok, r.endTok, r.strong = r.chapter*100+r.verse, 0, r.verseTok, r.verseTok, true
+		k = m.refVerse(r.verseTok+1, b, &r, true)
+	}
+	r = m.refRange(k, b, r)
+	return m.d.checkRef(b, r)
+}
+
+// refVerse reads the verse of r at token k: ":16", "verse 16", "verse
+// number 16", or a number of the chapter's kind after a space ("three
+// sixteen", "3 16"; with a book known, a verse in digits after a spoken
+// chapter too: "three 12"). It returns the token after what it read.
+func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
+	sc := m.sc
+	if !sc.has(k) {
+		return k
+	}
+	g := sc.refGap(k - 1)
+	if !g.ok || g.dash {
+		return k
+	}
+	switch {
+	case g.colon:
+		if v2, nx, _ := m.parseNum(k); v2 >= 1 && v2 <= 176 {
+			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+		}
+	case sc.isAny(k, "verse", "verses", "v", "vs"):
+		n := k + 1
+		if sc.has(n) && sc.refGap(k).ok && sc.isAny(n, "number", "numbers") && sc.refGap(n).ok {
+			n++ // "verse number 7"
+		}
+		if sc.has(n) && sc.refGap(n-1).ok {
+			if v2, nx, _ := m.parseNum(n); v2 >= 1 && v2 <= 176 {
+				r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
 			}
+		}
+	case !g.comma && !g.period:
+		if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && (sp == spoken || (b != 0 && spoken && m.d.hasVerse(b, r.chapter, v2))) {
+			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
 		}
 	}
-	if sc.has(k) {
-		g := sc.refGap(k - 1)
-		if !g.ok || g.comma || g.period {
-			return r
+	return k
+}
+
+// refRange reads the end of a range at token k after r: "through 7",
+// "-7", "and 2" (chapters), "and 6" (the next verse).
+func (m *matcher) refRange(k int, b uint8, r ref) ref {
+	sc := m.sc
+	if !sc.has(k) {
+		return r
+	}
+	g := sc.refGap(k - 1)
+	if !g.ok || g.comma || g.period {
+		return r
+	}
+	rk := -1
+	switch {
+	case g.dash:
+		rk = k
+	case sc.isAny(k, "through", "thru", "to") && sc.refGap(k).ok:
+		rk = k + 1
+	case r.verse == 0 && sc.is(k, "and") && sc.refGap(k).ok:
+		if v3, _, _ := m.parseNum(k + 1); v3 > r.chapter && v3 <= 150 {
+			r.chapterRange = true
 		}
-		rk := -1
+		return r
+	case r.verse > 0 && b != 0 && sc.is(k, "and") && sc.refGap(k).ok:
+		// "verses five and six": a range of two verses.
+		if v3, nx, _ := m.parseNum(k + 1); v3 == r.verse+1 && m.d.hasVerse(b, r.chapter, v3) {
+			r.verseEnd, r.endTok = v3, nx-1
+		}
+		return r
+	}
+	if rk >= 0 && sc.has(rk) {
+		v3, nx, _ := m.parseNum(rk)
 		switch {
-		case g.dash:
-			rk = k
-		case sc.isAny(k, "through", "thru", "to") && sc.refGap(k).ok:
-			rk = k + 1
-		case r.verse == 0 && sc.is(k, "and") && sc.refGap(k).ok:
-			if v3, _, _ := m.parseNum(k + 1); v3 > r.chapter && v3 <= 150 {
-				r.chapterRange = true
-			}
-			return r
-		}
-		if rk >= 0 && sc.has(rk) {
-			v3, nx, _ := m.parseNum(rk)
-			switch {
-			case r.verse > 0 && v3 > r.verse && v3 <= 176:
-				r.verseEnd, r.endTok = v3, nx-1
-			case r.verse == 0 && v3 > r.chapter && v3 <= 150:
-				r.chapterEnd, r.chapterRange, r.endTok, r.strong = v3, true, nx-1, true
-			}
+		case r.verse > 0 && v3 > r.verse && v3 <= 176:
+			r.verseEnd, r.endTok = v3, nx-1
+		case r.verse == 0 && v3 > r.chapter && v3 <= 150:
+			r.chapterEnd, r.chapterRange, r.endTok, r.strong = v3, true, nx-1, true
 		}
 	}
 	return r
