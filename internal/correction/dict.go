@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -225,6 +225,9 @@ type dict struct {
 	// plus one, 0 for a name that is no such book.
 	verses   []versified
 	nameBook []uint8
+	// kjvNames holds the proper names of the King James Version,
+	// lowercase: a word that is one is never a misheard other name.
+	kjvNames map[string]struct{}
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner
@@ -683,6 +686,9 @@ func buildDict() (*dict, error) {
 	d.markShapes()
 	d.nameReplacements()
 	if err := d.buildVerses(); err != nil {
+		return nil, err
+	}
+	if err := d.buildNames(); err != nil {
 		return nil, err
 	}
 	var mark func(m map[string]*node)

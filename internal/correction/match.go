@@ -29,6 +29,7 @@ type matcher struct {
 	stopNode     *node       // where the latest walk stopped, at token stopJ
 	stopJ        int
 	refs         []refRec // the references of the records, in order
+	doc          docKind  // what the whole text is (see sermon), read once when a rule asks
 }
 
 // refRec is the reference read after the book of record rec, as
@@ -674,6 +675,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
 			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
+		case !r.ok && !upper && !f.garbled && m.sermonCue(i, j) && m.sermon():
+			// A sermon's "in acts we see", "through judges", "the book
+			// of revelation puts it": a whole document about scripture
+			// makes the book likelier than the English word.
+			conf = 0.86
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled:
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
@@ -715,6 +721,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86
 		case r.ok:
 			conf = 0.65
+		case f.kind == kUnnumbered && !upper && (strongCue || (m.sermonCue(i, j) && m.sermon())):
+			// "the letter to the thessalonians", and in a sermon "the
+			// corinthians were wrestling": the letter or its readers, a
+			// capital either way.
+			conf = 0.88
 		default:
 			return 0, false
 		}
@@ -795,6 +806,14 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 }
 
 func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
+	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == ruleBookFuzzy ||
+		(rule == rulePlaceLowercase && conf < autoThreshold)) && m.notSermon() {
+		// A word heard for a name only by its sound or spelling, or a
+		// rare place's name in lowercase, in a long text that is no
+		// sermon: a podcast's "bother" is not Bethel, nor its guest
+		// "shion" the town Shion.
+		return
+	}
 	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
 		notProse(m.sc.text, start, end) {
 		return
@@ -1116,6 +1135,11 @@ func (m *matcher) fuzzyPlace(i int) {
 		best, bestD = wide, wideD
 	}
 	if best == nil || (n < 6 && !strong && !(cue && upper)) {
+		return
+	}
+	if _, ok := m.d.kjvNames[string(sc.lowerBytes(i))]; ok {
+		// "Pontius Pilate", "Gideon", "Caesar": a name the Bible itself
+		// has is no misheard other name.
 		return
 	}
 	if m.bible {

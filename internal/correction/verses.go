@@ -205,3 +205,18 @@ func (d *dict) references(rs []refRec) []Reference {
 	}
 	return out
 }
+
+// buildNames reads the proper names of the King James Version.
+func (d *dict) buildNames() error {
+	data, err := dataFS.ReadFile("data/kjv_names.txt")
+	if err != nil {
+		return err
+	}
+	d.kjvNames = make(map[string]struct{}, 3500)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line != "" && line[0] != '#' {
+			d.kjvNames[strings.ToLower(line)] = struct{}{}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package correction
+
+import "strings"
+
+// sermonSample is how much of a text sermon reads: the evidence of its
+// first 256 KB stands for the whole of a longer document.
+const sermonSample = 256 << 10
+
+// sermonWords is how many words of the sample a text must have before its
+// words can tell that it is no sermon; a shorter text is taken as it
+// comes.
+const sermonWords = 500
+
+// docKind is what the words of a whole document say it is.
+type docKind uint8
+
+const (
+	docUnread  docKind = iota // not read yet
+	docSermon                 // a sermon or a text about scripture
+	docOther                  // long enough, and not about scripture
+	docUnknown                // too short to tell
+)
+
+// sermon reports whether the text is plainly about scripture: at least
+// five words in a thousand of its sample are "god", "jesus", "lord",
+// "bible", "verse", "church", "amen" and their like (sermons have 13 to 60,
+// podcasts, lectures and meetings 0 to 1.3). It reads the text once, the
+// first time a rule asks.
+func (m *matcher) sermon() bool {
+	return m.kind() == docSermon
+}
+
+// notSermon reports whether the text is long enough to tell and is not
+// about scripture.
+func (m *matcher) notSermon() bool {
+	return m.kind() == docOther
+}
+
+func (m *matcher) kind() docKind {
+	if m.doc == docUnread {
+		m.doc = readDocKind(m.sc.text[:min(len(m.sc.text), sermonSample)])
+	}
+	return m.doc
+}
+
+// readDocKind counts the words of text and those of them that speak of
+// scripture.
+func readDocKind(text string) docKind {
+	words, hits := 0, 0
+	for i := 0; i < len(text); {
+		c := text[i] | 0x20
+		if c < 'a' || c > 'z' {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (text[j]|0x20 >= 'a' && text[j]|0x20 <= 'z') {
+			j++
+		}
+		words++
+		if n := j - i; n >= 3 && n <= 9 && scriptureWord(text[i:j]) {
+			hits++
+		}
+		i = j
+	}
+	switch {
+	case hits >= 3 && hits*1000 >= 5*words:
+		return docSermon
+	case words >= sermonWords:
+		return docOther
+	}
+	return docUnknown
+}
+
+// scriptureWord reports whether w is one of the words sermons are full of.
+func scriptureWord(w string) bool {
+	switch len(w) {
+	case 3:
+		return strings.EqualFold(w, "god")
+	case 4:
+		return strings.EqualFold(w, "lord") || strings.EqualFold(w, "amen") || strings.EqualFold(w, "holy") || strings.EqualFold(w, "pray")
+	case 5:
+		return strings.EqualFold(w, "jesus") || strings.EqualFold(w, "bible") || strings.EqualFold(w, "verse") || strings.EqualFold(w, "psalm")
+	case 6:
+		return strings.EqualFold(w, "christ") || strings.EqualFold(w, "gospel") || strings.EqualFold(w, "church") || strings.EqualFold(w, "verses") || strings.EqualFold(w, "prayer") || strings.EqualFold(w, "spirit")
+	case 7:
+		return strings.EqualFold(w, "chapter")
+	case 9:
+		return strings.EqualFold(w, "scripture")
+	}
+	return false
+}
+
+// sermonCue reports whether the words around tokens i..j, a book's name
+// that is also an English word, read as the book's in a sermon: after a
+// preposition that leads to a book ("in acts", "through judges", "from
+// genesis", "on revelation") or before a verb a book takes ("revelation
+// says", "proverbs puts it"); never after an article or a determiner ("a
+// revelation", "the numbers", "his acts") nor before "of" ("acts of
+// kindness").
+func (m *matcher) sermonCue(i, j int) bool {
+	sc := m.sc
+	if sc.is(j+1, "of") {
+		return false
+	}
+	if sc.isAny(i-1, "in", "through", "from", "into", "on", "after", "to") &&
+		!sc.isAny(i-2, "interested", "believe", "believes", "faith", "trust", "involved", "engaged") {
+		return true
+	}
+	return sc.isAny(j+1, "says", "said", "puts", "tells", "teaches", "ends", "begins", "opens", "closes", "depicts", "describes", "series") &&
+		!sc.isAny(i-1, "a", "an", "the", "his", "her", "their", "our", "your", "my", "its", "these", "those", "this", "that", "some", "many", "no")
+}
