@@ -28,8 +28,20 @@ type matcher struct {
 	placeEnd     int         // where the latest place written right ends (see placeListBefore)
 	stopNode     *node       // where the latest walk stopped, at token stopJ
 	stopJ        int
-	refs         []refRec // the references of the records, in order
-	doc          docKind  // what the whole text is (see sermon), read once when a rule asks
+	refs         []refRec  // the references of the records, in order
+	doc          docKind   // what the whole text is (see sermon), read once when a rule asks
+	citedBooks   [2]uint64 // the versified books read before a reference so far, by dict.bookOf
+}
+
+// cited reports whether book b was read before a reference earlier in
+// the text: "in acts" after "acts 2" is the book, where on its own it may
+// be a misheard "in fact".
+func (m *matcher) cited(b *book) bool {
+	if b == nil {
+		return false
+	}
+	k := m.d.bookOf(b.id)
+	return k != 0 && m.citedBooks[k>>6]&(1<<(k&63)) != 0
 }
 
 // refRec is the reference read after the book of record rec, as
@@ -539,7 +551,10 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	if b == nil {
 		return 0, false
 	}
-	if p.style == pRoman && !sc.tok(i).upper() {
+	// "i samuel 3" after "turn to", "in", "read": the ordinal, where
+	// elsewhere a lowercase "i" is the pronoun ("then i john 3 16").
+	lowerRoman := p.style == pRoman && !sc.tok(i).upper()
+	if lowerRoman && !m.weakCue(i) {
 		return 0, false
 	}
 	if p.style == pDigit || p.style == pCardWord {
@@ -557,6 +572,15 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	baseRisk := f.risk != riskNone || f.pkind >= kAbbrev
 	var conf float64
 	switch {
+	case lowerRoman:
+		switch {
+		case r.strong:
+			conf = 0.9
+		case r.ok:
+			conf = 0.86
+		default:
+			return 0, false
+		}
 	case p.style == pCardWord || (p.style == pRoman && p.num == 1):
 		switch {
 		case !r.ok:
@@ -576,7 +600,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			conf = 0.88
 		case f.pkind >= kAbbrev:
 			return 0, false
-		case p.style == pOrdWord && (m.weakCue(i) || m.bibleSeen) && !m.personAfter(j+1) && !m.determinerBefore(i):
+		case p.style == pOrdWord && (m.weakCue(i) || m.bibleSeen || m.sermon()) && !m.personAfter(j+1) && !m.determinerBefore(i):
 			// "turn to first john", or "first peter" in a sermon that cites
 			// books: nothing else reads "first" with a name this way.
 			conf = 0.86
@@ -635,6 +659,9 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		}
 		plural := strings.HasSuffix(strings.ToLower(orig), "s")
 		switch {
+		case sc.is(i-1, "of") && sc.isAny(i-2, "book", "books"):
+			// "the book of Psalms 23": the book's title, whatever follows.
+			name = "Psalms"
 		case r.ok && r.chapterRange, !r.ok && plural:
 			name = "Psalms"
 		default:
@@ -644,6 +671,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	misspelled := f.kind == kMisspelling && !strings.EqualFold(orig, name)
 	dangerous := f.kind >= kAbbrev
 	strongCue := m.strongCue(i)
+	if !r.ok && f.adjective && !upper && m.nounAfter(j) && i > 0 && sc.is(i-1, "the") && m.sermon() {
+		// A sermon's "the corinthian church": the readers' name as an
+		// adjective, written with its capital, not the book.
+		return m.emitCase(i, j), true
+	}
 	if !r.ok && f.adjective && (!strongCue || m.nounAfter(j)) {
 		// "the Galatian believers", "an Ephesian household": an adjective or
 		// a demonym, a book only with a reference or after "the book of" —
@@ -675,12 +707,12 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
 			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
-		case !r.ok && !upper && !f.garbled && m.sermonCue(i, j) && m.sermon():
+		case !r.ok && !upper && (!f.garbled || m.cited(f.book)) && !(misspelled && !plural(orig) && plural(name)) && m.sermonCue(i, j) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
 			// makes the book likelier than the English word.
 			conf = 0.86
-		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled:
+		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
 			return 0, false
@@ -758,6 +790,16 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	return m.emitBook(i, j, np, r, rule, conf), true
 }
 
+// emitCase records a capital for the first letter of tokens i..j and
+// returns the token after them.
+func (m *matcher) emitCase(i, j int) int {
+	sc := m.sc
+	start, end := sc.tok(i).s(), sc.tok(j).e()
+	w := sc.text[start:end]
+	m.add(start, end, m.str(strings.ToUpper(w[:1])+w[1:]), rulePlaceLowercase, 0.86)
+	return j + 1
+}
+
 // emitBook records the change of tokens i..j into name (and of the
 // reference after it when references are normalized) and returns the
 // token to continue from.
@@ -768,6 +810,9 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	orig := sc.text[start:end]
 	if b := m.d.bookOf(id); b != 0 && r.bk != b {
 		r = m.parseRefIn(j+1, b)
+	}
+	if r.ok && r.bk != 0 {
+		m.citedBooks[r.bk>>6] |= 1 << (r.bk & 63)
 	}
 	if allUpper(orig) {
 		id = m.str(strings.ToUpper(m.get(id)))
@@ -1496,4 +1541,10 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		}
 	}
 	return v, k, true
+}
+
+// plural reports whether the word w ends with an s: "in lamentation" is
+// no "in Lamentations".
+func plural(w string) bool {
+	return len(w) > 1 && w[len(w)-1]|0x20 == 's'
 }

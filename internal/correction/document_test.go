@@ -1,0 +1,57 @@
+package correction
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sermonOpening makes a text plainly a sermon: it speaks of God, Jesus
+// and the Bible.
+const sermonOpening = "good morning church let us pray\nthank you god for jesus and for your word in the bible amen\n"
+
+// podcastText is a long text about something else.
+var podcastText = strings.Repeat("so the model we trained last year works well on the data and the team is happy with the results of the project ", 40)
+
+func TestWholeDocumentEvidence(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string // compact changes, in order
+	}{
+		{"a book that is an English word after through, in a sermon", sermonOpening + "i read my way through judges last month",
+			[]string{"judges>Judges book.lowercase auto"}},
+		{"in acts after the book was cited, in a sermon", sermonOpening + "in Acts 2 they pray and later in acts we see the church grow",
+			[]string{"acts>Acts book.lowercase auto"}},
+		{"in acts before the book is cited may be in fact", sermonOpening + "in acts we see the church grow", []string{}},
+		{"the same words outside a sermon", "in acts we see the church grow", []string{}},
+		{"a book before a verb a book takes, in a sermon", sermonOpening + "and judges ends on an awful note",
+			[]string{"judges>Judges book.lowercase auto"}},
+		{"acts of kindness stay, in a sermon", sermonOpening + "in acts of kindness we see him", []string{}},
+		{"a revelation stays, in a sermon", sermonOpening + "it came as a revelation from god", []string{}},
+		{"the numbers stay, in a sermon", sermonOpening + "look at the numbers in our church", []string{}},
+		{"a lamentation stays, in a sermon", sermonOpening + "in lamentation and mourning they wept", []string{}},
+		{"a spoken ordinal without a reference, in a sermon", sermonOpening + "third john says this",
+			[]string{"third john>3 John book.spoken_ordinal auto"}},
+		{"a lowercase demonym before a noun, in a sermon", sermonOpening + "the corinthian church was divided",
+			[]string{"corinthian>Corinthian place.lowercase auto"}},
+		{"the letter to the readers", sermonOpening + "paul wrote a second letter to the thessalonians",
+			[]string{"thessalonians>Thessalonians book.lowercase auto"}},
+		{"a lowercase roman ordinal after a cue", "turn to i samuel 3", []string{"i samuel 3>1 Samuel 3 book.ordinal auto"}},
+		{"a lowercase i elsewhere is the pronoun", "then i samuel 3 times", []string{"samuel 3>Samuel 3 book.lowercase review"}},
+		{"the book of Psalms keeps its title", "turn to the book of psalms chapter 23",
+			[]string{"psalms chapter 23>Psalms 23 book.lowercase auto"}},
+		{"a biblical name is no misheard place", sermonOpening + "he was crucified under pontius pilate", []string{}},
+		{"a sound-alike in a podcast is not suggested", podcastText + "tell the other teams not to bother them", []string{}},
+		{"a sound-alike in a sermon is suggested", sermonOpening + "they came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := compactAll(e.Find(tc.in, Options{NormalizeReferences: true}))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Find(%q) = %q, want %q", tc.in[max(0, len(tc.in)-60):], got, tc.want)
+			}
+		})
+	}
+}
