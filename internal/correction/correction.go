@@ -62,7 +62,9 @@ type Options struct {
 	// the book does not have is never written. Each change of a book
 	// then carries the reference after it as a Reference.
 	NormalizeReferences bool
-	// Categories limits the changes to these categories; empty means all.
+	// Categories limits the changes to these categories; empty means
+	// CategoryBible and CategoryPlace. CategoryPerson (the names of
+	// biblical people) is made only when listed.
 	Categories []string
 }
 
@@ -100,18 +102,19 @@ func (e *Engine) Find(text string, opts Options) []Change {
 // findCounts counts the changes of a Find by status and category, and
 // sums how much the auto-applied ones change the text's length.
 type findCounts struct {
-	auto, bible, place, grow int
+	auto, bible, place, person, grow int
 }
 
 // find is Find, which also counts the changes for Correct.
 func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 	var fc findCounts
-	wantBible, wantPlace := true, true
+	wantBible, wantPlace, wantPerson := true, true, false
 	if len(opts.Categories) > 0 {
 		wantBible = slices.Contains(opts.Categories, CategoryBible)
 		wantPlace = slices.Contains(opts.Categories, CategoryPlace)
+		wantPerson = slices.Contains(opts.Categories, CategoryPerson)
 	}
-	if (!wantBible && !wantPlace) || len(text) > maxText {
+	if (!wantBible && !wantPlace && !wantPerson) || len(text) > maxText {
 		return []Change{}, fc
 	}
 	sc := new(scanner)
@@ -125,7 +128,12 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 		// About one word in twelve is tried as a misheard place name.
 		m.misses = make([]fuzzyMiss, max(2, min(1024, 1<<bits.Len(uint(len(text)/64)))))
 	}
-	m.run()
+	if wantBible || wantPlace {
+		m.run()
+	}
+	if wantPerson {
+		m.mergePersons(m.findPersons())
+	}
 	n := m.found.n
 	if n == 0 {
 		return []Change{}, fc
@@ -150,9 +158,12 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 				fc.auto++
 				fc.grow += len(repl) - (end - start)
 			}
-			if r.rule >= rulePlaceLowercase {
+			switch {
+			case r.rule >= rulePersonLowercase:
+				fc.person++
+			case r.rule >= rulePlaceLowercase:
 				fc.place++
-			} else {
+			default:
 				fc.bible++
 			}
 			changes[k] = Change{
@@ -318,6 +329,9 @@ func (e *Engine) Correct(text string, opts Options) Result {
 	}
 	if fc.place > 0 {
 		sum.ByCategory[CategoryPlace] = fc.place
+	}
+	if fc.person > 0 {
+		sum.ByCategory[CategoryPerson] = fc.person
 	}
 	return Result{Content: content, Changes: changes, Summary: sum}
 }

@@ -228,6 +228,10 @@ type dict struct {
 	// kjvNames holds the proper names of the King James Version,
 	// lowercase: a word that is one is never a misheard other name.
 	kjvNames map[string]struct{}
+	// persons maps the lowercase names of biblical people to their
+	// spelling; personSounds indexes the longer ones by phonetic key.
+	persons      map[string]string
+	personSounds map[string][]personName
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner

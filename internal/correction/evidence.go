@@ -3,8 +3,9 @@ package correction
 import "strings"
 
 // sermonSample is how much of a text sermon reads: the evidence of its
-// first 256 KB stands for the whole of a longer document.
-const sermonSample = 256 << 10
+// first 64 KB (some 12,000 words, most of a sermon) stands for the whole
+// of a longer document.
+const sermonSample = 64 << 10
 
 // sermonWords is how many words of the sample a text must have before its
 // words can tell that it is no sermon; a shorter text is taken as it

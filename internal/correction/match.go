@@ -69,6 +69,8 @@ const (
 	rulePlaceVariant
 	rulePlaceFuzzy
 	rulePlaceRealWord
+	rulePersonLowercase // the person rules come after the place rules: see category
+	rulePersonFuzzy
 )
 
 func (r ruleID) String() string {
@@ -99,11 +101,18 @@ func (r ruleID) String() string {
 		return "book.fuzzy"
 	case rulePlaceRealWord:
 		return "place.real_word"
+	case rulePersonLowercase:
+		return "person.lowercase"
+	case rulePersonFuzzy:
+		return "person.fuzzy"
 	}
 	return "unknown"
 }
 
 func (r ruleID) category() string {
+	if r >= rulePersonLowercase {
+		return CategoryPerson
+	}
 	if r >= rulePlaceLowercase {
 		return CategoryPlace
 	}
@@ -1370,6 +1379,13 @@ func (m *matcher) parseRef(k int) ref {
 // chooses among the readings of the words and never lets a chapter or
 // verse it does not have into the reference.
 func (m *matcher) parseRefIn(k int, b uint8) ref {
+	r := m.readRef(k, b)
+	r.bk = b // read for b, whether or not it is a reference
+	return r
+}
+
+// readRef is parseRefIn.
+func (m *matcher) readRef(k int, b uint8) ref {
 	sc := m.sc
 	var r ref
 	if k <= 0 || !sc.has(k) {
@@ -1392,7 +1408,8 @@ func (m *matcher) parseRefIn(k int, b uint8) ref {
 		if t := sc.tok(k); sc.has(k) && t.digits() && t.e()-t.s() >= 3 && t.e()-t.s() <= 4 {
 			if c, vs, ok := m.d.splitDigits(b, sc.text[t.s():t.e()]); ok {
 				r = ref{ok: true, bk: b, chapter: c, verse: vs, chapterTok: k, verseTok: k, endTok: k}
-				return m.refRange(k+1, b, r)
+				m.refRange(k+1, b, &r)
+				return r
 			}
 		}
 	}
@@ -1408,8 +1425,9 @@ func (m *matcher) parseRefIn(k int, b uint8) ref {
 		r.chapter, r.verse, r.chapterTok, r.endTok, r.strong = r.chapter*100+r.verse, 0, r.verseTok, r.verseTok, true
 		k = m.refVerse(r.verseTok+1, b, &r, true)
 	}
-	r = m.refRange(k, b, r)
-	return m.d.checkRef(b, r)
+	m.refRange(k, b, &r)
+	m.d.checkRef(b, &r)
+	return r
 }
 
 // refVerse reads the verse of r at token k: ":16", "verse 16", "verse
@@ -1450,14 +1468,14 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 
 // refRange reads the end of a range at token k after r: "through 7",
 // "-7", "and 2" (chapters), "and 6" (the next verse).
-func (m *matcher) refRange(k int, b uint8, r ref) ref {
+func (m *matcher) refRange(k int, b uint8, r *ref) {
 	sc := m.sc
 	if !sc.has(k) {
-		return r
+		return
 	}
 	g := sc.refGap(k - 1)
 	if !g.ok || g.comma || g.period {
-		return r
+		return
 	}
 	rk := -1
 	switch {
@@ -1469,13 +1487,13 @@ func (m *matcher) refRange(k int, b uint8, r ref) ref {
 		if v3, _, _ := m.parseNum(k + 1); v3 > r.chapter && v3 <= 150 {
 			r.chapterRange = true
 		}
-		return r
+		return
 	case r.verse > 0 && b != 0 && sc.is(k, "and") && sc.refGap(k).ok:
 		// "verses five and six": a range of two verses.
 		if v3, nx, _ := m.parseNum(k + 1); v3 == r.verse+1 && m.d.hasVerse(b, r.chapter, v3) {
 			r.verseEnd, r.endTok = v3, nx-1
 		}
-		return r
+		return
 	}
 	if rk >= 0 && sc.has(rk) {
 		v3, nx, _ := m.parseNum(rk)
@@ -1486,7 +1504,6 @@ func (m *matcher) refRange(k int, b uint8, r ref) ref {
 			r.chapterEnd, r.chapterRange, r.endTok, r.strong = v3, true, nx-1, true
 		}
 	}
-	return r
 }
 
 // numWord returns the value of token k as a number word ("seven",

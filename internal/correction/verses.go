@@ -122,23 +122,24 @@ func (d *dict) splitDigits(b uint8, digits string) (c, v int, ok bool) {
 // checkRef makes r, read after a name of book b, one that exists: a
 // chapter the book does not have makes it no reference, and a verse or
 // the end of a range the chapter does not have is left out of it.
-func (d *dict) checkRef(b uint8, r ref) ref {
+func (d *dict) checkRef(b uint8, r *ref) {
 	if !r.ok || b == 0 {
-		return r
+		return
 	}
-	r.bk = b
 	if d.singleChapter(b) && !r.chapterWord && r.verse == 0 && r.chapterEnd == 0 {
 		// "Jude 3", "Philemon 10 through 12": verses.
 		if !d.hasVerse(b, 1, r.chapter) {
-			return ref{}
+			*r = ref{}
+			return
 		}
 		if r.verseEnd > 0 && !d.hasVerse(b, 1, r.verseEnd) {
 			r.verseEnd, r.endTok = 0, r.chapterTok
 		}
-		return r
+		return
 	}
 	if !d.hasChapter(b, r.chapter) {
-		return ref{}
+		*r = ref{}
+		return
 	}
 	if r.chapterEnd > 0 && !d.hasChapter(b, r.chapterEnd) {
 		r.chapterEnd, r.chapterRange, r.endTok = 0, false, r.chapterTok
@@ -151,7 +152,6 @@ func (d *dict) checkRef(b uint8, r ref) ref {
 	if r.verseEnd > 0 && !d.hasVerse(b, r.chapter, r.verseEnd) {
 		r.verseEnd, r.endTok = 0, r.verseTok
 	}
-	return r
 }
 
 // refRecOf packs r, read after book r.bk, for record rec.
@@ -213,10 +213,13 @@ func (d *dict) buildNames() error {
 		return err
 	}
 	d.kjvNames = make(map[string]struct{}, 3500)
+	var names []string
 	for line := range strings.SplitSeq(string(data), "\n") {
 		if line != "" && line[0] != '#' {
 			d.kjvNames[strings.ToLower(line)] = struct{}{}
+			names = append(names, line)
 		}
 	}
+	d.buildPersons(names)
 	return nil
 }
