@@ -108,6 +108,34 @@ func (m *matcher) sermonCue(i, j int) bool {
 		!sc.isAny(i-2, "interested", "believe", "believes", "faith", "trust", "involved", "engaged") {
 		return true
 	}
-	return sc.isAny(j+1, "says", "said", "puts", "tells", "teaches", "ends", "begins", "opens", "closes", "depicts", "describes", "series") &&
+	if sc.is(j+1, "series") {
+		return !sc.isAny(i-1, "a", "an") // "our revelation series"
+	}
+	return sc.isAny(j+1, "says", "said", "puts", "tells", "teaches", "ends", "begins", "opens", "closes", "depicts", "describes") &&
 		!sc.isAny(i-1, "a", "an", "the", "his", "her", "their", "our", "your", "my", "its", "these", "those", "this", "that", "some", "many", "no")
+}
+
+// citedCue reports whether tokens i..j name book b, which the text has
+// already cited with a reference, as the book's name is used: "the
+// psalms", "the end of judges", "in acts" after "Psalm 46", "Judges 2" or
+// "Acts 2" earlier in the document; not after "a" or "an", and not
+// before "of" but in "the psalms of ascent".
+func (m *matcher) citedCue(i, j int, b *book) bool {
+	sc := m.sc
+	if b == nil || m.d.bookOf(b.id) == 0 || !strings.EqualFold(sc.text[sc.tok(i).s():sc.tok(j).e()], b.name) && b.osis != "Ps" {
+		return false // only the book's own name: not "palms", not "lamentation"
+	}
+	if sc.isAny(i-1, "a", "an", "this", "that", "these", "those", "our", "your", "my", "his", "her", "their", "its",
+		"every", "each", "any", "some", "many", "other", "few") || (i > 0 && sc.tok(i-1).digits()) {
+		return false // "this revelation", "these psalms", "15 psalms"
+	}
+	if b.osis == "Ps" {
+		// "the psalms", "in the psalms": the book; "the psalm" is one
+		// psalm, a common noun.
+		return plural(sc.str(i)) && sc.is(i-1, "the") && sc.isAny(i-2, "in", "of", "on", "from", "through", "prayed", "sang", "read") && m.cited(b)
+	}
+	if sc.is(j+1, "of") {
+		return false
+	}
+	return m.cited(b)
 }

@@ -716,7 +716,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
 			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
-		case !r.ok && !upper && (!f.garbled || m.cited(f.book)) && !(misspelled && !plural(orig) && plural(name)) && m.sermonCue(i, j) && m.sermon():
+		case !r.ok && !upper && !(misspelled && !plural(orig) && plural(name)) &&
+			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book)) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
 			// makes the book likelier than the English word.
@@ -762,7 +763,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86
 		case r.ok:
 			conf = 0.65
-		case f.kind == kUnnumbered && !upper && (strongCue || (m.sermonCue(i, j) && m.sermon())):
+		case f.kind == kUnnumbered && !upper && (strongCue || ((m.sermonCue(i, j) || sc.isAny(i-1, "the", "of")) && m.sermon())):
 			// "the letter to the thessalonians", and in a sermon "the
 			// corinthians were wrestling": the letter or its readers, a
 			// capital either way.
@@ -820,7 +821,7 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	if b := m.d.bookOf(id); b != 0 && r.bk != b {
 		r = m.parseRefIn(j+1, b)
 	}
-	if r.ok && r.bk != 0 {
+	if r.ok && r.bk != 0 && conf >= autoThreshold {
 		m.citedBooks[r.bk>>6] |= 1 << (r.bk & 63)
 	}
 	if allUpper(orig) {
