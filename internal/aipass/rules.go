@@ -12,7 +12,7 @@ import (
 // rulesModel is the version of the rule set, reported as the model of the
 // Rules provider. Raise it whenever a check or a word list changes, so that
 // stored results can be told apart.
-const rulesModel = "rules-v4"
+const rulesModel = "rules-v5"
 
 // Rules is the offline provider: a fixed set of deterministic checks of
 // the words around each change. It is not a language model. It reads only
@@ -193,6 +193,8 @@ func (r *Rules) Review(ctx context.Context, req Request) (*Review, error) {
 				}
 			case correction.CategoryPlace:
 				v, reason = r.judgePlace(&w, c, req.Changes, i)
+			case correction.CategoryPerson:
+				v, reason = judgePerson(c)
 			}
 		}
 		if v == "" {
@@ -574,6 +576,21 @@ func readsAsReason(key string, english bool) string {
 		return "reads as the English word '" + clip(key) + "' here"
 	}
 	return "reads as the name '" + clip(key) + "' here"
+}
+
+// judgePerson judges a change of the person category: a capital on a
+// biblical name the engine read in a sermon is confirmed, a name heard by
+// its sound is left to the reader.
+func judgePerson(c *correction.Change) (Verdict, string) {
+	switch c.Rule {
+	case "person.lowercase":
+		if strings.EqualFold(c.Original, c.Replacement) {
+			return Confirmed, "the capital of the biblical name '" + clip(c.Replacement) + "'"
+		}
+	case "person.fuzzy":
+		return Uncertain, "'" + clip(c.Original) + "' only sounds like '" + clip(c.Replacement) + "'"
+	}
+	return "", ""
 }
 
 // judgePlace judges a change of the place category; changes are the

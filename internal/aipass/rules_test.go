@@ -256,6 +256,8 @@ func TestRulesHandBuilt(t *testing.T) {
 		{"normalized wrong number", "[[romans 8 28]] says", "Romans 8:29", "bible", "book.lowercase", "", aipass.Uncertain, "'8:29' differs from the words spoken"},
 		{"normalized beyond the book", "[[jude 1 40]] says", "Jude 1:40", "bible", "book.lowercase", "", aipass.Uncertain, "one chapter of 25 verses in Jude"},
 		{"normalized malformed", "[[romans 8 28]] says", "Romans 8:x", "bible", "reference.normalize", "", aipass.Uncertain, "malformed reference"},
+		{"a biblical name's capital", "king [[nebuchadnezzar]] had a dream", "Nebuchadnezzar", "person", "person.lowercase", "", aipass.Confirmed, "capital of the biblical name"},
+		{"a name by its sound", "[[melkizedek]] was a priest", "Melchizedek", "person", "person.fuzzy", "", aipass.Uncertain, "only sounds like"},
 		{"unknown category", "a [[thing]] here", "Thing", "ai", "ai.proposal", "", aipass.Uncertain, "no rule applies"},
 		{"unknown place rule", "to [[jerusalem]]", "Jerusalem", "place", "place.other", "", aipass.Uncertain, "no rule applies"},
 		{"other language", "nach [[jerusalem]] gehen", "Jerusalem", "place", "place.lowercase", "de-DE", aipass.Uncertain, "English only"},
