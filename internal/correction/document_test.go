@@ -50,6 +50,7 @@ func TestWholeDocumentEvidence(t *testing.T) {
 			[]string{"thessalonians>Thessalonians book.lowercase auto"}},
 		{"an article ending a cue line belongs to the next", "he said it was a\nrevelations 2 nights ago", []string{}},
 		{"a cue line's end after a full line is a sentence's", "he finished\nrevelations 2 tells us more", []string{"revelations 2>Revelation 2 book.misspelling auto"}},
+		{"a line in another language", sermonOpening + "la casa de mi padre en jerusalen y betania\nthey came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
 		{"a lowercase roman ordinal after a cue", "turn to i samuel 3", []string{"i samuel 3>1 Samuel 3 book.ordinal auto"}},
 		{"a lowercase i elsewhere is the pronoun", "then i samuel 3 times", []string{"samuel 3>Samuel 3 book.lowercase review"}},
 		{"the book of Psalms keeps its title", "turn to the book of psalms chapter 23",

@@ -139,3 +139,54 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 	}
 	return m.cited(b)
 }
+
+// foreignLine reports whether the line around offset start (at most 160
+// bytes either side) holds two or more function words of Spanish,
+// Portuguese, French, German or Tagalog that are not English words: a
+// line of mixed captions in another language.
+func foreignLine(text string, start int) bool {
+	lo, hi := max(0, start-160), min(len(text), start+160)
+	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
+		lo += k + 1
+	}
+	if k := strings.IndexByte(text[start:hi], '\n'); k >= 0 {
+		hi = start + k
+	}
+	hits := 0
+	for i := lo; i < hi; {
+		if !isWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < hi && isWordByte(text[j]) {
+			j++
+		}
+		if foreignWord(text[i:j]) {
+			hits++
+			if hits == 2 {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+// foreignWord reports whether w is a function word of another language
+// that English does not have.
+func foreignWord(w string) bool {
+	if len(w) < 2 || len(w) > 7 {
+		return false
+	}
+	switch strings.ToLower(w) {
+	case "de", "el", "que", "en", "los", "las", "del", "por", "para", "con", "una", "es", "mi", "su", "nos",
+		"señor", "dios", "muy", "pero", "como", "esta", "este", "porque", "nuestro", "nuestra",
+		"je", "les", "et", "des", "pas", "avec", "pour", "dans", "nous", "vous", "est", "une", "qui",
+		"und", "der", "das", "ist", "nicht", "mit", "ich", "wir",
+		"ang", "ng", "mga", "sa", "ako", "nang", "ay", "siya", "kami", "tayo",
+		"não", "uma", "você", "muito", "mas", "ele":
+		return true
+	}
+	return false
+}

@@ -869,6 +869,12 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		// "shion" the town Shion.
 		return
 	}
+	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == rulePlaceVariant || rule == ruleBookFuzzy ||
+		(rule == rulePlaceLowercase && conf < autoThreshold)) && foreignLine(m.sc.text, start) {
+		// A line of captions in another language: "en sion", "jerusalen"
+		// are that language's words, not misheard English.
+		return
+	}
 	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
 		notProse(m.sc.text, start, end) {
 		return
