@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -232,6 +232,9 @@ type dict struct {
 	// spelling; personSounds indexes the longer ones by phonetic key.
 	persons      map[string]string
 	personSounds map[string][]personName
+	// englishNear holds the ordinary English words that sound or are
+	// spelt like a biblical place or book.
+	englishNear map[string]struct{}
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner

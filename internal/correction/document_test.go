@@ -50,6 +50,8 @@ func TestWholeDocumentEvidence(t *testing.T) {
 			[]string{"thessalonians>Thessalonians book.lowercase auto"}},
 		{"an article ending a cue line belongs to the next", "he said it was a\nrevelations 2 nights ago", []string{}},
 		{"a cue line's end after a full line is a sentence's", "he finished\nrevelations 2 tells us more", []string{"revelations 2>Revelation 2 book.misspelling auto"}},
+		{"an ordinary word is no sound-alike of a place", sermonOpening + "and you'll be stuck in chaos and in slavery", []string{}},
+		{"an ordinary word after the book of is still suggested", sermonOpening + "the book of rumors chapter five says", []string{"rumors chapter five>Romans 5 book.fuzzy review"}},
 		{"a line in another language", sermonOpening + "la casa de mi padre en jerusalen y betania\nthey came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
 		{"a lowercase roman ordinal after a cue", "turn to i samuel 3", []string{"i samuel 3>1 Samuel 3 book.ordinal auto"}},
 		{"a lowercase i elsewhere is the pronoun", "then i samuel 3 times", []string{"samuel 3>Samuel 3 book.lowercase review"}},

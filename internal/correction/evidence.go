@@ -190,3 +190,22 @@ func foreignWord(w string) bool {
 	}
 	return false
 }
+
+// ordinaryWord reports whether text[start:end], heard for a place or a
+// book by its sound or spelling, is an ordinary English word written as
+// one (in lowercase) outside the contexts that name a book ("the book of
+// facts", "rumors chapter five"): "stuck in chaos" is not Chios, nor
+// "the gospel to believers" Proverbs.
+func (m *matcher) ordinaryWord(start, end int) bool {
+	text := m.sc.text
+	w := text[start:end]
+	if len(w) < 5 || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	if _, ok := m.d.englishNear[w]; !ok {
+		return false
+	}
+	before := strings.ToLower(text[max(0, start-12):start])
+	after := strings.ToLower(text[end:min(len(text), end+9)])
+	return !strings.HasSuffix(before, "book of ") && !strings.HasSuffix(before, "gospel of ") && !strings.HasPrefix(after, " chapter")
+}

@@ -875,6 +875,9 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		// are that language's words, not misheard English.
 		return
 	}
+	if (rule == rulePlaceFuzzy || rule == ruleBookFuzzy) && m.ordinaryWord(start, end) {
+		return
+	}
 	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
 		notProse(m.sc.text, start, end) {
 		return

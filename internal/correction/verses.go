@@ -221,5 +221,15 @@ func (d *dict) buildNames() error {
 		}
 	}
 	d.buildPersons(names)
+	data, err = dataFS.ReadFile("data/english_near_names.txt")
+	if err != nil {
+		return err
+	}
+	d.englishNear = make(map[string]struct{}, 4000)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line != "" && line[0] != '#' {
+			d.englishNear[line] = struct{}{}
+		}
+	}
 	return nil
 }
