@@ -143,8 +143,13 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 // foreignLine reports whether the line around offset start (at most 160
 // bytes either side) holds two or more function words of Spanish,
 // Portuguese, French, German or Tagalog that are not English words: a
-// line of mixed captions in another language.
-func foreignLine(text string, start int) bool {
+// line of mixed captions in another language. It remembers the line it
+// read last.
+func (m *matcher) foreignLine(start int) bool {
+	if start >= m.foreignLo && start < m.foreignHi {
+		return m.foreign
+	}
+	text := m.sc.text
 	lo, hi := max(0, start-160), min(len(text), start+160)
 	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
 		lo += k + 1
@@ -164,13 +169,11 @@ func foreignLine(text string, start int) bool {
 		}
 		if foreignWord(text[i:j]) {
 			hits++
-			if hits == 2 {
-				return true
-			}
 		}
 		i = j
 	}
-	return false
+	m.foreignLo, m.foreignHi, m.foreign = lo, hi, hits >= 2
+	return m.foreign
 }
 
 // foreignWord reports whether w is a function word of another language
@@ -179,7 +182,8 @@ func foreignWord(w string) bool {
 	if len(w) < 2 || len(w) > 7 {
 		return false
 	}
-	switch strings.ToLower(w) {
+	var b [8]byte
+	switch string(appendLower(b[:0], w)) {
 	case "de", "el", "que", "en", "los", "las", "del", "por", "para", "con", "una", "es", "mi", "su", "nos",
 		"señor", "dios", "muy", "pero", "como", "esta", "este", "porque", "nuestro", "nuestra",
 		"je", "les", "et", "des", "pas", "avec", "pour", "dans", "nous", "vous", "est", "une", "qui",
@@ -205,7 +209,7 @@ func (m *matcher) ordinaryWord(start, end int) bool {
 	if _, ok := m.d.englishNear[w]; !ok {
 		return false
 	}
-	before := strings.ToLower(text[max(0, start-12):start])
-	after := strings.ToLower(text[end:min(len(text), end+9)])
-	return !strings.HasSuffix(before, "book of ") && !strings.HasSuffix(before, "gospel of ") && !strings.HasPrefix(after, " chapter")
+	before, after := text[max(0, start-12):start], text[end:min(len(text), end+9)]
+	suffix := func(s, suf string) bool { return len(s) >= len(suf) && strings.EqualFold(s[len(s)-len(suf):], suf) }
+	return !suffix(before, "book of ") && !suffix(before, "gospel of ") && !(len(after) >= 8 && strings.EqualFold(after[:8], " chapter"))
 }

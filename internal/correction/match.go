@@ -31,6 +31,9 @@ type matcher struct {
 	refs         []refRec  // the references of the records, in order
 	doc          docKind   // what the whole text is (see sermon), read once when a rule asks
 	citedBooks   [2]uint64 // the versified books read before a reference so far, by dict.bookOf
+	foreignLo    int       // the line foreignLine read last, [foreignLo, foreignHi), and its answer
+	foreignHi    int
+	foreign      bool
 }
 
 // cited reports whether book b was read before a reference earlier in
@@ -666,12 +669,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		case r.ok:
 			rk = riskRareName // "psalm 23"
 		}
-		plural := strings.HasSuffix(strings.ToLower(orig), "s")
 		switch {
 		case sc.is(i-1, "of") && sc.isAny(i-2, "book", "books"):
 			// "the book of Psalms 23": the book's title, whatever follows.
 			name = "Psalms"
-		case r.ok && r.chapterRange, !r.ok && plural:
+		case r.ok && r.chapterRange, !r.ok && plural(orig):
 			name = "Psalms"
 		default:
 			name = "Psalm"
@@ -869,8 +871,8 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		// "shion" the town Shion.
 		return
 	}
-	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == rulePlaceVariant || rule == ruleBookFuzzy ||
-		(rule == rulePlaceLowercase && conf < autoThreshold)) && foreignLine(m.sc.text, start) {
+	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == rulePlaceVariant || rule == ruleBookFuzzy) &&
+		m.foreignLine(start) {
 		// A line of captions in another language: "en sion", "jerusalen"
 		// are that language's words, not misheard English.
 		return
