@@ -36,6 +36,13 @@ type matcher struct {
 	foreign      bool
 }
 
+// citedID reports whether the book named id was read before a reference
+// earlier in the text.
+func (m *matcher) citedID(id sref) bool {
+	k := m.d.bookOf(id)
+	return k != 0 && m.citedBooks[k>>6]&(1<<(k&63)) != 0
+}
+
 // cited reports whether book b was read before a reference earlier in
 // the text: "in acts" after "acts 2" is the book, where on its own it may
 // be a misheard "in fact".
