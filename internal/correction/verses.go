@@ -142,7 +142,13 @@ func (d *dict) checkRef(b uint8, r *ref) {
 		return
 	}
 	if r.chapterEnd > 0 && !d.hasChapter(b, r.chapterEnd) {
-		r.chapterEnd, r.chapterRange, r.endTok = 0, false, r.chapterTok
+		if d.hasVerse(b, r.chapter, r.chapterEnd) && !r.chapterWord {
+			// "1 Peter 5-7": 1 Peter has five chapters, and 5:7 is the
+			// verse meant.
+			r.verse, r.chapterEnd, r.chapterRange = r.chapterEnd, 0, false
+		} else {
+			r.chapterEnd, r.chapterRange, r.endTok = 0, false, r.chapterTok
+		}
 	}
 	if r.verse > 0 && !d.hasVerse(b, r.chapter, r.verse) {
 		// "chapter 3 verse 40" of a chapter of 36 verses: the chapter is

@@ -28,6 +28,8 @@ func TestReferencesThatExist(t *testing.T) {
 		{"a range end the chapter does not have is left out", "john 3:16 through 40", "John 3:16 through 40", "John 3:16 John.3.16"},
 		{"a chapter the book does not have is no reference", "romans 20 says", "Romans 20 says", ""},
 		{"a book of one chapter takes a verse", "jude three says", "Jude 3 says", "Jude 1:3 Jude.1.3"},
+		{"a range of chapters the book does not have is a chapter and a verse", "1 peter 5-7 says", "1 Peter 5:7 says", "1 Peter 5:7 1Pet.5.7"},
+		{"a range of chapters that exist stays one", "romans 5-7 says", "Romans 5–7 says", "Romans 5-7 Rom.5-Rom.7"},
 		{"a range of psalms", "psalms 120 through 134", "Psalms 120–134", "Psalms 120-134 Ps.120-Ps.134"},
 		{"a numbered book", "first corinthians chapter thirteen verse four", "1 Corinthians 13:4", "1 Corinthians 13:4 1Cor.13.4"},
 	}
