@@ -68,6 +68,7 @@ type tally struct {
 	autoRight, autoWrong, autoUnjudged  int
 	suggRight, suggWrong, suggUnjudged  int
 	known, knownApplied, knownSuggested int
+	references                          int // changes that carry a Reference
 	wrongAuto                           []string
 	rules                               map[string][2]int // rule: automatic wrong, suggestion wrong
 }
@@ -157,6 +158,9 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 			t.bytes += len(data)
 			changes := e.Find(text, opts)
 			for _, c := range changes {
+				if c.Reference != nil {
+					t.references++
+				}
 				k := key{doc, c.Start, c.End, c.Replacement}
 				right, ok := judged[k]
 				if !ok && shape == "controls" {
@@ -221,6 +225,11 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 		}
 		fmt.Printf("%-9s %5d %9d | %6d / %4d (%4d)     | %6d / %4d (%4d)     | %s\n", n, t.docs, t.bytes,
 			t.autoRight, t.autoWrong, t.autoUnjudged, t.suggRight, t.suggWrong, t.suggUnjudged, rec)
+	}
+	if normalize {
+		for _, n := range names {
+			fmt.Printf("references reported, %s: %d\n", n, tallies[n].references)
+		}
 	}
 	for _, n := range names {
 		t := tallies[n]
