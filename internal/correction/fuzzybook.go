@@ -42,6 +42,7 @@ func cueWords() map[string]cueKind {
 		"letters": cueTitle, "epistle": cueTitle, "epistles": cueTitle,
 		"wrote": cueWrote, "writes": cueWrote, "writing": cueWrote, "written": cueWrote,
 		"cavalry": cueReal, "calgary": cueReal, "calvery": cueReal, "calvory": cueReal,
+		"derby": cueReal, "listerine": cueReal, "lister": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
 		"valley": cueHead, "mount": cueHead,
@@ -92,12 +93,17 @@ func buildHeadTargets() map[string][]headTarget {
 // biblical place, with the place and the words of which one must be near
 // for a suggestion ("the blood he shed on cavalry").
 func realWordPlaces() map[string]realWord {
+	firstJourney := []string{"paul", "barnabas", "iconium", "lystra", "derbe", "antioch", "galatia", "pisidia", "lycaonia"}
 	crucifixion := []string{"cross", "blood", "crucif", "died", " die ", "shed", "jesus", "christ", "nails", "tomb", "golgotha", "skull", "sacrifice", "savior", "saviour"}
 	return map[string]realWord{
 		"cavalry": {name: "Calvary", near: crucifixion},
 		"calgary": {name: "Calvary", near: crucifixion},
 		"calvery": {name: "Calvary", near: crucifixion},
 		"calvory": {name: "Calvary", near: crucifixion},
+		// Paul's first journey (Acts 14): "Derby and Listerine".
+		"derby":     {name: "Derbe", near: firstJourney},
+		"listerine": {name: "Lystra", near: firstJourney},
+		"lister":    {name: "Lystra", near: firstJourney},
 	}
 }
 
