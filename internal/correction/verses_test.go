@@ -30,6 +30,8 @@ func TestReferencesThatExist(t *testing.T) {
 		{"a book of one chapter takes a verse", "jude three says", "Jude 3 says", "Jude 1:3 Jude.1.3"},
 		{"a range of chapters the book does not have is a chapter and a verse", "1 peter 5-7 says", "1 Peter 5:7 says", "1 Peter 5:7 1Pet.5.7"},
 		{"a range of chapters that exist stays one", "romans 5-7 says", "Romans 5–7 says", "Romans 5-7 Rom.5-Rom.7"},
+		{"a following verse is read against the chapter before it", "john chapter 3. verse 16 says", "John 3:16 says", "John 3:16 John.3.16"},
+		{"a following verse the chapter does not have is left", "john chapter 3. verse 40 says", "John 3. verse 40 says", "John 3 John.3"},
 		{"a range of psalms", "psalms 120 through 134", "Psalms 120–134", "Psalms 120-134 Ps.120-Ps.134"},
 		{"a numbered book", "first corinthians chapter thirteen verse four", "1 Corinthians 13:4", "1 Corinthians 13:4 1Cor.13.4"},
 	}
