@@ -62,6 +62,7 @@ func TestWholeDocumentEvidence(t *testing.T) {
 		{"real words for the towns of Paul's first journey", sermonOpening + "paul and barnabas went on to derby and listerine",
 			[]string{"derby>Derbe place.real_word review", "listerine>Lystra place.real_word review"}},
 		{"a derby elsewhere", sermonOpening + "we watched the derby on saturday", []string{}},
+		{"a surname after a first name is no place", sermonOpening + "as john mark carmer says in his book", []string{}},
 		{"a line in another language", sermonOpening + "la casa de mi padre en jerusalen y betania\nthey came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
 		{"a lowercase roman ordinal after a cue", "turn to i samuel 3", []string{"i samuel 3>1 Samuel 3 book.ordinal auto"}},
 		{"a lowercase i elsewhere is the pronoun", "then i samuel 3 times", []string{"samuel 3>Samuel 3 book.lowercase review"}},

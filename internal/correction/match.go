@@ -1215,6 +1215,9 @@ func (m *matcher) fuzzyPlace(i int) {
 		// has is no misheard other name.
 		return
 	}
+	if !strong && i > 0 && sc.plainGap(i-1) && (m.firstName(i-1) || i > 1 && sc.plainGap(i-2) && m.firstName(i-2)) {
+		return // "john carmer", "john mark carmer": after a first name, a surname
+	}
 	if m.bible {
 		// "corintheans 13 4": a book before a reference wins.
 		if _, ok := m.fuzzyBook(i, false); ok {
@@ -1583,4 +1586,11 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 // no "in Lamentations".
 func plural(w string) bool {
 	return len(w) > 1 && w[len(w)-1]|0x20 == 's'
+}
+
+// firstName reports whether token k is a book's name that is a common
+// first name ("john", "james", "peter").
+func (m *matcher) firstName(k int) bool {
+	n, _, _ := m.key(k)
+	return n != nil && n.book != nil && n.book.risk == riskCommonName
 }
