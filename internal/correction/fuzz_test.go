@@ -38,34 +38,32 @@ func FuzzCorrect(f *testing.F) {
 // checkFuzz checks one Correct call of FuzzCorrect.
 func checkFuzz(t *testing.T, e *Engine, text string, opts Options) {
 	t.Helper()
-	{
-		r := e.Correct(text, opts)
-		if Apply(text, nil) != text {
-			t.Fatal("Apply(text, nil) != text")
+	r := e.Correct(text, opts)
+	if Apply(text, nil) != text {
+		t.Fatal("Apply(text, nil) != text")
+	}
+	prevEnd := 0
+	for _, c := range r.Changes {
+		if c.Start < prevEnd || c.End < c.Start || c.End > len(text) {
+			t.Fatalf("bad span %+v", c)
 		}
-		prevEnd := 0
-		for _, c := range r.Changes {
-			if c.Start < prevEnd || c.End < c.Start || c.End > len(text) {
-				t.Fatalf("bad span %+v", c)
-			}
-			prevEnd = c.End
-			if text[c.Start:c.End] != c.Original {
-				t.Fatalf("Original %q != text %q", c.Original, text[c.Start:c.End])
-			}
-			if utf8.ValidString(text) && (c.Start < len(text) && !utf8.RuneStart(text[c.Start]) || c.End < len(text) && !utf8.RuneStart(text[c.End])) {
-				t.Fatalf("change splits a rune: %+v", c)
-			}
-			if c.Replacement == c.Original {
-				t.Fatalf("no-op change %+v", c)
-			}
+		prevEnd = c.End
+		if text[c.Start:c.End] != c.Original {
+			t.Fatalf("Original %q != text %q", c.Original, text[c.Start:c.End])
 		}
-		if utf8.ValidString(text) && !utf8.ValidString(r.Content) {
-			t.Fatal("valid input gave invalid output")
+		if utf8.ValidString(text) && (c.Start < len(text) && !utf8.RuneStart(text[c.Start]) || c.End < len(text) && !utf8.RuneStart(text[c.End])) {
+			t.Fatalf("change splits a rune: %+v", c)
 		}
-		for _, c := range r.Changes {
-			if c.Reference != nil && (c.Reference.Chapter < 1 || c.Reference.OSIS == "" || !opts.NormalizeReferences) {
-				t.Fatalf("bad reference %+v of %+v", *c.Reference, c)
-			}
+		if c.Replacement == c.Original {
+			t.Fatalf("no-op change %+v", c)
+		}
+	}
+	if utf8.ValidString(text) && !utf8.ValidString(r.Content) {
+		t.Fatal("valid input gave invalid output")
+	}
+	for _, c := range r.Changes {
+		if c.Reference != nil && (c.Reference.Chapter < 1 || c.Reference.OSIS == "" || !opts.NormalizeReferences) {
+			t.Fatalf("bad reference %+v of %+v", *c.Reference, c)
 		}
 	}
 }
