@@ -627,7 +627,7 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		return 0, false
 	}
 	if root, _, isPre := m.key(c); isPre || (root != nil && (root.place != nil || root.book == nil ||
-		root.book.kind != kNone || !(r.strong || cued))) {
+		root.book.kind != kNone || !(r.strong || cued) || root.book.adjective && m.determinerBefore(c))) {
 		// A dictionary form: its own rules decided. Only a word the
 		// dictionary never reads as a book ("ester", "number") is tried,
 		// and only before a strong reference or after a cue.

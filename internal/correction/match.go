@@ -654,6 +654,9 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 
 func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	if f.kind == kNone {
+		if f.adjective && f.book != nil && i == j {
+			return m.readersBook(i, f)
+		}
 		return 0, false
 	}
 	sc := m.sc
@@ -1593,4 +1596,16 @@ func plural(w string) bool {
 func (m *matcher) firstName(k int) bool {
 	n, _, _ := m.key(k)
 	return n != nil && n.book != nil && n.book.risk == riskCommonName
+}
+
+// readersBook changes the singular of the readers' name of a letter that
+// is no book on its own ("roman", "hebrew") into the letter before a
+// chapter and a verse: "turn to roman 8 28", "hebrew 11 verse 1"; "the
+// roman 8 legions" and "hebrew 11 people" stay.
+func (m *matcher) readersBook(i int, f *bookForm) (int, bool) {
+	r := m.parseRefIn(i+1, m.d.bookOf(f.book.id))
+	if !r.ok || r.verse == 0 || m.determinerBefore(i) || m.countAfter(r) {
+		return 0, false
+	}
+	return m.emitBook(i, i, f.book.id, r, ruleBookMisspelling, 0.9), true
 }

@@ -32,6 +32,9 @@ func TestReferencesThatExist(t *testing.T) {
 		{"a range of chapters that exist stays one", "romans 5-7 says", "Romans 5–7 says", "Romans 5-7 Rom.5-Rom.7"},
 		{"a following verse is read against the chapter before it", "john chapter 3. verse 16 says", "John 3:16 says", "John 3:16 John.3.16"},
 		{"a following verse the chapter does not have is left", "john chapter 3. verse 40 says", "John 3. verse 40 says", "John 3 John.3"},
+		{"the singular of the readers' name before a chapter and a verse", "turn to roman 8 28", "turn to Romans 8:28", "Romans 8:28 Rom.8.28"},
+		{"the same before a bare number stays", "in hebrew 11 we read", "in hebrew 11 we read", ""},
+		{"the same after a determiner stays", "the roman 8 28 legions", "the roman 8 28 legions", ""},
 		{"a range of psalms", "psalms 120 through 134", "Psalms 120–134", "Psalms 120-134 Ps.120-Ps.134"},
 		{"a numbered book", "first corinthians chapter thirteen verse four", "1 Corinthians 13:4", "1 Corinthians 13:4 1Cor.13.4"},
 	}
