@@ -95,7 +95,7 @@ func scriptureWord(w string) bool {
 // sermonCue reports whether the words around tokens i..j, a book's name
 // that is also an English word, read as the book's in a sermon: after a
 // preposition that leads to a book ("in acts", "through judges", "from
-// genesis", "on revelation") or before a verb a book takes ("revelation
+// genesis", "on revelation", "turn to revelation") or before a verb a book takes ("revelation
 // says", "proverbs puts it"); never after an article or a determiner ("a
 // revelation", "the numbers", "his acts") nor before "of" ("acts of
 // kindness").
@@ -104,9 +104,12 @@ func (m *matcher) sermonCue(i, j int) bool {
 	if sc.is(j+1, "of") {
 		return false
 	}
-	if sc.isAny(i-1, "in", "through", "from", "into", "on", "after", "to") &&
+	if sc.isAny(i-1, "in", "through", "from", "into", "on", "after") &&
 		!sc.isAny(i-2, "interested", "believe", "believes", "faith", "trust", "involved", "engaged") {
 		return true
+	}
+	if sc.is(i-1, "to") && sc.isAny(i-2, "turn", "turning", "go", "going", "went", "back", "over", "flip", "skip", "jump", "move", "forward") {
+		return true // "turn to revelation", but "a day to mark"
 	}
 	if sc.is(j+1, "series") {
 		return !sc.isAny(i-1, "a", "an") // "our revelation series"
@@ -128,6 +131,14 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 	if sc.isAny(i-1, "a", "an", "this", "that", "these", "those", "our", "your", "my", "his", "her", "their", "its",
 		"every", "each", "any", "some", "many", "other", "few") || (i > 0 && sc.tok(i-1).digits()) {
 		return false // "this revelation", "these psalms", "15 psalms"
+	}
+	switch b.osis {
+	case "Mark", "Job":
+		return false // "a day to mark", "the job": words of every day
+	case "Judg", "Num", "Acts", "1Kgs", "2Kgs":
+		if sc.isAny(i-1, "the", "to") {
+			return false // "the judges ruled", "look at the numbers"
+		}
 	}
 	if b.osis == "Ps" {
 		// "the psalms", "in the psalms": the book; "the psalm" is one
