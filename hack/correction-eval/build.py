@@ -67,6 +67,7 @@ def toks(line):
     line=re.sub(r"[^\w\s'\-]",' ',line)
     return re.findall(r"\S+",re.sub(r'\s+',' ',line).strip())
 with open('/tmp/eval/errors.tsv','w') as out:
+    out.write('name\tdoc\tstart\tend\texpected\n')
     for row in open('/tmp/eval/sources.tsv'):
         name,repo,f=row.rstrip('\n').split('\t')
         p='/tmp/eval/docs/captions/'+name
@@ -94,3 +95,18 @@ with open('/tmp/eval/errors.tsv','w') as out:
                     out.write('%s\t%s\t%d\t%d\t%s\n'%(name,sha,start,start+len(w.encode()),w))
                 off+=len(w.encode())+1
             pos=off
+
+# A city-council control: tasks extracted from US city council meeting
+# transcripts (the Description column, 600 KB).
+import csv, io
+rows = csv.reader(io.StringIO(show('paulcesartoux+classification-US-cities-meeting-transcripts', 'Projet/dataset/training_data.csv')))
+next(rows)
+out, n = [], 0
+for row in rows:
+    d = row[1].replace(' | ', '\n')
+    out.append(d)
+    n += len(d)
+    if n > 600000:
+        break
+open('/tmp/eval/docs/controls/council_tasks.txt', 'w').write('\n'.join(out) + '\n')
+open('/tmp/eval/sources.tsv', 'a').write('council_tasks.txt\tpaulcesartoux/classification-US-cities-meeting-transcripts\tProjet/dataset/training_data.csv\n')

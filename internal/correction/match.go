@@ -1550,8 +1550,8 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 	}
 	t := sc.tok(k)
 	if t.digits() {
-		if t.e()-t.s() > 3 {
-			return 0, k, false
+		if t.e()-t.s() > 3 || sc.text[t.s()] == '0' {
+			return 0, k, false // "resolution numbers 06-0003": an identifier
 		}
 		v := 0
 		for p := t.s(); p < t.e(); p++ {

@@ -35,6 +35,7 @@ func TestReferencesThatExist(t *testing.T) {
 		{"the singular of the readers' name before a chapter and a verse", "turn to roman 8 28", "turn to Romans 8:28", "Romans 8:28 Rom.8.28"},
 		{"the same before a bare number stays", "in hebrew 11 we read", "in hebrew 11 we read", ""},
 		{"the same after a determiner stays", "the roman 8 28 legions", "the roman 8 28 legions", ""},
+		{"a number with a leading zero is an identifier", "resolution numbers 06-0003 and 14-0030", "resolution numbers 06-0003 and 14-0030", ""},
 		{"a range of psalms", "psalms 120 through 134", "Psalms 120–134", "Psalms 120-134 Ps.120-Ps.134"},
 		{"a numbered book", "first corinthians chapter thirteen verse four", "1 Corinthians 13:4", "1 Corinthians 13:4 1Cor.13.4"},
 	}
