@@ -44,6 +44,13 @@ func (m *matcher) kind() docKind {
 	return m.doc
 }
 
+// IsSermon reports whether text is plainly about scripture by the words of
+// its first 64 KB, as the engine reads a document before its rules that
+// need the whole text (see the package documentation).
+func IsSermon(text string) bool {
+	return readDocKind(text[:min(len(text), sermonSample)]) == docSermon
+}
+
 // readDocKind counts the words of text and those of them that speak of
 // scripture.
 func readDocKind(text string) docKind {
