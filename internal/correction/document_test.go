@@ -77,6 +77,8 @@ func TestWholeDocumentEvidence(t *testing.T) {
 		{"a biblical name is no misheard place", sermonOpening + "he was crucified under pontius pilate", []string{}},
 		{"a sound-alike in a podcast is not suggested", podcastText + "tell the other teams not to bother them", []string{}},
 		{"a sound-alike in a sermon is suggested", sermonOpening + "they came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
+		{"a doubled letter after a place cue, in a sermon", sermonOpening + "the man lived in gadarra by the lake", []string{"gadarra>Gadara place.fuzzy auto"}},
+		{"the same outside a sermon is suggested", "the man lived in gadarra by the lake", []string{"gadarra>Gadara place.fuzzy review"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1237,6 +1237,11 @@ func (m *matcher) fuzzyPlace(i int) {
 			conf = 0.75 // "go to Nazaret", but also "went to Marian"
 		}
 	}
+	if bestD == 1 && conf < 0.86 && cue && !upper && n >= 6 && sameSkeleton(sc.lowerBytes(i), best.lower) && m.sermon() {
+		// A sermon's "came to shekem", "in gadarra": a vowel or a doubled
+		// letter moved, after a place cue.
+		conf = 0.86
+	}
 	if ofName {
 		conf = min(conf, 0.7) // a sound without a place cue: suggested
 	}
@@ -1608,4 +1613,37 @@ func (m *matcher) readersBook(i int, f *bookForm) (int, bool) {
 		return 0, false
 	}
 	return m.emitBook(i, i, f.book.id, r, ruleBookMisspelling, 0.9), true
+}
+
+// sameSkeleton reports whether a and b have the same consonants in the
+// same order once doubled letters are read once: "shekem" and "shechem"
+// do not ("k" for "ch"), "gadarra" and "gadara", "bethsayda" and
+// "bethsaida" do.
+func sameSkeleton(a []byte, b string) bool {
+	i, j := 0, 0
+	next := func(s func(int) byte, n int, k *int) byte {
+		for *k < n {
+			c := s(*k)
+			*k++
+			switch c {
+			case 'a', 'e', 'i', 'o', 'u', 'y':
+				continue
+			}
+			for *k < n && s(*k) == c {
+				*k++
+			}
+			return c
+		}
+		return 0
+	}
+	for {
+		x := next(func(k int) byte { return a[k] }, len(a), &i)
+		y := next(func(k int) byte { return b[k] }, len(b), &j)
+		if x != y {
+			return false
+		}
+		if x == 0 {
+			return true
+		}
+	}
 }
