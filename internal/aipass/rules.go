@@ -12,7 +12,7 @@ import (
 // rulesModel is the version of the rule set, reported as the model of the
 // Rules provider. Raise it whenever a check or a word list changes, so that
 // stored results can be told apart.
-const rulesModel = "rules-v4"
+const rulesModel = "rules-v5"
 
 // Rules is the offline provider: a fixed set of deterministic checks of
 // the words around each change. It is not a language model. It reads only
@@ -162,6 +162,8 @@ func (r *Rules) Review(ctx context.Context, req Request) (*Review, error) {
 	}
 	verdicts := make(map[string]Judgement, len(req.Changes))
 	english := isEnglishTag(req.Language)
+	var cited map[string]bool // read when a rule first needs it
+	var sermon int8           // 0 not read yet, 1 a sermon, 2 not
 	var w ctxWindow
 	guard := correction.NewProseGuard(req.Text)
 	for i := range req.Changes {
@@ -185,7 +187,20 @@ func (r *Rules) Review(ctx context.Context, req Request) (*Review, error) {
 			w.load(r, req.Text, c.Start, c.End)
 			switch c.Category {
 			case correction.CategoryBible:
-				v, reason = r.judgeBook(&w, c)
+				v, reason = r.judgeBook(&w, c, func() map[string]bool {
+					if cited == nil {
+						cited = r.citedBooks(req)
+					}
+					return cited
+				}, func() bool {
+					if sermon == 0 {
+						sermon = 2
+						if correction.IsSermon(req.Text) {
+							sermon = 1
+						}
+					}
+					return sermon == 1
+				})
 				if v == Uncertain && i > 0 && verdicts[req.Changes[i-1].ID].Verdict == Confirmed {
 					if listed := r.listedAfter(req.Text, &req.Changes[i-1], c); listed != "" {
 						v, reason = Confirmed, listed
@@ -193,6 +208,8 @@ func (r *Rules) Review(ctx context.Context, req Request) (*Review, error) {
 				}
 			case correction.CategoryPlace:
 				v, reason = r.judgePlace(&w, c, req.Changes, i)
+			case correction.CategoryPerson:
+				v, reason = judgePerson(c)
 			}
 		}
 		if v == "" {
@@ -268,7 +285,7 @@ func isEnglishTag(lang string) bool {
 }
 
 // judgeBook judges a change of the bible category.
-func (r *Rules) judgeBook(w *ctxWindow, c *correction.Change) (Verdict, string) {
+func (r *Rules) judgeBook(w *ctxWindow, c *correction.Change, cited func() map[string]bool, sermon func() bool) (Verdict, string) {
 	name, refPart := splitBookRef(c.Replacement)
 	book := strings.ToLower(name)
 
@@ -365,6 +382,21 @@ func (r *Rules) judgeBook(w *ctxWindow, c *correction.Change) (Verdict, string) 
 	}
 	if cue := matchBookCue(w.before, r.strongCues); cue != "" {
 		return Confirmed, "after '" + clip(cue) + "'"
+	}
+	if english && !person && c.Rule == "book.lowercase" && strings.EqualFold(joinWordsLower(base), book) &&
+		(len(w.after) == 0 || w.after[0].lower != "of" || book == "psalms") && cited()[book] {
+		// "the end of judges", "prayed the psalms" in a text that cites
+		// Judges 2 and Psalm 46: the engine applies the book only then.
+		return Confirmed, "the text cites " + clip(name) + " with a reference"
+	}
+	if english && !person && c.Rule == "book.lowercase" && strings.EqualFold(joinWordsLower(base), book) && len(w.before) > 0 &&
+		(len(w.after) == 0 || w.after[0].lower != "of") && !r.garbledCue(w, book) && sermon() {
+		switch prev := w.before[0].lower; prev {
+		case "in", "through", "from", "into", "on", "after":
+			// "comes from exodus", "through judges" in a sermon, as the
+			// engine applies it.
+			return Confirmed, "after '" + prev + "' in a sermon"
+		}
 	}
 	if risky && len(w.before) > 0 {
 		prev := w.before[0].lower
@@ -529,7 +561,9 @@ func (r *Rules) checkChapters(book, name string, rf *spokenRef) string {
 		return "no chapter " + strconv.Itoa(rf.chapter) + " in " + name
 	}
 	if rf.chapterEnd > n {
-		return "no chapter " + strconv.Itoa(rf.chapterEnd) + " in " + name
+		// "1 peter 5-7": no chapter 7, so the verse 5:7, as the engine
+		// reads it.
+		rf.verse, rf.chapterEnd, rf.strong = rf.chapterEnd, 0, true
 	}
 	return ""
 }
@@ -568,12 +602,79 @@ func (r *Rules) inFrame(w *ctxWindow) string {
 	return a.lower
 }
 
+// citedBooks returns the books (lowercase, the Psalms as "psalms") that
+// the request's changes name before a number, or that its text writes
+// before one: a sermon (correction.IsSermon) that cites Judges 2 means the
+// book by a bare "judges" elsewhere. It returns an empty set for a text
+// that is no sermon.
+func (r *Rules) citedBooks(req Request) map[string]bool {
+	cited := map[string]bool{}
+	if !correction.IsSermon(req.Text) {
+		return cited
+	}
+	text := req.Text
+	var lw []byte
+	for i := 0; i < len(text); {
+		if !isLetter(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && isLetter(text[j]) {
+			j++
+		}
+		if j+1 < len(text) && text[j] == ' ' && text[j+1] >= '1' && text[j+1] <= '9' && j-i <= 13 {
+			lw = append(lw[:0], text[i:j]...)
+			for k := range lw {
+				lw[k] |= 0x20
+			}
+			if r.bookEnglish[string(lw)] {
+				book := string(lw)
+				if book == "psalm" {
+					book = "psalms"
+				}
+				cited[book] = true
+			}
+		}
+		i = j
+	}
+	for i := range req.Changes {
+		c := &req.Changes[i]
+		if c.Category != correction.CategoryBible {
+			continue
+		}
+		if name, refPart := splitBookRef(c.Replacement); refPart != "" {
+			book := strings.ToLower(name)
+			if book == "psalm" {
+				book = "psalms"
+			}
+			cited[book] = true
+		}
+	}
+	return cited
+}
+
 // readsAsReason returns the reason of a word read as English or as a name.
 func readsAsReason(key string, english bool) string {
 	if english {
 		return "reads as the English word '" + clip(key) + "' here"
 	}
 	return "reads as the name '" + clip(key) + "' here"
+}
+
+// judgePerson judges a change of the person category: a capital on a
+// biblical name the engine read in a sermon is confirmed, a name heard by
+// its sound is left to the reader.
+func judgePerson(c *correction.Change) (Verdict, string) {
+	switch c.Rule {
+	case "person.lowercase":
+		if strings.EqualFold(c.Original, c.Replacement) {
+			return Confirmed, "the capital of the biblical name '" + clip(c.Replacement) + "'"
+		}
+	case "person.fuzzy":
+		return Uncertain, "'" + clip(c.Original) + "' only sounds like '" + clip(c.Replacement) + "'"
+	}
+	return "", ""
 }
 
 // judgePlace judges a change of the place category; changes are the
@@ -805,4 +906,12 @@ func matchBookCue(before []ctxWord, cues [][]string) string {
 		}
 	}
 	return ""
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// garbledCue reports whether the change reads as an everyday phrase a
+// recognizer turns into a book: "in acts" for "in fact", "in numbers".
+func (r *Rules) garbledCue(w *ctxWindow, book string) bool {
+	return w.before[0].lower == "in" && (book == "acts" || book == "numbers")
 }

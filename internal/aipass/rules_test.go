@@ -256,6 +256,8 @@ func TestRulesHandBuilt(t *testing.T) {
 		{"normalized wrong number", "[[romans 8 28]] says", "Romans 8:29", "bible", "book.lowercase", "", aipass.Uncertain, "'8:29' differs from the words spoken"},
 		{"normalized beyond the book", "[[jude 1 40]] says", "Jude 1:40", "bible", "book.lowercase", "", aipass.Uncertain, "one chapter of 25 verses in Jude"},
 		{"normalized malformed", "[[romans 8 28]] says", "Romans 8:x", "bible", "reference.normalize", "", aipass.Uncertain, "malformed reference"},
+		{"a biblical name's capital", "king [[nebuchadnezzar]] had a dream", "Nebuchadnezzar", "person", "person.lowercase", "", aipass.Confirmed, "capital of the biblical name"},
+		{"a name by its sound", "[[melkizedek]] was a priest", "Melchizedek", "person", "person.fuzzy", "", aipass.Uncertain, "only sounds like"},
 		{"unknown category", "a [[thing]] here", "Thing", "ai", "ai.proposal", "", aipass.Uncertain, "no rule applies"},
 		{"unknown place rule", "to [[jerusalem]]", "Jerusalem", "place", "place.other", "", aipass.Uncertain, "no rule applies"},
 		{"other language", "nach [[jerusalem]] gehen", "Jerusalem", "place", "place.lowercase", "de-DE", aipass.Uncertain, "English only"},
@@ -478,4 +480,42 @@ func BenchmarkRules(b *testing.B) {
 		b.ReportMetric(float64(len(req.Changes)), "changes/op")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(req.Changes)), "ns/change")
 	})
+}
+
+// TestRulesWholeText judges the engine's changes of issue 24 that read the
+// whole text: the last change of each is judged.
+func TestRulesWholeText(t *testing.T) {
+	e, err := correction.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sermon = "good morning church let us pray\nthank you god for jesus and for your word in the bible amen\n"
+	tests := []struct {
+		name, text string
+		verdict    aipass.Verdict
+		reason     string
+	}{
+		{"a book the text cites, after the", sermon + "in judges 2 it is dark and the end of judges is darker", aipass.Confirmed, "cites Judges"},
+		{"the psalms after a psalm was cited", sermon + "psalm 46 says it and they prayed the psalms daily", aipass.Confirmed, "cites Psalms"},
+		{"a range of chapters the book does not have", "my favorite verse is 1 peter 5-7 cast your cares", aipass.Confirmed, "5:7"},
+		{"a book after from, in a sermon", sermon + "he uses language that comes from exodus that comes from the old testament", aipass.Confirmed, "after 'from' in a sermon"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := e.Find(tt.text, correction.Options{})
+			if len(cs) == 0 {
+				t.Fatalf("the engine changed nothing in %q", tt.text)
+			}
+			req := aipass.Request{Text: tt.text, Changes: cs}
+			rev, err := aipass.NewRules().Review(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rulesCheckReview(t, req, rev)
+			j := rev.Judgements[len(rev.Judgements)-1]
+			if j.Verdict != tt.verdict || !strings.Contains(j.Reason, tt.reason) {
+				t.Errorf("%s: got %s %q, want %s with %q", cs[len(cs)-1].Original, j.Verdict, j.Reason, tt.verdict, tt.reason)
+			}
+		})
+	}
 }

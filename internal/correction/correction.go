@@ -34,6 +34,11 @@ type Change struct {
 	Rule        string  `json:"rule"`        // short machine name of why, e.g. "book.misspelling"
 	Confidence  float64 `json:"confidence"`  // 0..1
 	Status      Status  `json:"status"`      // auto_applied or needs_review
+	// Reference is the Bible reference after the book a change names
+	// ("john three sixteen": John 3:16), whether or not the change
+	// rewrites it, with Options.NormalizeReferences; nil without it,
+	// when no reference follows, or when the name is no single book.
+	Reference *Reference `json:"reference,omitempty"`
 }
 
 // Summary counts a list of changes.
@@ -51,8 +56,15 @@ type Options struct {
 	// NormalizeReferences also rewrites spoken references:
 	// "first corinthians chapter thirteen verse four" becomes
 	// "1 Corinthians 13:4" and "verses 4 through 7" becomes "13:4–7".
+	// A reference is read against the book's versification (the King
+	// James Version's chapters and verses): "Psalm one forty-five" is
+	// Psalm 145 and "Romans 828" is Romans 8:28, and a chapter or verse
+	// the book does not have is never written. Each change of a book
+	// then carries the reference after it as a Reference.
 	NormalizeReferences bool
-	// Categories limits the changes to these categories; empty means all.
+	// Categories limits the changes to these categories; empty means
+	// CategoryBible and CategoryPlace. CategoryPerson (the names of
+	// biblical people) is made only when listed.
 	Categories []string
 }
 
@@ -90,18 +102,19 @@ func (e *Engine) Find(text string, opts Options) []Change {
 // findCounts counts the changes of a Find by status and category, and
 // sums how much the auto-applied ones change the text's length.
 type findCounts struct {
-	auto, bible, place, grow int
+	auto, bible, place, person, grow int
 }
 
 // find is Find, which also counts the changes for Correct.
 func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 	var fc findCounts
-	wantBible, wantPlace := true, true
+	wantBible, wantPlace, wantPerson := true, true, false
 	if len(opts.Categories) > 0 {
 		wantBible = slices.Contains(opts.Categories, CategoryBible)
 		wantPlace = slices.Contains(opts.Categories, CategoryPlace)
+		wantPerson = slices.Contains(opts.Categories, CategoryPerson)
 	}
-	if (!wantBible && !wantPlace) || len(text) > maxText {
+	if (!wantBible && !wantPlace && !wantPerson) || len(text) > maxText {
 		return []Change{}, fc
 	}
 	sc := new(scanner)
@@ -115,12 +128,21 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 		// About one word in twelve is tried as a misheard place name.
 		m.misses = make([]fuzzyMiss, max(2, min(1024, 1<<bits.Len(uint(len(text)/64)))))
 	}
-	m.run()
+	if wantBible || wantPlace {
+		m.run()
+	}
+	if wantPerson {
+		m.mergePersons(m.findPersons())
+	}
 	n := m.found.n
 	if n == 0 {
 		return []Change{}, fc
 	}
 	changes := make([]Change, n)
+	var refs []Reference
+	if len(m.refs) > 0 {
+		refs = m.d.references(m.refs)
+	}
 	ids := newChangeIDs(n)
 	line, pos, k := 1, 0, 0
 	for _, blk := range m.found.blocks {
@@ -136,9 +158,12 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 				fc.auto++
 				fc.grow += len(repl) - (end - start)
 			}
-			if r.rule >= rulePlaceLowercase {
+			switch {
+			case r.rule >= rulePersonLowercase:
+				fc.person++
+			case r.rule >= rulePlaceLowercase:
 				fc.place++
-			} else {
+			default:
 				fc.bible++
 			}
 			changes[k] = Change{
@@ -152,6 +177,10 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 				Rule:        r.rule.String(),
 				Confidence:  conf,
 				Status:      st,
+			}
+			if len(refs) > 0 && int(m.refs[0].rec) == k {
+				changes[k].Reference = &refs[0]
+				refs, m.refs = refs[1:], m.refs[1:]
 			}
 			k++
 		}
@@ -300,6 +329,9 @@ func (e *Engine) Correct(text string, opts Options) Result {
 	}
 	if fc.place > 0 {
 		sum.ByCategory[CategoryPlace] = fc.place
+	}
+	if fc.person > 0 {
+		sum.ByCategory[CategoryPerson] = fc.person
 	}
 	return Result{Content: content, Changes: changes, Summary: sum}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -217,6 +217,24 @@ type dict struct {
 	lukeID            sref // "Luke", for lookBook
 	// names holds the replacements the dictionary offers (see sref).
 	names []string
+	// osisOf maps a canonical book name to its OSIS id, while the
+	// dictionary is built.
+	osisOf map[string]string
+	// verses holds the versification of the books that have one (see
+	// verses.go); nameBook maps a name of d.names to its index in verses
+	// plus one, 0 for a name that is no such book.
+	verses   []versified
+	nameBook []uint8
+	// kjvNames holds the proper names of the King James Version,
+	// lowercase: a word that is one is never a misheard other name.
+	kjvNames map[string]struct{}
+	// persons maps the lowercase names of biblical people to their
+	// spelling; personSounds indexes the longer ones by phonetic key.
+	persons      map[string]string
+	personSounds map[string][]personName
+	// englishNear holds the ordinary English words that sound or are
+	// spelt like a biblical place or book.
+	englishNear map[string]struct{}
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner
@@ -662,6 +680,7 @@ func buildDict() (*dict, error) {
 			return m
 		}(),
 		table:  make([]uint16, 1<<tableBits),
+		osisOf: map[string]string{},
 		psalm:  "Psalm",
 		psalms: "Psalms",
 	}
@@ -673,6 +692,12 @@ func buildDict() (*dict, error) {
 	}
 	d.markShapes()
 	d.nameReplacements()
+	if err := d.buildVerses(); err != nil {
+		return nil, err
+	}
+	if err := d.buildNames(); err != nil {
+		return nil, err
+	}
 	var mark func(m map[string]*node)
 	mark = func(m map[string]*node) {
 		for _, n := range m {
@@ -725,6 +750,7 @@ func (d *dict) buildBooks() error {
 		if b == nil {
 			b = &book{name: canonical, osis: osis}
 			books[canonical] = b
+			d.osisOf[canonical] = osis
 		}
 		num := 0
 		base := canonical

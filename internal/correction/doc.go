@@ -52,6 +52,34 @@
 // An English word a recognizer writes for a place ("cavalry") is suggested
 // when the words of its story are near.
 //
+// The whole document is evidence too. Its first 64 KB tell whether it is a
+// sermon (at least five words in a thousand are "god", "jesus", "bible",
+// "verse", "church" and their like) or, long enough, not about scripture
+// at all. In a text that is not, no name is suggested by its sound or
+// spelling alone. In a sermon a book that is also an English word is
+// applied after a preposition that leads to a book ("in acts we see",
+// "through judges") or before a verb a book takes ("revelation says"),
+// and a book the sermon has already cited with a reference is applied when
+// it comes back without one ("the end of judges", "prayed the psalms");
+// never after an article ("a revelation") or before "of" ("acts of
+// kindness"). A word the King James Version has as a proper name ("Pontius",
+// "Gideon") is never a misheard other name, an ordinary English word that
+// only sounds like a name ("chaos", "believers") is not suggested outside
+// "the book of" and "chapter", and a caption line with two function words
+// of another language gets no change by sound. A caption line that ends
+// with an article or a preposition does not end a sentence.
+//
+// References are read against the versification of the King James Version
+// (the verses of each of the 1,189 chapters): "Psalm one forty-five" is
+// Psalm 145, "Romans 828" is Romans 8:28, "1 Peter 5-7" is 1 Peter 5:7,
+// and a chapter or verse a book does not have is never written. With
+// Options.NormalizeReferences each book change carries its Reference
+// (book, chapter, verses and OSIS id).
+//
+// The names of biblical people are a third category, CategoryPerson, made
+// only when Options.Categories lists it: in a sermon a lowercase name of
+// the KJV gets its capital and a misheard long name is suggested.
+//
 // Some text is never changed or suggested: words inside URLs, e-mail
 // addresses and handles, file paths and names, and code (backtick spans,
 // fenced blocks, <code> and <pre> written in the text); a book adjective or
@@ -64,6 +92,7 @@
 // reviewers of the changes apply the same rules.
 //
 // The embedded data comes from openbibleinfo/Bible-Passage-Reference-Parser
-// v3.2.0 (MIT) and openbibleinfo/Bible-Geocoding-Data (CC BY 4.0); see
-// data/NOTICE.
+// v3.2.0 (MIT), openbibleinfo/Bible-Geocoding-Data (CC BY 4.0), the
+// public-domain King James Version (chapter and verse counts, proper names)
+// and SCOWL (English words that sound like names); see data/NOTICE.
 package correction

@@ -42,6 +42,7 @@ func cueWords() map[string]cueKind {
 		"letters": cueTitle, "epistle": cueTitle, "epistles": cueTitle,
 		"wrote": cueWrote, "writes": cueWrote, "writing": cueWrote, "written": cueWrote,
 		"cavalry": cueReal, "calgary": cueReal, "calvery": cueReal, "calvory": cueReal,
+		"derby": cueReal, "listerine": cueReal, "lister": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
 		"valley": cueHead, "mount": cueHead,
@@ -92,12 +93,17 @@ func buildHeadTargets() map[string][]headTarget {
 // biblical place, with the place and the words of which one must be near
 // for a suggestion ("the blood he shed on cavalry").
 func realWordPlaces() map[string]realWord {
+	firstJourney := []string{"paul", "barnabas", "iconium", "lystra", "derbe", "antioch", "galatia", "pisidia", "lycaonia"}
 	crucifixion := []string{"cross", "blood", "crucif", "died", " die ", "shed", "jesus", "christ", "nails", "tomb", "golgotha", "skull", "sacrifice", "savior", "saviour"}
 	return map[string]realWord{
 		"cavalry": {name: "Calvary", near: crucifixion},
 		"calgary": {name: "Calvary", near: crucifixion},
 		"calvery": {name: "Calvary", near: crucifixion},
 		"calvory": {name: "Calvary", near: crucifixion},
+		// Paul's first journey (Acts 14): "Derby and Listerine".
+		"derby":     {name: "Derbe", near: firstJourney},
+		"listerine": {name: "Lystra", near: firstJourney},
+		"lister":    {name: "Lystra", near: firstJourney},
 	}
 }
 
@@ -261,6 +267,9 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 					return next // "the gospel of look"
 				}
 			}
+			if next, ok := m.extraLetterBook(c); ok {
+				return next // "the book of facts"
+			}
 		}
 	case cueLook:
 		if m.bible {
@@ -329,6 +338,9 @@ func (m *matcher) shortBook(c int, cued bool) (int, bool) {
 	}
 	if b == nil || m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
 		return 0, false
+	}
+	if near, dist, _ := m.nearestBookAt(c); near != nil && dist == 1 && near.lower != b.lower && editDistance(sc.lowerBytes(c), b.lower, 1) > 1 {
+		b = near // "jona" is a letter from Jonah, two from John
 	}
 	if root, _, isPre := m.key(c); root != nil || isPre {
 		return 0, false // a name or a number word: its own rules decided
@@ -615,7 +627,7 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		return 0, false
 	}
 	if root, _, isPre := m.key(c); isPre || (root != nil && (root.place != nil || root.book == nil ||
-		root.book.kind != kNone || !(r.strong || cued))) {
+		root.book.kind != kNone || !(r.strong || cued) || root.book.adjective && m.determinerBefore(c))) {
 		// A dictionary form: its own rules decided. Only a word the
 		// dictionary never reads as a book ("ester", "number") is tried,
 		// and only before a strong reference or after a cue.
@@ -675,6 +687,10 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		conf = 0.9
 	case close && cued && (len(best.lower) >= 7 || r.ok):
 		conf = 0.88
+	case close && cued && m.sermon() && !m.isEnglishNear(c):
+		// "the book of hosia", "the book of zephania" in a sermon: a word
+		// English does not have, a letter or two from the book.
+		conf = 0.86
 	case close && cued:
 		conf = 0.7 // "the book of names" is English too: a short book only suggested
 	case close && r.ok && len(best.lower) >= 7 && (m.weakCue(start) || m.listCue(start)) && !m.countAfter(r):
@@ -782,4 +798,34 @@ func (m *matcher) nearestBookAt(c int) (*bookTarget, int, int) {
 	}
 	*slot = bookMiss{h: t.h, start: t.start, end: t.end, best: best, dist: uint8(dist), kdist: uint8(kdist)}
 	return best, dist, kdist
+}
+
+// extraLetterBook suggests the short book that token c, after "the book
+// of", is heard for with one more letter in front, when the document has
+// cited that book: "the book of facts" for Acts in a sermon on Acts, but
+// not "the gospel of truth". It is only suggested.
+func (m *matcher) extraLetterBook(c int) (int, bool) {
+	sc := m.sc
+	t := sc.tok(c)
+	if n := t.e() - t.s(); n < 4 || n > 6 || t.flags&(tDigits|tMulti) != 0 || !m.strongCue(c) {
+		return 0, false
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return 0, false
+	}
+	lw := sc.lowerBytes(c)
+	for k := range m.d.shortBooks {
+		x := &m.d.shortBooks[k]
+		if string(lw[1:]) == x.lower && sc.is(c-2, "book") && m.citedID(x.id) {
+			return m.emitBook(c, c, x.id, m.parseRef(c+1), ruleBookFuzzy, 0.6), true
+		}
+	}
+	return 0, false
+}
+
+// isEnglishNear reports whether token c is an ordinary English word that
+// sounds or is spelt like a biblical name (see dict.englishNear).
+func (m *matcher) isEnglishNear(c int) bool {
+	_, ok := m.d.englishNear[string(m.sc.lowerBytes(c))]
+	return ok
 }

@@ -51,9 +51,16 @@ func TestCorrectPeakHeap(t *testing.T) {
 	}
 	e := testEngine(t)
 	text := buildSermon(2 << 20)
-	for _, opts := range []Options{{}, {NormalizeReferences: true}} {
-		if r := correctHeap(e, text, opts); r >= 3 {
-			t.Errorf("Correct(%+v) allocated %.2f times its input, want < 3", opts, r)
+	// With NormalizeReferences each change of a book carries its
+	// Reference (64 bytes and its OSIS id): on this text, with a
+	// reference every 200 bytes, 0.8 times the input more.
+	for _, tc := range []struct {
+		opts  Options
+		bound float64
+	}{{Options{}, 3}, {Options{NormalizeReferences: true}, 4}} {
+		opts := tc.opts
+		if r := correctHeap(e, text, opts); r >= tc.bound {
+			t.Errorf("Correct(%+v) allocated %.2f times its input, want < %g", opts, r, tc.bound)
 		} else {
 			t.Logf("Correct(%+v): heap/input %.2f", opts, r)
 		}

@@ -28,6 +28,38 @@ type matcher struct {
 	placeEnd     int         // where the latest place written right ends (see placeListBefore)
 	stopNode     *node       // where the latest walk stopped, at token stopJ
 	stopJ        int
+	refs         []refRec  // the references of the records, in order
+	doc          docKind   // what the whole text is (see sermon), read once when a rule asks
+	citedBooks   [2]uint64 // the versified books read before a reference so far, by dict.bookOf
+	foreignLo    int       // the line foreignLine read last, [foreignLo, foreignHi), and its answer
+	foreignHi    int
+	foreign      bool
+}
+
+// citedID reports whether the book named id was read before a reference
+// earlier in the text.
+func (m *matcher) citedID(id sref) bool {
+	k := m.d.bookOf(id)
+	return k != 0 && m.citedBooks[k>>6]&(1<<(k&63)) != 0
+}
+
+// cited reports whether book b was read before a reference earlier in
+// the text: "in acts" after "acts 2" is the book, where on its own it may
+// be a misheard "in fact".
+func (m *matcher) cited(b *book) bool {
+	if b == nil {
+		return false
+	}
+	k := m.d.bookOf(b.id)
+	return k != 0 && m.citedBooks[k>>6]&(1<<(k&63)) != 0
+}
+
+// refRec is the reference read after the book of record rec, as
+// Reference holds it (a lone number after a book of one chapter is a
+// verse).
+type refRec struct {
+	rec                            int32
+	bk, ch, chEnd, verse, verseEnd uint8
 }
 
 // ruleID names the rule of a change.
@@ -47,6 +79,8 @@ const (
 	rulePlaceVariant
 	rulePlaceFuzzy
 	rulePlaceRealWord
+	rulePersonLowercase // the person rules come after the place rules: see category
+	rulePersonFuzzy
 )
 
 func (r ruleID) String() string {
@@ -77,11 +111,18 @@ func (r ruleID) String() string {
 		return "book.fuzzy"
 	case rulePlaceRealWord:
 		return "place.real_word"
+	case rulePersonLowercase:
+		return "person.lowercase"
+	case rulePersonFuzzy:
+		return "person.fuzzy"
 	}
 	return "unknown"
 }
 
 func (r ruleID) category() string {
+	if r >= rulePersonLowercase {
+		return CategoryPerson
+	}
 	if r >= rulePlaceLowercase {
 		return CategoryPlace
 	}
@@ -529,7 +570,10 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	if b == nil {
 		return 0, false
 	}
-	if p.style == pRoman && !sc.tok(i).upper() {
+	// "i samuel 3" after "turn to", "in", "read": the ordinal, where
+	// elsewhere a lowercase "i" is the pronoun ("then i john 3 16").
+	lowerRoman := p.style == pRoman && !sc.tok(i).upper()
+	if lowerRoman && !m.weakCue(i) {
 		return 0, false
 	}
 	if p.style == pDigit || p.style == pCardWord {
@@ -543,10 +587,19 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			return 0, false // "romans 8 28 1 john": no separator, a verse number
 		}
 	}
-	r := m.parseRef(j + 1)
+	r := m.parseRefIn(j+1, m.d.bookOf(b.id))
 	baseRisk := f.risk != riskNone || f.pkind >= kAbbrev
 	var conf float64
 	switch {
+	case lowerRoman:
+		switch {
+		case r.strong:
+			conf = 0.9
+		case r.ok:
+			conf = 0.86
+		default:
+			return 0, false
+		}
 	case p.style == pCardWord || (p.style == pRoman && p.num == 1):
 		switch {
 		case !r.ok:
@@ -566,7 +619,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			conf = 0.88
 		case f.pkind >= kAbbrev:
 			return 0, false
-		case p.style == pOrdWord && (m.weakCue(i) || m.bibleSeen) && !m.personAfter(j+1) && !m.determinerBefore(i):
+		case p.style == pOrdWord && (m.weakCue(i) || m.bibleSeen || m.sermon()) && !m.personAfter(j+1) && !m.determinerBefore(i):
 			// "turn to first john", or "first peter" in a sermon that cites
 			// books: nothing else reads "first" with a name this way.
 			conf = 0.86
@@ -601,10 +654,18 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 
 func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	if f.kind == kNone {
+		if f.adjective && f.book != nil && i == j {
+			return m.readersBook(i, f)
+		}
 		return 0, false
 	}
 	sc := m.sc
-	r := m.parseRef(j + 1)
+	var r ref
+	if f.book != nil {
+		r = m.parseRefIn(j+1, m.d.bookOf(f.book.id))
+	} else {
+		r = m.parseRef(j + 1)
+	}
 	orig := sc.text[sc.tok(i).s():sc.tok(j).e()]
 	upper := sc.firstUpper(i)
 	midUpper := upper && !sc.sentenceStart(i)
@@ -618,9 +679,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		case r.ok:
 			rk = riskRareName // "psalm 23"
 		}
-		plural := strings.HasSuffix(strings.ToLower(orig), "s")
 		switch {
-		case r.ok && r.chapterRange, !r.ok && plural:
+		case sc.is(i-1, "of") && sc.isAny(i-2, "book", "books"):
+			// "the book of Psalms 23": the book's title, whatever follows.
+			name = "Psalms"
+		case r.ok && r.chapterRange, !r.ok && plural(orig):
 			name = "Psalms"
 		default:
 			name = "Psalm"
@@ -629,6 +692,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	misspelled := f.kind == kMisspelling && !strings.EqualFold(orig, name)
 	dangerous := f.kind >= kAbbrev
 	strongCue := m.strongCue(i)
+	if !r.ok && f.adjective && !upper && m.nounAfter(j) && i > 0 && sc.is(i-1, "the") && m.sermon() {
+		// A sermon's "the corinthian church": the readers' name as an
+		// adjective, written with its capital, not the book.
+		return m.emitCase(i, j), true
+	}
 	if !r.ok && f.adjective && (!strongCue || m.nounAfter(j)) {
 		// "the Galatian believers", "an Ephesian household": an adjective or
 		// a demonym, a book only with a reference or after "the book of" —
@@ -660,7 +728,13 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
 			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
-		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled:
+		case !r.ok && !upper && !(misspelled && !plural(orig) && plural(name)) &&
+			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book)) && m.sermon():
+			// A sermon's "in acts we see", "through judges", "the book
+			// of revelation puts it": a whole document about scripture
+			// makes the book likelier than the English word.
+			conf = 0.86
+		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
 			return 0, false
@@ -701,6 +775,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86
 		case r.ok:
 			conf = 0.65
+		case f.kind == kUnnumbered && !upper && (strongCue || ((m.sermonCue(i, j) || sc.isAny(i-1, "the", "of")) && m.sermon())):
+			// "the letter to the thessalonians", and in a sermon "the
+			// corinthians were wrestling": the letter or its readers, a
+			// capital either way.
+			conf = 0.88
 		default:
 			return 0, false
 		}
@@ -733,6 +812,16 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	return m.emitBook(i, j, np, r, rule, conf), true
 }
 
+// emitCase records a capital for the first letter of tokens i..j and
+// returns the token after them.
+func (m *matcher) emitCase(i, j int) int {
+	sc := m.sc
+	start, end := sc.tok(i).s(), sc.tok(j).e()
+	w := sc.text[start:end]
+	m.add(start, end, m.str(strings.ToUpper(w[:1])+w[1:]), rulePlaceLowercase, 0.86)
+	return j + 1
+}
+
 // emitBook records the change of tokens i..j into name (and of the
 // reference after it when references are normalized) and returns the
 // token to continue from.
@@ -741,6 +830,12 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	start, end := sc.tok(i).s(), sc.tok(j).e()
 	next := j + 1
 	orig := sc.text[start:end]
+	if b := m.d.bookOf(id); b != 0 && r.bk != b {
+		r = m.parseRefIn(j+1, b)
+	}
+	if r.ok && r.bk != 0 && conf >= autoThreshold {
+		m.citedBooks[r.bk>>6] |= 1 << (r.bk & 63)
+	}
 	if allUpper(orig) {
 		id = m.str(strings.ToUpper(m.get(id)))
 	}
@@ -769,11 +864,32 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	} else if sc.text[start:end] == m.get(repl) {
 		return next
 	}
+	n := m.found.n
 	m.add(start, end, repl, rule, conf)
+	if r.ok && r.bk != 0 && m.opts.NormalizeReferences && m.found.n > n {
+		m.refs = append(m.refs, m.d.refRecOf(int32(n), r))
+	}
 	return next
 }
 
 func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
+	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == ruleBookFuzzy ||
+		(rule == rulePlaceLowercase && conf < autoThreshold)) && m.notSermon() {
+		// A word heard for a name only by its sound or spelling, or a
+		// rare place's name in lowercase, in a long text that is no
+		// sermon: a podcast's "bother" is not Bethel, nor its guest
+		// "shion" the town Shion.
+		return
+	}
+	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == rulePlaceVariant || rule == ruleBookFuzzy) &&
+		m.foreignLine(start) {
+		// A line of captions in another language: "en sion", "jerusalen"
+		// are that language's words, not misheard English.
+		return
+	}
+	if (rule == rulePlaceFuzzy || rule == ruleBookFuzzy) && m.ordinaryWord(start, end) {
+		return
+	}
 	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
 		notProse(m.sc.text, start, end) {
 		return
@@ -1097,6 +1213,14 @@ func (m *matcher) fuzzyPlace(i int) {
 	if best == nil || (n < 6 && !strong && !(cue && upper)) {
 		return
 	}
+	if _, ok := m.d.kjvNames[string(sc.lowerBytes(i))]; ok {
+		// "Pontius Pilate", "Gideon", "Caesar": a name the Bible itself
+		// has is no misheard other name.
+		return
+	}
+	if !strong && i > 0 && sc.plainGap(i-1) && (m.firstName(i-1) || i > 1 && sc.plainGap(i-2) && m.firstName(i-2)) {
+		return // "john carmer", "john mark carmer": after a first name, a surname
+	}
 	if m.bible {
 		// "corintheans 13 4": a book before a reference wins.
 		if _, ok := m.fuzzyBook(i, false); ok {
@@ -1112,6 +1236,11 @@ func (m *matcher) fuzzyPlace(i int) {
 		if upper && !strong {
 			conf = 0.75 // "go to Nazaret", but also "went to Marian"
 		}
+	}
+	if bestD == 1 && conf < 0.86 && cue && !upper && n >= 6 && sameSkeleton(sc.lowerBytes(i), best.lower) && m.sermon() {
+		// A sermon's "came to shekem", "in gadarra": a vowel or a doubled
+		// letter moved, after a place cue.
+		conf = 0.86
 	}
 	if ofName {
 		conf = min(conf, 0.7) // a sound without a place cue: suggested
@@ -1232,13 +1361,16 @@ func demonymEnding(w string) bool {
 // ref is a chapter and verse reference after a book name.
 type ref struct {
 	ok           bool
-	strong       bool // more than a bare number: "13:4", "13 4", "chapter 13"
-	chapterWord  bool // the word "chapter" opens it
-	chapterRange bool // "Psalms 120 through 134", "Psalms 1 and 2"
+	strong       bool  // more than a bare number: "13:4", "13 4", "chapter 13"
+	chapterWord  bool  // the word "chapter" opens it
+	chapterRange bool  // "Psalms 120 through 134", "Psalms 1 and 2"
+	bk           uint8 // the versified book it was read for (see dict.bookOf), 0 for none
 	chapter      int
 	verse        int
 	verseEnd     int
 	chapterEnd   int
+	chapterTok   int // last token of the chapter
+	verseTok     int // last token of the first verse
 	endTok       int // last token of the reference
 }
 
@@ -1269,6 +1401,21 @@ func (sc *scanner) plainGap(k int) bool {
 
 // parseRef reads a reference starting at token k.
 func (m *matcher) parseRef(k int) ref {
+	return m.parseRefIn(k, 0)
+}
+
+// parseRefIn reads a reference of book b (see dict.bookOf; 0 for a book
+// not known) starting at token k. With b, the book's versification
+// chooses among the readings of the words and never lets a chapter or
+// verse it does not have into the reference.
+func (m *matcher) parseRefIn(k int, b uint8) ref {
+	r := m.readRef(k, b)
+	r.bk = b // read for b, whether or not it is a reference
+	return r
+}
+
+// readRef is parseRefIn.
+func (m *matcher) readRef(k int, b uint8) ref {
 	sc := m.sc
 	var r ref
 	if k <= 0 || !sc.has(k) {
@@ -1286,59 +1433,107 @@ func (m *matcher) parseRef(k int) ref {
 		k++
 	}
 	v, next, spoken := m.parseNum(k)
+	if b != 0 && !spoken && (v == 0 || !m.d.hasChapter(b, v)) && !chapterWord {
+		// "Romans 828": a chapter and a verse without their colon.
+		if t := sc.tok(k); sc.has(k) && t.digits() && t.e()-t.s() >= 3 && t.e()-t.s() <= 4 {
+			if c, vs, ok := m.d.splitDigits(b, sc.text[t.s():t.e()]); ok {
+				r = ref{ok: true, bk: b, chapter: c, verse: vs, chapterTok: k, verseTok: k, endTok: k}
+				m.refRange(k+1, b, &r)
+				return r
+			}
+		}
+	}
 	if v < 1 || v > 150 {
 		return r
 	}
-	r = ref{ok: true, strong: chapterWord, chapterWord: chapterWord, chapter: v, endTok: next - 1}
-	k = next
-	if sc.has(k) {
-		if g := sc.refGap(k - 1); g.ok && !g.dash {
-			switch {
-			case g.colon:
-				if v2, nx, _ := m.parseNum(k); v2 >= 1 && v2 <= 176 {
-					r.verse, r.strong, r.endTok, k = v2, true, nx-1, nx
-				}
-			case sc.isAny(k, "verse", "verses", "v", "vs"):
-				if sc.has(k+1) && sc.refGap(k).ok {
-					if v2, nx, _ := m.parseNum(k + 1); v2 >= 1 && v2 <= 176 {
-						r.verse, r.strong, r.endTok, k = v2, true, nx-1, nx
-					}
-				}
-			case !g.comma && !g.period:
-				if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && sp == spoken {
-					r.verse, r.strong, r.endTok, k = v2, true, nx-1, nx
-				}
-			}
-		}
+	r = ref{ok: true, strong: chapterWord, chapterWord: chapterWord, chapter: v, chapterTok: next - 1, endTok: next - 1}
+	k = m.refVerse(next, b, &r, spoken)
+	if b != 0 && spoken && !chapterWord && r.verse >= 10 && r.verse <= 99 && r.chapter < 10 &&
+		!m.d.hasVerse(b, r.chapter, r.verse) && m.d.hasChapter(b, r.chapter*100+r.verse) &&
+		sc.plainGap(r.chapterTok) {
+		// "Psalm one forty-five" is Psalm 145, not 1:45.
+		r.chapter, r.verse, r.chapterTok, r.endTok, r.strong = r.chapter*100+r.verse, 0, r.verseTok, r.verseTok, true
+		k = m.refVerse(r.verseTok+1, b, &r, true)
 	}
-	if sc.has(k) {
-		g := sc.refGap(k - 1)
-		if !g.ok || g.comma || g.period {
-			return r
-		}
-		rk := -1
-		switch {
-		case g.dash:
-			rk = k
-		case sc.isAny(k, "through", "thru", "to") && sc.refGap(k).ok:
-			rk = k + 1
-		case r.verse == 0 && sc.is(k, "and") && sc.refGap(k).ok:
-			if v3, _, _ := m.parseNum(k + 1); v3 > r.chapter && v3 <= 150 {
-				r.chapterRange = true
-			}
-			return r
-		}
-		if rk >= 0 && sc.has(rk) {
-			v3, nx, _ := m.parseNum(rk)
-			switch {
-			case r.verse > 0 && v3 > r.verse && v3 <= 176:
-				r.verseEnd, r.endTok = v3, nx-1
-			case r.verse == 0 && v3 > r.chapter && v3 <= 150:
-				r.chapterEnd, r.chapterRange, r.endTok, r.strong = v3, true, nx-1, true
-			}
-		}
-	}
+	m.refRange(k, b, &r)
+	m.d.checkRef(b, &r)
 	return r
+}
+
+// refVerse reads the verse of r at token k: ":16", "verse 16", "verse
+// number 16", or a number of the chapter's kind after a space ("three
+// sixteen", "3 16"; with a book known, a verse in digits after a spoken
+// chapter too: "three 12"). It returns the token after what it read.
+func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
+	sc := m.sc
+	if !sc.has(k) {
+		return k
+	}
+	g := sc.refGap(k - 1)
+	if !g.ok || g.dash {
+		return k
+	}
+	switch {
+	case g.colon:
+		if v2, nx, _ := m.parseNum(k); v2 >= 1 && v2 <= 176 {
+			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+		}
+	case sc.isAny(k, "verse", "verses", "v", "vs"):
+		n := k + 1
+		if sc.has(n) && sc.refGap(k).ok && sc.isAny(n, "number", "numbers") && sc.refGap(n).ok {
+			n++ // "verse number 7"
+		}
+		if sc.has(n) && sc.refGap(n-1).ok {
+			if v2, nx, _ := m.parseNum(n); v2 >= 1 && v2 <= 176 {
+				r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+			}
+		}
+	case !g.comma && !g.period:
+		if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && (sp == spoken || (b != 0 && spoken && m.d.hasVerse(b, r.chapter, v2))) {
+			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+		}
+	}
+	return k
+}
+
+// refRange reads the end of a range at token k after r: "through 7",
+// "-7", "and 2" (chapters), "and 6" (the next verse).
+func (m *matcher) refRange(k int, b uint8, r *ref) {
+	sc := m.sc
+	if !sc.has(k) {
+		return
+	}
+	g := sc.refGap(k - 1)
+	if !g.ok || g.comma || g.period {
+		return
+	}
+	rk := -1
+	switch {
+	case g.dash:
+		rk = k
+	case sc.isAny(k, "through", "thru", "to") && sc.refGap(k).ok:
+		rk = k + 1
+	case r.verse == 0 && sc.is(k, "and") && sc.refGap(k).ok:
+		if v3, _, _ := m.parseNum(k + 1); v3 > r.chapter && v3 <= 150 {
+			r.chapterRange = true
+		}
+		return
+	case r.verse > 0 && b != 0 && sc.is(k, "and") && sc.refGap(k).ok:
+		// "verses five and six": a range of two verses.
+		if v3, nx, _ := m.parseNum(k + 1); v3 == r.verse+1 && m.d.hasVerse(b, r.chapter, v3) {
+			r.verseEnd, r.endTok = v3, nx-1
+		}
+		return
+	}
+	if rk >= 0 && sc.has(rk) {
+		v3, nx, _ := m.parseNum(rk)
+		switch {
+		case r.verse > 0 && v3 > r.verse && v3 <= 176:
+			r.verseEnd, r.endTok = v3, nx-1
+		case r.verse == 0 && v3 > r.chapter && v3 <= 150:
+			r.chapterEnd, r.chapterRange, r.endTok, r.strong = v3, true, nx-1, true
+		}
+	}
 }
 
 // numWord returns the value of token k as a number word ("seven",
@@ -1360,8 +1555,8 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 	}
 	t := sc.tok(k)
 	if t.digits() {
-		if t.e()-t.s() > 3 {
-			return 0, k, false
+		if t.e()-t.s() > 3 || sc.text[t.s()] == '0' {
+			return 0, k, false // "resolution numbers 06-0003": an identifier
 		}
 		v := 0
 		for p := t.s(); p < t.e(); p++ {
@@ -1393,4 +1588,62 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		}
 	}
 	return v, k, true
+}
+
+// plural reports whether the word w ends with an s: "in lamentation" is
+// no "in Lamentations".
+func plural(w string) bool {
+	return len(w) > 1 && w[len(w)-1]|0x20 == 's'
+}
+
+// firstName reports whether token k is a book's name that is a common
+// first name ("john", "james", "peter").
+func (m *matcher) firstName(k int) bool {
+	n, _, _ := m.key(k)
+	return n != nil && n.book != nil && n.book.risk == riskCommonName
+}
+
+// readersBook changes the singular of the readers' name of a letter that
+// is no book on its own ("roman", "hebrew") into the letter before a
+// chapter and a verse: "turn to roman 8 28", "hebrew 11 verse 1"; "the
+// roman 8 legions" and "hebrew 11 people" stay.
+func (m *matcher) readersBook(i int, f *bookForm) (int, bool) {
+	r := m.parseRefIn(i+1, m.d.bookOf(f.book.id))
+	if !r.ok || r.verse == 0 || m.determinerBefore(i) || m.countAfter(r) {
+		return 0, false
+	}
+	return m.emitBook(i, i, f.book.id, r, ruleBookMisspelling, 0.9), true
+}
+
+// sameSkeleton reports whether a and b have the same consonants in the
+// same order once doubled letters are read once: "shekem" and "shechem"
+// do not ("k" for "ch"), "gadarra" and "gadara", "bethsayda" and
+// "bethsaida" do.
+func sameSkeleton(a []byte, b string) bool {
+	i, j := 0, 0
+	next := func(s func(int) byte, n int, k *int) byte {
+		for *k < n {
+			c := s(*k)
+			*k++
+			switch c {
+			case 'a', 'e', 'i', 'o', 'u', 'y':
+				continue
+			}
+			for *k < n && s(*k) == c {
+				*k++
+			}
+			return c
+		}
+		return 0
+	}
+	for {
+		x := next(func(k int) byte { return a[k] }, len(a), &i)
+		y := next(func(k int) byte { return b[k] }, len(b), &j)
+		if x != y {
+			return false
+		}
+		if x == 0 {
+			return true
+		}
+	}
 }

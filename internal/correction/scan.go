@@ -691,8 +691,13 @@ func (sc *scanner) sentenceStart(i int) bool {
 		switch c := sc.text[j]; c {
 		case ' ', '\t', '"', '\'', '(', '[':
 			continue
-		case '.', '!', '?', '\n', ':':
+		case '.', '!', '?', ':':
 			return true
+		case '\n':
+			// A caption's cue line may end anywhere, but not a sentence
+			// with an article or a preposition: "it is a / revelation".
+			return !sc.isAny(i-1, "a", "an", "the", "of", "to", "in", "on", "and", "or", "my", "your", "his", "her",
+				"our", "their", "its", "this", "that", "these", "those", "is", "was", "are", "were", "be", "many", "some")
 		default:
 			return false
 		}

@@ -34,7 +34,7 @@ func bookEnglishWords() []string {
 	return []string{
 		"acts", "actss", "job", "mark", "numbers", "judges", "kings", "chronicle",
 		"chronicles", "proverb", "proverbs", "preverb", "preverbs",
-		"lamentations", "revelation", "revelations", "psalm", "psalms", "palms",
+		"lamentation", "lamentations", "revelation", "revelations", "psalm", "psalms", "palms",
 		"genesis", "exodus", "philippines", "corinthian", "ephesian",
 		"galatian", "salm", "salms", "king", "chronicals", "exode",
 	}

@@ -1,0 +1,284 @@
+// Command correction-eval runs the correction engine over a directory of
+// whole documents, the way a new user sends them, and scores its changes
+// against hand judgments kept as data.
+//
+//	go run ./hack/correction-eval -docs /tmp/eval/docs \
+//	    -judgments internal/correction/testdata/eval/judgments.tsv \
+//	    -errors internal/correction/testdata/eval/errors.tsv \
+//	    -unjudged /tmp/eval/unjudged.tsv
+//
+// The documents sit in one subdirectory per source shape (captions: lowercase
+// auto-captions without punctuation; asr: punctuated speech recognition;
+// controls: text that is not about the Bible). A document is named by the
+// first 16 hex digits of the SHA-256 of its bytes, so judgments and known
+// errors of documents that may not be kept in the repository hold no text of
+// them: a judgment is "doc, start, end, replacement, right|wrong, note"; a
+// known error is "name, doc, start, end, expected name". On a control, a
+// change without a judgment counts as wrong.
+//
+// It prints, per shape, the automatic changes right and wrong, the
+// suggestions right and wrong, what is not judged yet, and the known errors
+// applied or suggested. -unjudged writes the changes still to judge with
+// their context, for reading (that file stays outside the repository).
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"tcs.dev/tcs/internal/correction"
+)
+
+func main() {
+	docs := flag.String("docs", "", "directory of documents, one subdirectory per source shape")
+	judgments := flag.String("judgments", "", "TSV of judged changes (doc, start, end, replacement, right|wrong, note)")
+	errorsFile := flag.String("errors", "", "TSV of known errors (name, doc, start, end, expected)")
+	unjudged := flag.String("unjudged", "", "write the changes not judged yet, and the known errors missed, with context, to this TSV")
+	normalize := flag.Bool("normalize", false, "run with NormalizeReferences")
+	categories := flag.String("categories", "", "comma-separated categories (default: the engine's default)")
+	flag.Parse()
+	if *docs == "" {
+		fmt.Fprintln(os.Stderr, "correction-eval: -docs is required")
+		os.Exit(2)
+	}
+	if err := run(*docs, *judgments, *errorsFile, *unjudged, *normalize, *categories); err != nil {
+		fmt.Fprintln(os.Stderr, "correction-eval:", err)
+		os.Exit(1)
+	}
+}
+
+// key names a change of a document without its text.
+type key struct {
+	doc        string
+	start, end int
+	repl       string
+}
+
+// tally counts the changes and known errors of one source shape.
+type tally struct {
+	docs, bytes                         int
+	autoRight, autoWrong, autoUnjudged  int
+	suggRight, suggWrong, suggUnjudged  int
+	known, knownApplied, knownSuggested int
+	references                          int // changes that carry a Reference
+	wrongAuto                           []string
+	rules                               map[string][2]int // rule: automatic wrong, suggestion wrong
+}
+
+func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, categories string) error {
+	judged := map[key]bool{}
+	if judgmentsFile != "" {
+		rows, err := readTSV(judgmentsFile, 5)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			start, err1 := strconv.Atoi(r[1])
+			end, err2 := strconv.Atoi(r[2])
+			if err1 != nil || err2 != nil || (r[4] != "right" && r[4] != "wrong") {
+				return fmt.Errorf("%s: bad row %q", judgmentsFile, r)
+			}
+			judged[key{r[0], start, end, r[3]}] = r[4] == "right"
+		}
+	}
+	type knownErr struct {
+		start, end int
+		want       string
+	}
+	known := map[string][]knownErr{}
+	if errorsFile != "" {
+		rows, err := readTSV(errorsFile, 5)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			start, err1 := strconv.Atoi(r[2])
+			end, err2 := strconv.Atoi(r[3])
+			if err1 != nil || err2 != nil {
+				return fmt.Errorf("%s: bad row %q", errorsFile, r)
+			}
+			known[r[1]] = append(known[r[1]], knownErr{start, end, r[4]})
+		}
+	}
+	e, err := correction.NewEngine()
+	if err != nil {
+		return err
+	}
+	opts := correction.Options{NormalizeReferences: normalize}
+	if categories != "" {
+		opts.Categories = strings.Split(categories, ",")
+	}
+	var out *bufio.Writer
+	if unjudgedFile != "" {
+		f, err := os.Create(unjudgedFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = bufio.NewWriter(f)
+		defer out.Flush()
+		fmt.Fprintln(out, "doc\tstart\tend\treplacement\tverdict\tnote\tfile\tstatus\trule\tcontext")
+	}
+	shapes, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	tallies := map[string]*tally{}
+	var names []string
+	for _, sh := range shapes {
+		if !sh.IsDir() {
+			continue
+		}
+		shape := sh.Name()
+		t := &tally{rules: map[string][2]int{}}
+		tallies[shape] = t
+		names = append(names, shape)
+		files, err := filepath.Glob(filepath.Join(dir, shape, "*"))
+		if err != nil {
+			return err
+		}
+		slices.Sort(files)
+		for _, path := range files {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(data)
+			doc := hex.EncodeToString(sum[:8])
+			text := string(data)
+			t.docs++
+			t.bytes += len(data)
+			changes := e.Find(text, opts)
+			for _, c := range changes {
+				if c.Reference != nil {
+					t.references++
+				}
+				k := key{doc, c.Start, c.End, c.Replacement}
+				right, ok := judged[k]
+				if !ok && shape == "controls" {
+					ok, right = true, false
+				}
+				auto := c.Status == correction.StatusAutoApplied
+				switch {
+				case !ok && auto:
+					t.autoUnjudged++
+				case !ok:
+					t.suggUnjudged++
+				case auto && right:
+					t.autoRight++
+				case auto:
+					t.autoWrong++
+					t.wrongAuto = append(t.wrongAuto, fmt.Sprintf("%s %q -> %q (%s)", filepath.Base(path), c.Original, c.Replacement, c.Rule))
+					r := t.rules[c.Rule]
+					r[0]++
+					t.rules[c.Rule] = r
+				case right:
+					t.suggRight++
+				default:
+					t.suggWrong++
+					r := t.rules[c.Rule]
+					r[1]++
+					t.rules[c.Rule] = r
+				}
+				if out != nil && (!ok || (shape == "controls" && !hasKey(judged, k))) {
+					fmt.Fprintf(out, "%s\t%d\t%d\t%s\t\t\t%s\t%s\t%s\t%s\n", doc, c.Start, c.End, c.Replacement,
+						filepath.Base(path), c.Status, c.Rule, context(text, c.Start, c.End))
+				}
+			}
+			for _, ke := range known[doc] {
+				t.known++
+				found := false
+				for _, c := range changes {
+					if c.Start <= ke.start && ke.end <= c.End && strings.Contains(c.Replacement, ke.want) {
+						if c.Status == correction.StatusAutoApplied {
+							t.knownApplied++
+						} else {
+							t.knownSuggested++
+						}
+						found = true
+						break
+					}
+				}
+				if !found && out != nil {
+					fmt.Fprintf(out, "%s\t%d\t%d\t%s\tmissed\t\t%s\t\t\t%s\n", doc, ke.start, ke.end, ke.want,
+						filepath.Base(path), context(text, ke.start, ke.end))
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	fmt.Printf("%-9s %5s %9s | %-23s | %-23s | %s\n", "shape", "docs", "bytes", "automatic right/wrong(?)", "suggested right/wrong(?)", "known errors applied+suggested/all")
+	for _, n := range names {
+		t := tallies[n]
+		rec := "-"
+		if t.known > 0 {
+			rec = fmt.Sprintf("%d+%d/%d = %.1f%%", t.knownApplied, t.knownSuggested, t.known,
+				100*float64(t.knownApplied+t.knownSuggested)/float64(t.known))
+		}
+		fmt.Printf("%-9s %5d %9d | %6d / %4d (%4d)     | %6d / %4d (%4d)     | %s\n", n, t.docs, t.bytes,
+			t.autoRight, t.autoWrong, t.autoUnjudged, t.suggRight, t.suggWrong, t.suggUnjudged, rec)
+	}
+	if normalize {
+		for _, n := range names {
+			fmt.Printf("references reported, %s: %d\n", n, tallies[n].references)
+		}
+	}
+	for _, n := range names {
+		t := tallies[n]
+		for _, w := range t.wrongAuto {
+			fmt.Printf("wrong automatic change, %s: %s\n", n, w)
+		}
+		rules := make([]string, 0, len(t.rules))
+		for r := range t.rules {
+			rules = append(rules, r)
+		}
+		slices.Sort(rules)
+		for _, r := range rules {
+			fmt.Printf("wrong by rule, %s: %-18s automatic %d, suggested %d\n", n, r, t.rules[r][0], t.rules[r][1])
+		}
+	}
+	return nil
+}
+
+func hasKey(m map[key]bool, k key) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// context returns the text around a change on one line, the change in
+// brackets.
+func context(text string, start, end int) string {
+	a, b := max(0, start-70), min(len(text), end+70)
+	s := text[a:start] + "[" + text[start:end] + "]" + text[end:b]
+	return strings.NewReplacer("\n", " / ", "\t", " ").Replace(strings.ToValidUTF8(s, "?"))
+}
+
+// readTSV reads a TSV file with a header into rows of at least n fields.
+func readTSV(name string, n int) ([][]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rows [][]string
+	s := bufio.NewScanner(f)
+	for line := 1; s.Scan(); line++ {
+		if line == 1 || strings.TrimSpace(s.Text()) == "" || strings.HasPrefix(s.Text(), "#") {
+			continue
+		}
+		row := strings.Split(s.Text(), "\t")
+		if len(row) < n {
+			return nil, fmt.Errorf("%s line %d: %d fields, want %d", name, line, len(row), n)
+		}
+		rows = append(rows, row)
+	}
+	return rows, s.Err()
+}

@@ -1,0 +1,91 @@
+package correction
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sermonOpening makes a text plainly a sermon: it speaks of God, Jesus
+// and the Bible.
+const sermonOpening = "good morning church let us pray\nthank you god for jesus and for your word in the bible amen\n"
+
+// podcastText is a long text about something else.
+var podcastText = strings.Repeat("so the model we trained last year works well on the data and the team is happy with the results of the project ", 40)
+
+func TestWholeDocumentEvidence(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string // compact changes, in order
+	}{
+		{"a book that is an English word after through, in a sermon", sermonOpening + "i read my way through judges last month",
+			[]string{"judges>Judges book.lowercase auto"}},
+		{"in acts after the book was cited, in a sermon", sermonOpening + "in Acts 2 they pray and later in acts we see the church grow",
+			[]string{"acts>Acts book.lowercase auto"}},
+		{"the psalms after a psalm was cited, in a sermon", sermonOpening + "psalm 46 says it and they prayed the psalms daily",
+			[]string{"psalm 46>Psalm 46 book.lowercase auto", "psalms>Psalms book.lowercase auto"}},
+		{"this psalm stays a common noun, in a sermon", sermonOpening + "psalm 46 says it and this psalm is short",
+			[]string{"psalm 46>Psalm 46 book.lowercase auto"}},
+		{"the end of judges after judges was cited, in a sermon", sermonOpening + "in judges 2 it is dark and the end of judges is darker",
+			[]string{"judges 2>Judges 2 book.lowercase auto", "judges>Judges book.lowercase auto"}},
+		{"this revelation stays after revelation was cited, in a sermon", sermonOpening + "in revelation 21 and this revelation we share",
+			[]string{"revelation 21>Revelation 21 book.lowercase auto"}},
+		{"palms stay palms after a psalm was cited, in a sermon", sermonOpening + "psalm 46 says it and our palms are open",
+			[]string{"psalm 46>Psalm 46 book.lowercase auto"}},
+		{"in acts before the book is cited may be in fact", sermonOpening + "in acts we see the church grow", []string{}},
+		{"the same words outside a sermon", "in acts we see the church grow", []string{}},
+		{"a book before a verb a book takes, in a sermon", sermonOpening + "and judges ends on an awful note",
+			[]string{"judges>Judges book.lowercase auto"}},
+		{"a verb after to stays, in a sermon", sermonOpening + "it was a day to mark the occasion", []string{}},
+		{"turn to a book, in a sermon", sermonOpening + "now turn to revelation with me", []string{"revelation>Revelation book.lowercase auto"}},
+		{"a verb after a cited book stays", sermonOpening + "in Mark 8 he heals and it was a day to mark the occasion",
+			[]string{}},
+		{"the judges as people after Judges was cited", sermonOpening + "in Judges 2 we read and the judges ruled israel",
+			[]string{"israel>Israel place.lowercase auto"}},
+		{"acts of kindness stay, in a sermon", sermonOpening + "in acts of kindness we see him", []string{}},
+		{"a revelation stays, in a sermon", sermonOpening + "it came as a revelation from god", []string{}},
+		{"the numbers stay, in a sermon", sermonOpening + "look at the numbers in our church", []string{}},
+		{"a lamentation stays, in a sermon", sermonOpening + "in lamentation and mourning they wept", []string{}},
+		{"a spoken ordinal without a reference, in a sermon", sermonOpening + "third john says this",
+			[]string{"third john>3 John book.spoken_ordinal auto"}},
+		{"a lowercase demonym before a noun, in a sermon", sermonOpening + "the corinthian church was divided",
+			[]string{"corinthian>Corinthian place.lowercase auto"}},
+		{"the letter to the readers", sermonOpening + "paul wrote a second letter to the thessalonians",
+			[]string{"thessalonians>Thessalonians book.lowercase auto"}},
+		{"an article ending a cue line belongs to the next", "he said it was a\nrevelations 2 nights ago", []string{}},
+		{"a cue line's end after a full line is a sentence's", "he finished\nrevelations 2 tells us more", []string{"revelations 2>Revelation 2 book.misspelling auto"}},
+		{"an ordinary word is no sound-alike of a place", sermonOpening + "and you'll be stuck in chaos and in slavery", []string{}},
+		{"an ordinary word after the book of is still suggested", sermonOpening + "the book of rumors chapter five says", []string{"rumors chapter five>Romans 5 book.fuzzy review"}},
+		{"a real word after the book of, one letter more than a cited short book", sermonOpening + "in acts 2 they pray and the book of facts tells us how the church began",
+			[]string{"acts 2>Acts 2 book.lowercase auto", "facts>Acts book.fuzzy review"}},
+		{"the same before the book is cited", sermonOpening + "the book of facts tells us how the church began", []string{}},
+		{"a minor prophet heard another way after the book of, in a sermon", sermonOpening + "the book of hosia says",
+			[]string{"hosia>Hosea book.fuzzy auto"}},
+		{"the same outside a sermon is suggested", "the book of hosia says", []string{"hosia>Hosea book.fuzzy review"}},
+		{"a short word a letter from a longer book", sermonOpening + "the book of jona says", []string{"jona>Jonah book.fuzzy review"}},
+		{"real words for the towns of Paul's first journey", sermonOpening + "paul and barnabas went on to derby and listerine",
+			[]string{"derby>Derbe place.real_word review", "listerine>Lystra place.real_word review"}},
+		{"a derby elsewhere", sermonOpening + "we watched the derby on saturday", []string{}},
+		{"a surname after a first name is no place", sermonOpening + "as john mark carmer says in his book", []string{}},
+		{"a line in another language", sermonOpening + "la casa de mi padre en jerusalen y betania\nthey came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
+		{"a lowercase roman ordinal after a cue", "turn to i samuel 3", []string{"i samuel 3>1 Samuel 3 book.ordinal auto"}},
+		{"a lowercase i elsewhere is the pronoun", "then i samuel 3 times", []string{"samuel 3>Samuel 3 book.lowercase review"}},
+		{"the book of Psalms keeps its title", "turn to the book of psalms chapter 23",
+			[]string{"psalms chapter 23>Psalms 23 book.lowercase auto"}},
+		{"a biblical name is no misheard place", sermonOpening + "he was crucified under pontius pilate", []string{}},
+		{"a sound-alike in a podcast is not suggested", podcastText + "tell the other teams not to bother them", []string{}},
+		{"a sound-alike in a sermon is suggested", sermonOpening + "they came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
+		{"a doubled letter after a place cue, in a sermon", sermonOpening + "the man lived in gadarra by the lake", []string{"gadarra>Gadara place.fuzzy auto"}},
+		{"the same outside a sermon is suggested", "the man lived in gadarra by the lake", []string{"gadarra>Gadara place.fuzzy review"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := compactAll(e.Find(tc.in, Options{NormalizeReferences: true}))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Find(%q) = %q, want %q", tc.in[max(0, len(tc.in)-60):], got, tc.want)
+			}
+		})
+	}
+}

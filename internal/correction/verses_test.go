@@ -1,0 +1,102 @@
+package correction
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestReferencesThatExist(t *testing.T) {
+	e := testEngine(t)
+	norm := Options{NormalizeReferences: true}
+	tests := []struct {
+		name string
+		in   string
+		want string // corrected content
+		ref  string // the first change's reference, as book chapter:verse-end osis
+	}{
+		{"a spoken chapter and verse", "john three sixteen says", "John 3:16 says", "John 3:16 John.3.16"},
+		{"a psalm of three digits spoken as two numbers", "Psalm one forty-five says", "Psalm 145 says", "Psalm 145 Ps.145"},
+		{"a psalm of three digits before a verse", "psalm one nineteen verse one hundred and five", "Psalm 119:105", "Psalm 119:105 Ps.119.105"},
+		{"a psalm's verse that exists stays a verse", "psalm one six says", "Psalm 1:6 says", "Psalm 1:6 Ps.1.6"},
+		{"a chapter and verse run together", "Romans 828 says", "Romans 8:28 says", "Romans 8:28 Rom.8.28"},
+		{"digits read two ways are left", "Genesis 121 says", "Genesis 121 says", ""},
+		{"a year is no reference", "in Acts 1990 we", "in Acts 1990 we", ""},
+		{"a spoken chapter before verses in digits", "Colossians three 12 through 17", "Colossians 3:12–17", "Colossians 3:12-17 Col.3.12-Col.3.17"},
+		{"two verses joined by and", "romans chapter eight verses five and six", "Romans 8:5–6", "Romans 8:5-6 Rom.8.5-Rom.8.6"},
+		{"verse number", "acts chapter four, verse number 7", "Acts 4:7", "Acts 4:7 Acts.4.7"},
+		{"a verse the chapter does not have is left out", "john chapter 3 verse 40", "John 3 verse 40", "John 3 John.3"},
+		{"a range end the chapter does not have is left out", "john 3:16 through 40", "John 3:16 through 40", "John 3:16 John.3.16"},
+		{"a chapter the book does not have is no reference", "romans 20 says", "Romans 20 says", ""},
+		{"a book of one chapter takes a verse", "jude three says", "Jude 3 says", "Jude 1:3 Jude.1.3"},
+		{"a range of chapters the book does not have is a chapter and a verse", "1 peter 5-7 says", "1 Peter 5:7 says", "1 Peter 5:7 1Pet.5.7"},
+		{"a range of chapters that exist stays one", "romans 5-7 says", "Romans 5–7 says", "Romans 5-7 Rom.5-Rom.7"},
+		{"a following verse is read against the chapter before it", "john chapter 3. verse 16 says", "John 3:16 says", "John 3:16 John.3.16"},
+		{"a following verse the chapter does not have is left", "john chapter 3. verse 40 says", "John 3. verse 40 says", "John 3 John.3"},
+		{"the singular of the readers' name before a chapter and a verse", "turn to roman 8 28", "turn to Romans 8:28", "Romans 8:28 Rom.8.28"},
+		{"the same before a bare number stays", "in hebrew 11 we read", "in hebrew 11 we read", ""},
+		{"the same after a determiner stays", "the roman 8 28 legions", "the roman 8 28 legions", ""},
+		{"a number with a leading zero is an identifier", "resolution numbers 06-0003 and 14-0030", "resolution numbers 06-0003 and 14-0030", ""},
+		{"a range of psalms", "psalms 120 through 134", "Psalms 120–134", "Psalms 120-134 Ps.120-Ps.134"},
+		{"a numbered book", "first corinthians chapter thirteen verse four", "1 Corinthians 13:4", "1 Corinthians 13:4 1Cor.13.4"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.Correct(tc.in, norm)
+			if r.Content != tc.want {
+				t.Errorf("Correct(%q) = %q, want %q (%v)", tc.in, r.Content, tc.want, compactAll(r.Changes))
+			}
+			got := ""
+			if len(r.Changes) > 0 && r.Changes[0].Reference != nil {
+				got = refString(*r.Changes[0].Reference)
+			}
+			if got != tc.ref {
+				t.Errorf("Correct(%q): reference %q, want %q", tc.in, got, tc.ref)
+			}
+		})
+	}
+}
+
+func TestReferencesOnlyWhenNormalizing(t *testing.T) {
+	e := testEngine(t)
+	for _, c := range e.Find("john three sixteen says", Options{}) {
+		if c.Reference != nil {
+			t.Errorf("%s: a reference without NormalizeReferences", compact(c))
+		}
+	}
+}
+
+func TestVersificationTable(t *testing.T) {
+	e := testEngine(t)
+	d := e.d
+	if len(d.verses) != 66 {
+		t.Fatalf("%d books versified, want 66", len(d.verses))
+	}
+	total, chapters := 0, 0
+	for _, v := range d.verses {
+		chapters += len(v.verses)
+		for _, n := range v.verses {
+			total += int(n)
+		}
+	}
+	if chapters != 1189 || total != 31102 {
+		t.Errorf("%d chapters and %d verses, want the KJV's 1189 and 31102", chapters, total)
+	}
+	ps := d.bookOf(d.psalmID)
+	if !d.hasVerse(ps, 119, 176) || d.hasVerse(ps, 119, 177) || d.hasChapter(ps, 151) {
+		t.Error("Psalm 119 has 176 verses and the Psalms 150 chapters")
+	}
+}
+
+// refString renders a Reference as "Book 3:16-18 OSIS".
+func refString(r Reference) string {
+	s := fmt.Sprintf("%s %d", r.Book, r.Chapter)
+	switch {
+	case r.Verse > 0 && r.VerseEnd > 0:
+		s += fmt.Sprintf(":%d-%d", r.Verse, r.VerseEnd)
+	case r.Verse > 0:
+		s += fmt.Sprintf(":%d", r.Verse)
+	case r.ChapterEnd > 0:
+		s += fmt.Sprintf("-%d", r.ChapterEnd)
+	}
+	return s + " " + r.OSIS
+}
