@@ -162,6 +162,19 @@ type Change struct {
 	Applied     bool    `json:"applied"`
 	AIVerdict   string  `json:"ai_verdict,omitempty"`
 	AIReason    string  `json:"ai_reason,omitempty"`
+	// Reference is the Bible reference a change of a book names, with normalize_references;
+	// nil otherwise.
+	Reference *Reference `json:"reference,omitempty"`
+}
+
+// Reference is a Bible reference as the King James Version numbers its chapters and verses.
+type Reference struct {
+	Book       string `json:"book"`                  // canonical name, e.g. "1 Corinthians"
+	OSIS       string `json:"osis"`                  // OSIS id, e.g. "1Cor.13.4-1Cor.13.7"
+	Chapter    int    `json:"chapter"`               // 1-based
+	ChapterEnd int    `json:"chapter_end,omitempty"` // last chapter of a range of chapters
+	Verse      int    `json:"verse,omitempty"`       // first verse; 0 for a whole chapter
+	VerseEnd   int    `json:"verse_end,omitempty"`   // last verse of a range of verses
 }
 
 // KeyMetadata describes the API key of a request (GET /api/v1/me).

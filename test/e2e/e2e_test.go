@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -269,6 +270,24 @@ func TestDevPasteFlow(t *testing.T) {
 	}
 	if a := call(t, http.MethodPost, url+"/api/v1/transcripts", keyA, `{"source_type":"paste"}`); a.status != 400 {
 		t.Fatalf("paste without content: %d %s", a.status, a.raw)
+	}
+
+	// With normalize_references, a spoken reference is written as one that exists, and the
+	// change carries it as data, in the shape the OpenAPI document gives (call validates it).
+	spoken := call(t, http.MethodPost, url+"/api/v1/transcripts", keyA,
+		`{"source_type":"paste","content":"turn with me to psalm one forty five verse three","options":{"normalize_references":true}}`)
+	if spoken.status != http.StatusCreated || !strings.Contains(spoken.body["content"].(string), "Psalm 145:3") {
+		t.Fatalf("a spoken reference: %d %s", spoken.status, spoken.raw)
+	}
+	changes := call(t, http.MethodGet, url+"/api/v1/transcripts/"+spoken.body["id"].(string)+"/changes", keyA, "")
+	osis := []string{}
+	for _, c := range changes.body["data"].([]any) {
+		if ref, ok := c.(map[string]any)["reference"].(map[string]any); ok {
+			osis = append(osis, fmt.Sprint(ref["osis"]))
+		}
+	}
+	if changes.status != 200 || !slices.Contains(osis, "Ps.145.3") {
+		t.Fatalf("the references of the changes: %v\n%s", osis, changes.raw)
 	}
 
 	// Soft delete, then a cluster admin restores it.
