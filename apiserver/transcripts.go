@@ -379,7 +379,8 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		}
 	}
 	input := []byte(req.Content)
-	res, err := s.processor.Correct(input, req.Format, pipeline.CorrectionOptions(req.Options))
+	// The text of a paste may be no longer than a paste.
+	res, err := s.processor.CorrectWithin(input, req.Format, pipeline.CorrectionOptions(req.Options), formats.Limits{MaxText: limits.MaxPasteContent})
 	if err != nil {
 		var ce *pipeline.ContentError
 		if errors.As(err, &ce) {
