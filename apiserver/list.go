@@ -92,13 +92,13 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 		case tcsv1.PhasePending, tcsv1.PhaseCompleted, tcsv1.PhaseFailed:
 			f.status = p
 		default:
-			writeError(w, r, invalid("status", fmt.Sprintf("status %q is not one of pending, completed, failed.", v)))
+			writeError(w, r, invalid("status", fmt.Sprintf("status %s is not one of pending, completed, failed.", quote(v))))
 			return
 		}
 	}
 	if v := q.Get("source_type"); v != "" {
 		if _, ok := createMembers[tcsv1.SourceType(v)]; !ok {
-			writeError(w, r, invalid("source_type", fmt.Sprintf("source_type %q is not one of paste, youtube, url, upload.", v)))
+			writeError(w, r, invalid("source_type", fmt.Sprintf("source_type %s is not one of paste, youtube, url, upload.", quote(v))))
 			return
 		}
 		f.sourceType = tcsv1.SourceType(v)
@@ -134,7 +134,7 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 	if id := after + before; id != "" {
 		c, aerr := s.lookupTranscript(ctx, id)
 		if aerr != nil {
-			writeError(w, r, invalid(param, fmt.Sprintf("%s %q is not a transcript of this organization.", param, id)))
+			writeError(w, r, invalid(param, fmt.Sprintf("%s %s is not a transcript of this organization.", param, quote(id))))
 			return
 		}
 		cursor = c

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,13 @@ func TestJobIDRoundTrip(t *testing.T) {
 		if got := TranscriptIDsOfJob(bad); len(got) != 0 {
 			t.Errorf("TranscriptIDsOfJob(%q) = %v, want none", bad, got)
 		}
+	}
+}
+
+func TestAJobIDOfManyDigitsLeadsToAFewTranscripts(t *testing.T) {
+	id := "job_" + strings.Repeat("1", 55)
+	if got := TranscriptIDsOfJob(id); len(got) > MaxJobSeqDigits-1 {
+		t.Fatalf("TranscriptIDsOfJob of a job id of 55 digits gives %d candidates, want at most %d", len(got), MaxJobSeqDigits-1)
 	}
 }
 

@@ -27,6 +27,9 @@ const (
 	CreatePerMinute = 60
 	ReadPerMinute   = 600
 	SyncConcurrent  = 10
+	// WebhookSendsPerMinute bounds the test events and delivery replays the dashboard sends
+	// for one organization: each is an outbound request to the endpoint.
+	WebhookSendsPerMinute = 10
 )
 
 // IdempotencyRetention is how long an Idempotency-Key's response is replayed.
@@ -62,6 +65,21 @@ const (
 	// MaxNesting is the deepest nesting of JSON values and of markdown containers (block
 	// quotes, lists) on one line.
 	MaxNesting = 100
+)
+
+// Live progress streams of the dashboard (server-sent events).
+const (
+	// MaxLiveStreamsPerSession is the most streams one dashboard session may hold open.
+	MaxLiveStreamsPerSession = 4
+	// MaxLiveStreamsPerOrganization is the most streams open for one organization.
+	MaxLiveStreamsPerOrganization = 100
+	// MaxLiveStreams is the most streams one process holds open.
+	MaxLiveStreams = 1000
+	// LiveWriteTimeout is how long one event may take to write before its stream ends.
+	LiveWriteTimeout = 10 * time.Second
+	// LiveMembershipRecheck is how often an open stream checks that its member still belongs
+	// to its organization (it also checks on every change of the organization).
+	LiveMembershipRecheck = 30 * time.Second
 )
 
 // Request fields that end up in the Transcript resource and in every cache of it.
