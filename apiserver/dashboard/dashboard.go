@@ -26,6 +26,8 @@ import (
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/ratelimit"
 )
 
 // The dashboard writes webhook endpoints, organizations (members) and Events (the audit trail),
@@ -83,6 +85,9 @@ type Options struct {
 	Log logr.Logger
 	// Clock is what the time is read from; nil means the real clock.
 	Clock clock.PassiveClock
+	// Limiter counts the webhook test events and replays of each organization (at most
+	// limits.WebhookSendsPerMinute); nil means one in memory (exact for one replica).
+	Limiter ratelimit.Limiter
 }
 
 // Dashboard serves the web UI.
@@ -93,17 +98,29 @@ type Dashboard struct {
 	pages  map[string]*template.Template
 	live   *hub
 	cop    *http.CrossOriginProtection
+	// liveWriteTimeout and liveRecheck are limits.LiveWriteTimeout and
+	// limits.LiveMembershipRecheck; tests shorten them.
+	liveWriteTimeout, liveRecheck time.Duration
+	// liveRole reads a member's role from the API server (Accounts.LiveRole); tests replace it.
+	liveRole func(ctx context.Context, orgID, email string) (string, error)
 }
 
 // New returns a Dashboard; its templates are parsed once here.
 func New(o Options) (*Dashboard, error) {
 	o.Clock = clocks.Or(o.Clock)
+	if o.Limiter == nil {
+		o.Limiter = ratelimit.NewMemory(o.Clock.Now)
+	}
 	u, err := url.Parse(o.PublicURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)
 	}
-	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, live: newHub(),
-		cop: http.NewCrossOriginProtection()}
+	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, cop: http.NewCrossOriginProtection(),
+		live:             newHub(streamLimits{perSession: limits.MaxLiveStreamsPerSession, perOrg: limits.MaxLiveStreamsPerOrganization, total: limits.MaxLiveStreams}),
+		liveWriteTimeout: limits.LiveWriteTimeout, liveRecheck: limits.LiveMembershipRecheck}
+	d.liveRole = func(ctx context.Context, orgID, email string) (string, error) {
+		return d.o.Accounts.LiveRole(ctx, orgID, email)
+	}
 	if err := d.cop.AddTrustedOrigin(d.origin); err != nil {
 		return nil, fmt.Errorf("the public URL %q: %w", o.PublicURL, err)
 	}

@@ -31,6 +31,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, name
 		PublicURL: publicURL,
 		Log:       log.WithName("dashboard"),
 		Clock:     svc.clock,
+		Limiter:   srv.Limiter(),
 	})
 	if err != nil {
 		return fmt.Errorf("setting up the dashboard: %w", err)
