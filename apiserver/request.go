@@ -83,6 +83,9 @@ func members(obj map[string]json.RawMessage, prefix string, allowed ...string) *
 		return nil
 	}
 	sort.Strings(unknown)
+	if unknown[0] == "" {
+		return invalid(prefix, "The request has a member with an empty name, which is not a parameter.")
+	}
 	name := clip(prefix + unknown[0])
 	return invalid(name, fmt.Sprintf("Unknown parameter %q.", name))
 }

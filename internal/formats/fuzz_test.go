@@ -140,3 +140,24 @@ func FuzzDOCX(f *testing.F) {
 		checkView(t, makeDOCX(t, body), DOCX)
 	})
 }
+
+// FuzzSniff: Sniff never fails, and a document of any format, read within small limits,
+// either extracts or fails with ErrTooLarge or a format error, never beyond the limits.
+func FuzzSniff(f *testing.F) {
+	addSeeds(f, "sermon.srt", "sermon.vtt", "sermon_notes.md", "sermon.html", "whisper.json")
+	f.Add(makeDOCX(f, `<w:p><w:r><w:t>first corinthians</w:t></w:r></w:p>`))
+	f.Add([]byte(strings.Repeat("> ", 200) + "a"))
+	f.Add([]byte(strings.Repeat("&nGt;", 300)))
+	small := Limits{MaxText: 1000, MaxRuns: 50, MaxEscapes: 50, MaxTokens: 400, MaxMarkdownTokens: 200,
+		MaxMarkdownLinkCost: 20_000, MaxDepth: 20, MaxDocxXML: 4000, MaxEntries: 20}
+	f.Fuzz(func(t *testing.T, content []byte) {
+		format := Sniff(content)
+		v, err := ExtractWithin(content, format, small)
+		if err != nil {
+			return
+		}
+		if len(v.Text) > small.MaxText || len(v.runs) > small.MaxRuns {
+			t.Fatalf("%s within the limits gave %d bytes of text and %d runs", format, len(v.Text), len(v.runs))
+		}
+	})
+}
