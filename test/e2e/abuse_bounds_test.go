@@ -10,7 +10,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -280,5 +283,98 @@ func TestAbuseLongJobID(t *testing.T) {
 	t.Logf("GET /jobs/{job_ and 55 digits}: 404 in %v each on average", per)
 	if per > 200*time.Millisecond {
 		t.Fatalf("a 404 for a long job id takes %v", per)
+	}
+}
+
+// TestAbuseLiveStreams opens the dashboard's live progress stream from a signed-in session:
+// a session holds at most 4 streams, and a stream of an organization ends within seconds of
+// its member's removal from it.
+func TestAbuseLiveStreams(t *testing.T) {
+	dev := startDev(t, filepath.Join(t.TempDir(), "state"))
+	dash, email, orgA, orgB := dev.env["TCS_DASHBOARD_URL"], dev.env["TCS_DEMO_EMAIL"], dev.env["TCS_ORG"], dev.env["TCS_ORG_B"]
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar}
+	post := func(u string, form url.Values) int {
+		t.Helper()
+		res, err := browser.PostForm(u, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	const password = "a long demo password"
+	if st := post(dev.env["TCS_DEMO_INVITE"], url.Values{"password": {password}, "confirm": {password}}); st >= 400 {
+		t.Fatalf("accepting the invitation: %d", st)
+	}
+	if st := post(dash+"signin", url.Values{"email": {email}, "password": {password}}); st >= 400 {
+		t.Fatalf("signing in: %d", st)
+	}
+	admin := func(args ...string) {
+		t.Helper()
+		out, err := exec.Command(tcsBin, append([]string{"admin", "member", "--kubeconfig", dev.env["KUBECONFIG"]}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tcs admin member %v: %v\n%s", args, err, out)
+		}
+	}
+	admin("add", "--org", orgB, "--email", email, "--role", "member")
+	// open opens the live stream of org; the test's cleanup closes it.
+	type stream struct {
+		status int
+		header http.Header
+		body   io.ReadCloser
+	}
+	open := func(org string) stream {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, dash+"o/"+org+"/live", nil)
+		res, err := browser.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return stream{res.StatusCode, res.Header, res.Body}
+	}
+	// The membership in B reaches the cache the dashboard's pages read a moment later.
+	var streamB stream
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if streamB = open(orgB); streamB.status == http.StatusOK {
+			break
+		}
+		streamB.body.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream of B: %d", streamB.status)
+		}
+	}
+	if ct := streamB.header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("the stream of B is %s", ct)
+	}
+	for i := 2; i <= 4; i++ {
+		if res := open(orgA); res.status != http.StatusOK || res.header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("stream %d of the session: %d %s", i, res.status, res.header.Get("Content-Type"))
+		}
+	}
+	if res := open(orgA); res.status != http.StatusTooManyRequests || res.header.Get("Retry-After") == "" {
+		t.Fatalf("stream 5 of the session: %d, want 429 with Retry-After", res.status)
+	}
+	ended := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, streamB.body)
+		close(ended)
+	}()
+	start := time.Now()
+	admin("remove", "--org", orgB, "--email", email)
+	select {
+	case <-ended:
+	case <-time.After(40 * time.Second):
+		t.Fatal("the stream of B is still open 40 s after its member was removed")
+	}
+	took := time.Since(start)
+	t.Logf("4 streams open, the 5th refused with 429; the stream of B ended %v after the member's removal", took.Round(time.Millisecond))
+	if took > 10*time.Second {
+		t.Fatalf("the stream ended %v after the removal, want within seconds (the organization's change event)", took)
 	}
 }
