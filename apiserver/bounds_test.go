@@ -99,3 +99,19 @@ func TestErrorMessagesDoNotRepeatUnboundedInput(t *testing.T) {
 		})
 	}
 }
+
+// A paste whose text, once its character references are decoded, is longer than a paste may
+// be is refused with a 400 naming content, and nothing is created.
+func TestAPasteWhoseTextGoesBeyondThePasteCapIsRefused(t *testing.T) {
+	h := newHarness(t)
+	before := h.transcriptCount(t)
+	content := strings.Repeat("a", limits.MaxPasteContent/2) + strings.Repeat("&nGt;", limits.MaxPasteContent/10)
+	r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "source_format": "html", "content": content})
+	wantError(t, r, http.StatusBadRequest, ErrInvalidRequest, "content")
+	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "longer than 2000000 bytes") {
+		t.Fatalf("message %q does not name the limit", msg)
+	}
+	if after := h.transcriptCount(t); after != before {
+		t.Fatalf("%d transcripts made", after-before)
+	}
+}
