@@ -127,9 +127,31 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint envtest s3server mailpit redis postgres helm chromium build ## Run every test.
+test: verify-generated vet lint envtest s3server mailpit redis postgres helm chromium build fuzz ## Run every test.
 	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_MAILPIT="$$(hack/mailpit.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
+
+# Every input parser has a fuzz target; `make fuzz` runs each for FUZZTIME (about a minute and
+# a half in all), `make fuzz FUZZTIME=10m` for longer. New crashers are written to the
+# package's testdata/fuzz/, where plain `go test` keeps replaying them.
+FUZZTIME ?= 3s
+FUZZ_TARGETS := \
+	./internal/formats:FuzzTXT ./internal/formats:FuzzSRT ./internal/formats:FuzzVTT \
+	./internal/formats:FuzzMarkdown ./internal/formats:FuzzHTML ./internal/formats:FuzzJSON \
+	./internal/formats:FuzzDOCX ./internal/formats:FuzzSniff \
+	./internal/correction:FuzzCorrect \
+	./internal/sources:FuzzParseYouTubeURL ./internal/sources:FuzzCheckURL \
+	./internal/sources:FuzzExtractPlayerResponse ./internal/sources:FuzzTrackURL \
+	./internal/ids:FuzzValid ./api/v1alpha1:FuzzTranscriptIDsOfJob \
+	./pkg/webhook:FuzzVerify ./pkg/webhook:FuzzVerifyTimestamped \
+	./apiserver:FuzzReadCreate ./apiserver:FuzzListQuery ./apiserver:FuzzStringParam
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME (3s).
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$pkg $$name"; \
+		go test -run '^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg >/tmp/tcs-fuzz.$$$$.log 2>&1 || { cat /tmp/tcs-fuzz.$$$$.log; rm -f /tmp/tcs-fuzz.$$$$.log; exit 1; }; \
+	done; rm -f /tmp/tcs-fuzz.$$$$.log
 
 .PHONY: bench
 bench: ## Run the benchmarks.

@@ -231,8 +231,8 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, aerr)
 		return
 	}
-	if len(filename) > 255 || strings.ContainsAny(filename, "/\\\x00") {
-		writeError(w, r, invalid("filename", "filename must be a file name of at most 255 bytes, without a path."))
+	if len(filename) > limits.MaxFilename || strings.ContainsAny(filename, "/\\\x00") {
+		writeError(w, r, invalid("filename", fmt.Sprintf("filename must be a file name of at most %d bytes, without a path.", limits.MaxFilename)))
 		return
 	}
 	format, aerr := formatParam(obj, remoteFormats, false)
@@ -243,12 +243,10 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 	if format == "" {
 		format = formatOfFilename(filename)
 	}
-	var title string
-	if raw, ok := obj["title"]; ok && !isNull(raw) {
-		if title, aerr = stringParam(raw, "title"); aerr != nil {
-			writeError(w, r, aerr)
-			return
-		}
+	title, aerr := titleParam(obj)
+	if aerr != nil {
+		writeError(w, r, aerr)
+		return
 	}
 	var opts tcsv1.TranscriptOptions
 	if raw, ok := obj["options"]; ok && !isNull(raw) {
@@ -267,7 +265,7 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := s.newTranscript(org, id, tcsv1.TranscriptSource{
-		Type: tcsv1.SourceUpload, Format: string(format), Title: strings.TrimSpace(title), Filename: filename, UploadExpiresAt: &expires,
+		Type: tcsv1.SourceUpload, Format: string(format), Title: title, Filename: filename, UploadExpiresAt: &expires,
 	}, opts)
 	if err := s.createOnce(ctx, t); err != nil {
 		s.serverError(w, r, fmt.Errorf("creating the upload grant %s: %w", id, err))
@@ -292,7 +290,7 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
 	ctx := r.Context()
 	id := req.TranscriptID
-	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "transcript_id", Message: fmt.Sprintf("No such upload: %q.", id)}
+	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "transcript_id", Message: fmt.Sprintf("No such upload: %s.", quote(id))}
 	if !ids.Valid("tr", id) {
 		return nil, notFound
 	}
@@ -314,21 +312,21 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	case err != nil:
 		return nil, serverError(err)
 	case t.Spec.Organization != principalFrom(ctx).OrganizationID:
-		return nil, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "transcript_id", Message: fmt.Sprintf("This API key does not have access to upload %q.", id)}
+		return nil, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "transcript_id", Message: fmt.Sprintf("This API key does not have access to upload %s.", quote(id))}
 	case t.Spec.Source.Type != tcsv1.SourceUpload:
-		return nil, invalid("transcript_id", fmt.Sprintf("%q is not an upload; its source_type is %s.", id, t.Spec.Source.Type))
+		return nil, invalid("transcript_id", fmt.Sprintf("%s is not an upload; its source_type is %s.", quote(id), t.Spec.Source.Type))
 	case t.Status.Phase != "" && ownJob(ctx, t) != nil:
 		return t, nil // an earlier run of this request confirmed it
 	case t.Status.Phase != "":
-		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %q is already confirmed.", id)}
+		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %s is already confirmed.", quote(id))}
 	case t.Spec.Source.UploadExpiresAt != nil && !s.clock.Now().Before(t.Spec.Source.UploadExpiresAt.Time):
-		return nil, invalid("transcript_id", fmt.Sprintf("The upload grant %q expired at %s; request a new one.", id, apiview.Timestamp(*t.Spec.Source.UploadExpiresAt)))
+		return nil, invalid("transcript_id", fmt.Sprintf("The upload grant %s expired at %s; request a new one.", quote(id), apiview.Timestamp(*t.Spec.Source.UploadExpiresAt)))
 	}
 	size, _, err := s.store.Attributes(ctx, t.Spec.Source.InputRef)
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
 		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id",
-			Message: fmt.Sprintf("The file of upload %q has not arrived; PUT it to the upload_url first.", id)}
+			Message: fmt.Sprintf("The file of upload %s has not arrived; PUT it to the upload_url first.", quote(id))}
 	case err != nil:
 		return nil, serverError(err)
 	case size > limits.MaxRemoteFile:
@@ -369,7 +367,7 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	case err != nil:
 		return nil, serverError(err)
 	case already:
-		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %q is already confirmed.", id)}
+		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %s is already confirmed.", quote(id))}
 	}
 	s.effected(ctx, id)
 	return t, nil
@@ -378,7 +376,7 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 // getJob is GET /api/v1/jobs/{id}.
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	jobID := mux.Vars(r)["id"]
-	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such job: %q.", jobID)}
+	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such job: %s.", quote(jobID))}
 	if !ids.Valid("job", jobID) {
 		writeError(w, r, notFound)
 		return
@@ -407,7 +405,7 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	}
 	if j == nil {
 		if denied != nil {
-			denied.Message = fmt.Sprintf("This API key does not have access to job %q.", jobID)
+			denied.Message = fmt.Sprintf("This API key does not have access to job %s.", quote(jobID))
 			s.writeAPIError(w, r, denied)
 			return
 		}

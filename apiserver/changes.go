@@ -124,7 +124,7 @@ func paginate[T any](items []T, limit int, after, before string, id func(T) stri
 				return i, nil
 			}
 		}
-		return 0, invalid(param, fmt.Sprintf("%s %q is not an item of this list.", param, cursor))
+		return 0, invalid(param, fmt.Sprintf("%s %s is not an item of this list.", param, quote(cursor)))
 	}
 	switch {
 	case after != "":

@@ -79,41 +79,44 @@ func newerFirst(a, b *tcsv1.Transcript) bool {
 }
 
 // listTranscripts is GET /api/v1/transcripts: the organization's transcripts, newest first.
-func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
+// parseListQuery reads the query of GET /transcripts: the page size, the filters and the
+// cursors (starting_after, ending_before).
+func parseListQuery(r *http.Request) (limit int, f listFilter, after, before string, aerr *apiError) {
 	q := r.URL.Query()
-	limit, aerr := intQuery(r, "limit", 10, 1, 100)
-	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+	if limit, aerr = intQuery(r, "limit", 10, 1, 100); aerr != nil {
+		return 0, f, "", "", aerr
 	}
-	var f listFilter
 	if v := q.Get("status"); v != "" {
 		switch p := tcsv1.Phase(v); p {
 		case tcsv1.PhasePending, tcsv1.PhaseCompleted, tcsv1.PhaseFailed:
 			f.status = p
 		default:
-			writeError(w, r, invalid("status", fmt.Sprintf("status %q is not one of pending, completed, failed.", v)))
-			return
+			return 0, f, "", "", invalid("status", fmt.Sprintf("status %s is not one of pending, completed, failed.", quote(v)))
 		}
 	}
 	if v := q.Get("source_type"); v != "" {
 		if _, ok := createMembers[tcsv1.SourceType(v)]; !ok {
-			writeError(w, r, invalid("source_type", fmt.Sprintf("source_type %q is not one of paste, youtube, url, upload.", v)))
-			return
+			return 0, f, "", "", invalid("source_type", fmt.Sprintf("source_type %s is not one of paste, youtube, url, upload.", quote(v)))
 		}
 		f.sourceType = tcsv1.SourceType(v)
 	}
 	if f.createdFrom, aerr = timeQuery(r, "created[gte]"); aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return 0, f, "", "", aerr
 	}
 	if f.createdTo, aerr = timeQuery(r, "created[lte]"); aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return 0, f, "", "", aerr
 	}
-	after, before := q.Get("starting_after"), q.Get("ending_before")
+	after, before = q.Get("starting_after"), q.Get("ending_before")
 	if after != "" && before != "" {
-		writeError(w, r, invalid("ending_before", "starting_after and ending_before cannot be used together."))
+		return 0, f, "", "", invalid("ending_before", "starting_after and ending_before cannot be used together.")
+	}
+	return limit, f, after, before, nil
+}
+
+func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
+	limit, f, after, before, aerr := parseListQuery(r)
+	if aerr != nil {
+		writeError(w, r, aerr)
 		return
 	}
 
@@ -134,7 +137,7 @@ func (s *Server) listTranscripts(w http.ResponseWriter, r *http.Request) {
 	if id := after + before; id != "" {
 		c, aerr := s.lookupTranscript(ctx, id)
 		if aerr != nil {
-			writeError(w, r, invalid(param, fmt.Sprintf("%s %q is not a transcript of this organization.", param, id)))
+			writeError(w, r, invalid(param, fmt.Sprintf("%s %s is not a transcript of this organization.", param, quote(id))))
 			return
 		}
 		cursor = c

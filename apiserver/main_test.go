@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"flag"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -35,6 +36,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" {
 		// This process is the API server of TestIdempotencySurvivesKill, not a test run.
 		os.Exit(runCrashChild())
+	}
+	flag.Parse()
+	if fuzz := flag.Lookup("test.fuzz"); fuzz != nil && fuzz.Value.String() != "" {
+		// A fuzz run exercises the request parsers alone: it needs no control plane, and
+		// each of its workers would start one.
+		os.Exit(m.Run())
 	}
 	testenv.Main(m, &env)
 }

@@ -34,7 +34,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, optional bool) (map[string
 		// curl -d sends form-urlencoded by default; its body is still the JSON the user typed.
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json") && mt != "application/x-www-form-urlencoded") {
 			return nil, &apiError{Status: http.StatusUnsupportedMediaType, Type: ErrInvalidRequest,
-				Message: fmt.Sprintf("Content-Type %q is not supported; send application/json.", ct)}
+				Message: fmt.Sprintf("Content-Type %s is not supported; send application/json.", quote(ct))}
 		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
@@ -83,7 +83,11 @@ func members(obj map[string]json.RawMessage, prefix string, allowed ...string) *
 		return nil
 	}
 	sort.Strings(unknown)
-	return invalid(prefix+unknown[0], fmt.Sprintf("Unknown parameter %q.", prefix+unknown[0]))
+	if unknown[0] == "" {
+		return invalid(prefix, "The request has a member with an empty name, which is not a parameter.")
+	}
+	name := clip(prefix + unknown[0])
+	return invalid(name, fmt.Sprintf("Unknown parameter %q.", name))
 }
 
 func isNull(raw json.RawMessage) bool {

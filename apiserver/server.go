@@ -183,6 +183,9 @@ func New(opts Options) *Server {
 	return s
 }
 
+// Limiter returns the rate limiter of the server, for the other front-ends on its port.
+func (s *Server) Limiter() ratelimit.Limiter { return s.limiter }
+
 // uploadError answers a refused upload with the API's error object.
 func (s *Server) uploadError(w http.ResponseWriter, r *http.Request, status int, message string) {
 	typ := ErrInvalidRequest
@@ -199,11 +202,11 @@ func (s *Server) uploadError(w http.ResponseWriter, r *http.Request, status int,
 func (s *Server) Handler() http.Handler {
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: ErrNotFound,
-			Message: fmt.Sprintf("Unrecognized request URL (%s %s).", r.Method, r.URL.Path)})
+			Message: fmt.Sprintf("Unrecognized request URL (%s %s).", metrics.MethodLabel(r.Method), quote(r.URL.Path))})
 	})
 	notAllowed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed, Type: ErrInvalidRequest,
-			Message: fmt.Sprintf("Method %s is not allowed on %s.", r.Method, r.URL.Path)})
+			Message: fmt.Sprintf("Method %s is not allowed on %s.", quote(r.Method), quote(r.URL.Path))})
 	})
 	r := mux.NewRouter()
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed

@@ -66,7 +66,7 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 	req.SourceType = tcsv1.SourceType(st)
 	allowed, ok := createMembers[req.SourceType]
 	if !ok {
-		return nil, invalid("source_type", fmt.Sprintf("source_type %q is not one of paste, youtube, url, upload.", st))
+		return nil, invalid("source_type", fmt.Sprintf("source_type %s is not one of paste, youtube, url, upload.", quote(st)))
 	}
 	if aerr := members(obj, "", allowed...); aerr != nil {
 		return nil, aerr
@@ -83,7 +83,7 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 			return nil, aerr
 		}
 	case tcsv1.SourceYouTube:
-		if req.URL, aerr = requiredString(obj, "url", "for source_type youtube"); aerr != nil {
+		if req.URL, aerr = urlParam(obj, "for source_type youtube"); aerr != nil {
 			return nil, aerr
 		}
 		if _, err := sources.ParseYouTubeURL(req.URL); err != nil {
@@ -91,7 +91,7 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 		}
 		req.Format = formats.VTT
 	case tcsv1.SourceURL:
-		if req.URL, aerr = requiredString(obj, "url", "for source_type url"); aerr != nil {
+		if req.URL, aerr = urlParam(obj, "for source_type url"); aerr != nil {
 			return nil, aerr
 		}
 		if err := sources.CheckURL(req.URL, allow); err != nil {
@@ -105,14 +105,8 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 			return nil, aerr
 		}
 	}
-	if raw, ok := obj["title"]; ok && !isNull(raw) {
-		if req.Title, aerr = stringParam(raw, "title"); aerr != nil {
-			return nil, aerr
-		}
-		req.Title = strings.TrimSpace(req.Title)
-		if len(req.Title) > limits.MaxTitle {
-			return nil, invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
-		}
+	if req.Title, aerr = titleParam(obj); aerr != nil {
+		return nil, aerr
 	}
 	if raw, ok := obj["options"]; ok && !isNull(raw) {
 		if req.Options, aerr = parseOptions(raw); aerr != nil {
@@ -121,6 +115,42 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 		req.OptionsGiven = givenOptions(raw)
 	}
 	return req, nil
+}
+
+// titleParam reads the optional title, trimmed, of at most limits.MaxTitle bytes.
+func titleParam(obj map[string]json.RawMessage) (string, *apiError) {
+	raw, ok := obj["title"]
+	if !ok || isNull(raw) {
+		return "", nil
+	}
+	if len(raw) > 6*limits.MaxTitle+2 {
+		// Longer than any title within the limit, however escaped: not decoded.
+		return "", invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
+	}
+	title, aerr := stringParam(raw, "title")
+	if aerr != nil {
+		return "", aerr
+	}
+	title = strings.TrimSpace(title)
+	if len(title) > limits.MaxTitle {
+		return "", invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
+	}
+	return title, nil
+}
+
+// urlParam reads the required url of a youtube or url source, of at most limits.MaxURL bytes.
+func urlParam(obj map[string]json.RawMessage, context string) (string, *apiError) {
+	if raw, ok := obj["url"]; ok && len(raw) > 6*limits.MaxURL+2 {
+		return "", invalid("url", fmt.Sprintf("url is longer than %d bytes.", limits.MaxURL))
+	}
+	u, aerr := requiredString(obj, "url", context)
+	if aerr != nil {
+		return "", aerr
+	}
+	if len(u) > limits.MaxURL {
+		return "", invalid("url", fmt.Sprintf("url is longer than %d bytes.", limits.MaxURL))
+	}
+	return u, nil
 }
 
 // requiredString reads a member that must be a non-blank string.
@@ -173,7 +203,7 @@ func oneOfFormats(f string, allowed []formats.Format) (formats.Format, *apiError
 			return a, nil
 		}
 	}
-	return "", invalid("source_format", fmt.Sprintf("source_format %q is not one of %s.", f, formatNames(allowed)))
+	return "", invalid("source_format", fmt.Sprintf("source_format %s is not one of %s.", quote(f), formatNames(allowed)))
 }
 
 func formatNames(fs []formats.Format) string {
@@ -199,7 +229,7 @@ func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
 			return o, aerr
 		}
 		if !validLanguage(lang) {
-			return o, invalid("options.language", fmt.Sprintf("options.language %q is not a language tag such as en or pt-BR.", lang))
+			return o, invalid("options.language", fmt.Sprintf("options.language %s is not a language tag such as en or pt-BR.", quote(lang)))
 		}
 		o.Language = lang
 	}
@@ -379,7 +409,8 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		}
 	}
 	input := []byte(req.Content)
-	res, err := s.processor.Correct(input, req.Format, pipeline.CorrectionOptions(req.Options))
+	// The text of a paste may be no longer than a paste.
+	res, err := s.processor.CorrectWithin(input, req.Format, pipeline.CorrectionOptions(req.Options), formats.Limits{MaxText: limits.MaxPasteContent})
 	if err != nil {
 		var ce *pipeline.ContentError
 		if errors.As(err, &ce) {
@@ -567,7 +598,7 @@ func (s *Server) lookupTranscript(ctx context.Context, id string) (*tcsv1.Transc
 // archived record. The resource is read first and the record after: the archiver writes the
 // record before it deletes the resource, so a transcript is always in one of the two.
 func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool, *apiError) {
-	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", id)}
+	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %s.", quote(id))}
 	if !ids.Valid("tr", id) {
 		return nil, false, notFound
 	}
@@ -602,7 +633,7 @@ func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool
 	}
 	if t.Spec.Organization != principalFrom(ctx).OrganizationID {
 		return nil, false, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "id",
-			Message: fmt.Sprintf("This API key does not have access to transcript %q.", id)}
+			Message: fmt.Sprintf("This API key does not have access to transcript %s.", quote(id))}
 	}
 	if t.Status.DeletedAt != nil || t.Status.Phase == "" && t.Spec.Source.Type == tcsv1.SourceUpload {
 		return nil, false, notFound

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -262,11 +263,24 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 	now := metav1.NewTime(clocks.Or(r.Clock).Now())
 	job.State, job.Progress, job.Error, job.FinishedAt, job.NextAttemptAt = tcsv1.JobSucceeded, 100, "", &now, nil
 	if t.Status.Title == "" && t.Spec.Source.Title == "" && title != "" {
-		t.Status.Title = title
+		t.Status.Title = clipTitle(title)
 	}
 	t.AddJob(tcsv1.JobCorrection, now)
 	t.SyncConditions()
 	return ctrl.Result{}, nil
+}
+
+// clipTitle cuts a title the source gave (a video's), which no client sent and so no request
+// refused, to limits.MaxTitle bytes on a rune boundary.
+func clipTitle(title string) string {
+	if len(title) <= limits.MaxTitle {
+		return title
+	}
+	cut := limits.MaxTitle
+	for cut > 0 && !utf8.RuneStart(title[cut]) {
+		cut--
+	}
+	return title[:cut]
 }
 
 // checkUpload makes sure the uploaded file is there and within the cap.

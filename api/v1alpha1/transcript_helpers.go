@@ -69,6 +69,11 @@ func JobID(transcriptID string, seq int) string {
 	return "job_" + strings.TrimPrefix(transcriptID, "tr_") + fmt.Sprintf("%02d", seq)
 }
 
+// MaxJobSeqDigits is the most digits of a job's sequence number: a transcript's status, which
+// etcd keeps under 1.5 MB, cannot list 100,000 jobs. A job id that ends in more digits is read
+// with at most this many, so that it leads to a few candidate transcripts, not dozens.
+const MaxJobSeqDigits = 5
+
 // TranscriptIDsOfJob returns the transcript ids a job id may belong to, or none when jobID is
 // not shaped like one. A transcript id may itself end in digits, so the split between it and
 // the sequence number is not always certain: each reading is listed (two digits first, then
@@ -79,7 +84,7 @@ func TranscriptIDsOfJob(jobID string) []string {
 		return nil
 	}
 	var out []string
-	for n := 2; n < len(rest); n++ {
+	for n := 2; n < len(rest) && n <= MaxJobSeqDigits; n++ {
 		tail := rest[len(rest)-n:]
 		if !allDigits(tail) {
 			break

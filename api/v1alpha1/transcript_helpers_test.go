@@ -2,6 +2,8 @@ package v1alpha1
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +33,13 @@ func TestJobIDRoundTrip(t *testing.T) {
 	}
 }
 
+func TestAJobIDOfManyDigitsLeadsToAFewTranscripts(t *testing.T) {
+	id := "job_" + strings.Repeat("1", 55)
+	if got := TranscriptIDsOfJob(id); len(got) > MaxJobSeqDigits-1 {
+		t.Fatalf("TranscriptIDsOfJob of a job id of 55 digits gives %d candidates, want at most %d", len(got), MaxJobSeqDigits-1)
+	}
+}
+
 // TestEndOnSoftDeleteEndsAWaitingRetry soft-deletes a pending transcript whose fetch job is
 // running or waits for its next attempt: the job fails and no next attempt is left on it.
 func TestEndOnSoftDeleteEndsAWaitingRetry(t *testing.T) {
@@ -55,4 +64,26 @@ func TestEndOnSoftDeleteEndsAWaitingRetry(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzTranscriptIDsOfJob(f *testing.F) {
+	for _, s := range []string{"job_abc07", "job_mhz0k2a1bcdefghij12301", "job_" + strings.Repeat("9", 59), "job_", "jb_abc01", "job_abc1x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		got := TranscriptIDsOfJob(id)
+		if len(got) > MaxJobSeqDigits-1 {
+			t.Fatalf("TranscriptIDsOfJob(%q) gives %d candidates", id, len(got))
+		}
+		for _, tr := range got {
+			rest := strings.TrimPrefix(tr, "tr_")
+			if !strings.HasPrefix(tr, "tr_") || rest == "" || !strings.HasPrefix(id, "job_"+rest) {
+				t.Fatalf("TranscriptIDsOfJob(%q) gives %q", id, tr)
+			}
+			seq, err := strconv.Atoi(strings.TrimPrefix(id, "job_"+rest))
+			if err != nil || JobID(tr, seq) != id {
+				t.Fatalf("TranscriptIDsOfJob(%q) gives %q, which does not lead back to it", id, tr)
+			}
+		}
+	})
 }

@@ -28,6 +28,7 @@ import (
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/mail"
 	"tcs.dev/tcs/internal/ratelimit"
 )
@@ -116,9 +117,11 @@ type Options struct {
 	Mail mail.Sender
 	// Audit keeps the audit trail (the results store); Events on the Organization only notify.
 	Audit AuditTrail
-	// SignInLimiter counts sign-in attempts per client address and in all; nil means one in
-	// memory (exact for one replica). With the Redis limiter, replicas share the counts.
-	SignInLimiter ratelimit.Limiter
+	// Limiter counts the attempts of people not signed in (per client address and in all) and
+	// the webhook test events and replays of each organization (at most
+	// limits.WebhookSendsPerMinute); nil means one in memory (exact for one replica). With the
+	// API's Redis limiter, replicas share the counts.
+	Limiter ratelimit.Limiter
 	// SignInPerAddress is the rate of sign-in attempts allowed from one client address (see
 	// clientAddress); zero means DefaultSignInsPerAddress a minute.
 	SignInPerAddress ratelimit.Limit
@@ -146,13 +149,18 @@ type Dashboard struct {
 	auditRetryFor time.Duration
 	// resets holds a slot per password reset being looked up and sent.
 	resets chan struct{}
+	// liveWriteTimeout and liveRecheck are limits.LiveWriteTimeout and
+	// limits.LiveMembershipRecheck; tests shorten them.
+	liveWriteTimeout, liveRecheck time.Duration
+	// liveRole reads a member's role from the API server (Accounts.LiveRole); tests replace it.
+	liveRole func(ctx context.Context, orgID, email string) (string, error)
 }
 
 // New returns a Dashboard; its templates are parsed once here.
 func New(o Options) (*Dashboard, error) {
 	o.Clock = clocks.Or(o.Clock)
-	if o.SignInLimiter == nil {
-		o.SignInLimiter = ratelimit.NewMemory(o.Clock.Now)
+	if o.Limiter == nil {
+		o.Limiter = ratelimit.NewMemory(o.Clock.Now)
 	}
 	if o.SignInPerAddress.Rate <= 0 {
 		o.SignInPerAddress = ratelimit.PerMinute(DefaultSignInsPerAddress)
@@ -167,8 +175,13 @@ func New(o Options) (*Dashboard, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("the public URL %q is not an absolute http(s) URL", o.PublicURL)
 	}
-	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, live: newHub(),
-		cop: http.NewCrossOriginProtection(), auditRetryFor: auditRetryFor, resets: make(chan struct{}, resetWorkers)}
+	d := &Dashboard{o: o, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", pages: map[string]*template.Template{}, cop: http.NewCrossOriginProtection(),
+		live:             newHub(streamLimits{perSession: limits.MaxLiveStreamsPerSession, perOrg: limits.MaxLiveStreamsPerOrganization, total: limits.MaxLiveStreams}),
+		liveWriteTimeout: limits.LiveWriteTimeout, liveRecheck: limits.LiveMembershipRecheck,
+		auditRetryFor: auditRetryFor, resets: make(chan struct{}, resetWorkers)}
+	d.liveRole = func(ctx context.Context, orgID, email string) (string, error) {
+		return d.o.Accounts.LiveRole(ctx, orgID, email)
+	}
 	if err := d.cop.AddTrustedOrigin(d.origin); err != nil {
 		return nil, fmt.Errorf("the public URL %q: %w", o.PublicURL, err)
 	}

@@ -3,8 +3,10 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/apiview"
 )
 
@@ -24,15 +27,35 @@ type progress struct {
 	Changes      int                `json:"changes"`
 }
 
-// hub fans the transcript watch out to the live streams of the organizations.
-type hub struct {
-	mu   sync.Mutex
-	subs map[chan progress]string // → organization id
+// streamLimits bound the live streams open at once.
+type streamLimits struct {
+	perSession, perOrg, total int
 }
 
-func newHub() *hub { return &hub{subs: map[chan progress]string{}} }
+// subscriber is one open live stream.
+type subscriber struct {
+	org, session string
+	ch           chan progress
+	// recheck asks the stream to check its member's membership again (the organization changed).
+	recheck chan struct{}
+}
 
-// start registers the hub on the transcript informer until ctx ends.
+// hub fans the transcript watch out to the live streams of the organizations, and the
+// organization watch out to the streams that must check their membership again.
+type hub struct {
+	lim streamLimits
+	mu  sync.Mutex
+	// subs are the open streams; perSession and perOrg count them.
+	subs       map[*subscriber]struct{}
+	perSession map[string]int
+	perOrg     map[string]int
+}
+
+func newHub(lim streamLimits) *hub {
+	return &hub{lim: lim, subs: map[*subscriber]struct{}{}, perSession: map[string]int{}, perOrg: map[string]int{}}
+}
+
+// start registers the hub on the transcript and organization informers until ctx ends.
 func (h *hub) start(ctx context.Context, c cache.Cache) error {
 	inf, err := c.GetInformer(ctx, &tcsv1.Transcript{})
 	if err != nil {
@@ -45,8 +68,20 @@ func (h *hub) start(ctx context.Context, c cache.Cache) error {
 	if err != nil {
 		return fmt.Errorf("watching transcripts: %w", err)
 	}
+	defer func() { _ = inf.RemoveEventHandler(reg) }()
+	orgInf, err := c.GetInformer(ctx, &tcsv1.Organization{})
+	if err != nil {
+		return fmt.Errorf("watching organizations: %w", err)
+	}
+	orgReg, err := orgInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, obj any) { h.organizationChanged(obj) },
+		DeleteFunc: h.organizationChanged,
+	})
+	if err != nil {
+		return fmt.Errorf("watching organizations: %w", err)
+	}
+	defer func() { _ = orgInf.RemoveEventHandler(orgReg) }()
 	<-ctx.Done()
-	_ = inf.RemoveEventHandler(reg)
 	return nil
 }
 
@@ -65,63 +100,145 @@ func (h *hub) publish(obj any) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for ch, org := range h.subs {
-		if org != t.Spec.Organization {
+	for sub := range h.subs {
+		if sub.org != t.Spec.Organization {
 			continue
 		}
 		select {
-		case ch <- p:
+		case sub.ch <- p:
 		default: // a slow reader misses an intermediate state, never the stream
 		}
 	}
 }
 
-func (h *hub) subscribe(org string) (<-chan progress, func()) {
-	ch := make(chan progress, 64)
+// organizationChanged asks the streams of the organization obj to check their membership.
+func (h *hub) organizationChanged(obj any) {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	o, ok := obj.(*tcsv1.Organization)
+	if !ok {
+		return
+	}
 	h.mu.Lock()
-	h.subs[ch] = org
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		delete(h.subs, ch)
-		h.mu.Unlock()
+	defer h.mu.Unlock()
+	for sub := range h.subs {
+		if sub.org == o.Spec.ID {
+			select {
+			case sub.recheck <- struct{}{}:
+			default: // one is already pending
+			}
+		}
 	}
 }
 
+// errTooManyStreams says that a new stream would go beyond a limit of the hub.
+var errTooManyStreams = errors.New("too many live streams")
+
+// subscribe opens a stream of organization org for session, within the hub's limits.
+func (h *hub) subscribe(org, session string) (*subscriber, func(), error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.perSession[session] >= h.lim.perSession:
+		return nil, nil, fmt.Errorf("%w: this session has %d open, the most allowed", errTooManyStreams, h.lim.perSession)
+	case h.perOrg[org] >= h.lim.perOrg:
+		return nil, nil, fmt.Errorf("%w: this organization has %d open, the most allowed", errTooManyStreams, h.lim.perOrg)
+	case len(h.subs) >= h.lim.total:
+		return nil, nil, fmt.Errorf("%w: the service has %d open, the most it serves", errTooManyStreams, h.lim.total)
+	}
+	sub := &subscriber{org: org, session: session, ch: make(chan progress, 64), recheck: make(chan struct{}, 1)}
+	h.subs[sub] = struct{}{}
+	h.perSession[session]++
+	h.perOrg[org]++
+	return sub, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.subs, sub)
+		if h.perSession[session]--; h.perSession[session] <= 0 {
+			delete(h.perSession, session)
+		}
+		if h.perOrg[org]--; h.perOrg[org] <= 0 {
+			delete(h.perOrg, org)
+		}
+	}, nil
+}
+
+// open returns the number of open streams.
+func (h *hub) open() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
 // liveEvents streams the progress of the organization's transcripts as server-sent events.
+// A session may hold limits.MaxLiveStreamsPerSession streams, an organization
+// limits.MaxLiveStreamsPerOrganization and the process limits.MaxLiveStreams; each event must
+// be written within limits.LiveWriteTimeout; and the stream ends once its member no longer
+// belongs to the organization, which it checks with a read from the API server every
+// limits.LiveMembershipRecheck and on every change of the organization.
 func (d *Dashboard) liveEvents(w http.ResponseWriter, r *http.Request, v *view) {
-	rc := http.NewResponseController(w)
-	// A stream outlives the server's write time-out.
-	_ = rc.SetWriteDeadline(time.Time{})
-	ch, stop := d.live.subscribe(v.Org.OrganizationID)
+	sub, stop, err := d.live.subscribe(v.Org.OrganizationID, v.Session.Token)
+	if err != nil {
+		w.Header().Set("Retry-After", "30")
+		d.fail(w, r, http.StatusTooManyRequests, "Live progress is not available: "+strings.TrimPrefix(err.Error(), errTooManyStreams.Error()+": ")+". Close other dashboard tabs, or reload this page later.")
+		return
+	}
 	defer stop()
+	rc := http.NewResponseController(w)
+	// write sends one event within the write time-out; the stream otherwise outlives the
+	// server's write time-out.
+	write := func(format string, args ...any) bool {
+		if err := rc.SetWriteDeadline(time.Now().Add(d.liveWriteTimeout)); err != nil {
+			return false
+		}
+		if _, err := fmt.Fprintf(w, format, args...); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	_, _ = fmt.Fprint(w, "retry: 2000\n\n")
-	_ = rc.Flush()
+	if !write("retry: 2000\n\n") {
+		return
+	}
 	ping := time.NewTicker(25 * time.Second)
 	defer ping.Stop()
+	recheck := time.NewTicker(d.liveRecheck)
+	defer recheck.Stop()
 	for {
+		ok := true
 		select {
 		case <-r.Context().Done():
 			return
 		case <-ping.C:
-			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
-				return
-			}
-		case p := <-ch:
+			ok = write(": ping\n\n")
+		case <-recheck.C:
+			ok = d.stillMember(r.Context(), v)
+		case <-sub.recheck:
+			ok = d.stillMember(r.Context(), v)
+		case p := <-sub.ch:
 			data, err := json.Marshal(p)
-			if err != nil {
-				return
-			}
-			if _, err := fmt.Fprintf(w, "event: progress\ndata: %s\n\n", data); err != nil {
-				return
-			}
+			ok = err == nil && write("event: progress\ndata: %s\n\n", data)
 		}
-		if err := rc.Flush(); err != nil {
+		if !ok {
 			return
 		}
 	}
+}
+
+// stillMember reports whether the member of v's session still belongs to v's organization,
+// read from the API server. Only a definite answer ends a stream: a failed read keeps it until
+// the next check.
+func (d *Dashboard) stillMember(ctx context.Context, v *view) bool {
+	_, err := d.liveRole(ctx, v.Org.OrganizationID, v.Session.Email)
+	if errors.Is(err, accounts.ErrNotFound) {
+		return false
+	}
+	if err != nil && ctx.Err() == nil {
+		d.o.Log.Error(err, "checking the membership of a live stream", "organization", v.Org.OrganizationID)
+	}
+	return true
 }

@@ -19,9 +19,11 @@ import (
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/endpoints"
+	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/mail"
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/ratelimit"
 )
 
 // list is the API's list object.
@@ -633,9 +635,30 @@ func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
 	d.render(w, r, http.StatusOK, "delivery", v)
 }
 
+// allowWebhookSend counts a test event or a replay of v's organization and answers 429 past
+// limits.WebhookSendsPerMinute: each makes a request to the customer's endpoint.
+func (d *Dashboard) allowWebhookSend(w http.ResponseWriter, r *http.Request, v *view) bool {
+	limit := ratelimit.PerMinute(limits.WebhookSendsPerMinute)
+	res, err := d.o.Limiter.Allow(r.Context(), v.Org.OrganizationID+":webhook_send", limit)
+	if err != nil {
+		// The limiter's store is down: send rather than refuse, and say so.
+		d.o.Log.Error(err, "rate limiter unavailable; webhook send not counted", "organization", v.Org.OrganizationID)
+		return true
+	}
+	res.Headers(w.Header())
+	if !res.Allowed {
+		d.fail(w, r, http.StatusTooManyRequests, fmt.Sprintf("This organization sent %d webhook test events and replays in the last minute, the most allowed; retry in %d s.", limit.Rate, res.RetryAfterSeconds()))
+		return false
+	}
+	return true
+}
+
 func (d *Dashboard) testEndpoint(w http.ResponseWriter, r *http.Request, v *view) {
 	ep, ok := d.getEndpoint(w, r, v)
 	if !ok {
+		return
+	}
+	if !d.allowWebhookSend(w, r, v) {
 		return
 	}
 	del, err := d.o.Endpoints.SendTest(r.Context(), d.o.Payloads, ep, d.o.Clock.Now())
@@ -656,6 +679,9 @@ func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *vi
 	}
 	if err != nil {
 		d.serverError(w, r, err)
+		return
+	}
+	if !d.allowWebhookSend(w, r, v) {
 		return
 	}
 	if err := d.o.Endpoints.Replay(r.Context(), del, d.o.Clock.Now()); err != nil {

@@ -129,7 +129,7 @@ func (d *Dashboard) anonymousAllowed(r *http.Request) (ok bool, retryAfter int64
 		{"signin:addr:" + clientAddress(r, d.o.TrustedProxies), d.o.SignInPerAddress},
 		{"signin:all", d.o.SignInGlobal},
 	} {
-		res, err := d.o.SignInLimiter.Allow(r.Context(), c.key, c.limit)
+		res, err := d.o.Limiter.Allow(r.Context(), c.key, c.limit)
 		if err != nil && r.Context().Err() != nil {
 			return false, 0 // the client left
 		}

@@ -154,7 +154,7 @@ func TestSignInLimits(t *testing.T) {
 			}
 			var hs [2]http.Handler
 			for i := range hs {
-				hs[i] = env.dashboard(t, accounts.Options{}, Options{SignInLimiter: shared,
+				hs[i] = env.dashboard(t, accounts.Options{}, Options{Limiter: shared,
 					SignInPerAddress: ratelimit.PerMinute(tc.perAddress), SignInGlobal: ratelimit.PerMinute(tc.global)}).Handler()
 			}
 			for i, remote := range tc.attempts {

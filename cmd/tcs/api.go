@@ -56,7 +56,7 @@ func setupAPI(ctx context.Context, mgr ctrl.Manager, o serveOptions, svc *servic
 		// Over https, browsers are told to keep to it (the dashboard says so too).
 		StrictTransportSecurity: strings.HasPrefix(l.publicURL, "https://"),
 	})
-	if err := mountDashboard(mgr, srv, svc, o, l.publicURL, limiter, log); err != nil {
+	if err := mountDashboard(mgr, srv, svc, o, l.publicURL, log); err != nil {
 		closeLimits()
 		return nil, err
 	}

@@ -15,8 +15,8 @@ import (
 
 // mountDashboard serves the dashboard on the API's port under /dashboard/, its live progress
 // fed by mgr's transcript watch, its emails sent and its sign-ins bounded as o says, and its
-// sign-ins counted by limiter (nil: in memory).
-func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o serveOptions, publicURL string, limiter ratelimit.Limiter, log logr.Logger) error {
+// attempts counted by the API's rate limiter.
+func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o serveOptions, publicURL string, log logr.Logger) error {
 	namespace := o.namespace
 	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace, Clock: svc.clock,
 		InvitationTTL: o.invitationTTL, HashConcurrency: o.signIn.hashConcurrency})
@@ -44,7 +44,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o se
 		PublicURL: publicURL,
 		Mail:      sender,
 		// A limit of 0 or less reads as the default.
-		SignInLimiter:    limiter,
+		Limiter:          srv.Limiter(),
 		SignInPerAddress: ratelimit.PerMinute(o.signIn.perAddress),
 		SignInGlobal:     ratelimit.PerMinute(o.signIn.global),
 		TrustedProxies:   proxies,

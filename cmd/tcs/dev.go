@@ -50,6 +50,8 @@ run keeps it and reuses the demo keys.`,
 	f.StringVar(&stateDir, "state-dir", envOr("TCS_STATE_DIR", ".tcs-dev"), "directory of all local state (env TCS_STATE_DIR)")
 	f.StringVar(&root, "root", ".", "project root, where bin/k8s/ holds the control plane")
 	f.BoolVar(&attach, "attach-control-plane-output", false, "show the output of etcd and kube-apiserver")
+	f.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "address of the metrics endpoint; 0 (the default) disables it")
+	o.metrics.addFlags(f)
 	return cmd
 }
 

@@ -295,6 +295,26 @@ func (a *Accounts) Role(ctx context.Context, orgID, email string) (string, error
 	return roleOf(m), nil
 }
 
+// LiveRole is Role read straight from the API server rather than from the cache, which may
+// lag behind a removal: for a long-lived stream that must end once its member is removed.
+func (a *Accounts) LiveRole(ctx context.Context, orgID, email string) (string, error) {
+	if !ids.Valid("org", orgID) {
+		return "", fmt.Errorf("organization %q: %w", orgID, ErrNotFound)
+	}
+	org := &tcsv1.Organization{}
+	if err := a.o.Reader.Get(ctx, a.key(orgs.ObjectName(orgID)), org); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", fmt.Errorf("organization %s: %w", orgID, ErrNotFound)
+		}
+		return "", fmt.Errorf("getting organization %s: %w", orgID, err)
+	}
+	m := memberOf(org, email)
+	if org.Spec.ID != orgID || m == nil {
+		return "", fmt.Errorf("%s in %s: %w", email, orgID, ErrNotFound)
+	}
+	return roleOf(m), nil
+}
+
 func memberOf(org *tcsv1.Organization, email string) *tcsv1.Member {
 	for i := range org.Spec.Members {
 		if strings.EqualFold(org.Spec.Members[i].Email, email) {

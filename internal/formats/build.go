@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -59,9 +60,9 @@ func encode(s string, e encoding) []byte {
 	return []byte(s)
 }
 
-// newBuilder returns a builder for src.
-func newBuilder(src []byte) *builder {
-	return &builder{src: src, text: make([]byte, 0, len(src)+len(src)/8+16)}
+// newBuilder returns a builder for src of format f within lim (with its defaults set).
+func newBuilder(src []byte, f Format, lim Limits) *builder {
+	return &builder{src: src, format: f, lim: lim, text: make([]byte, 0, min(len(src)+len(src)/8+16, lim.MaxText+1))}
 }
 
 // builder assembles View.Text and its runs.
@@ -70,6 +71,39 @@ type builder struct {
 	text []byte
 	runs []run
 	sep  string // separator requested before the next run
+
+	format Format
+	lim    Limits
+	// escapes counts the escape sequences decoded so far.
+	escapes int
+	// copies counts the runs of VTT mirrors, which count against the limit on runs.
+	copies int
+	// err is the limit the document went beyond; once set, add adds nothing.
+	err error
+}
+
+// full reports whether the document went beyond a limit: the extractor may stop.
+func (b *builder) full() bool { return b.err != nil }
+
+// fail records that the document went beyond a limit (the first one met is kept).
+func (b *builder) fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
+
+// count checks n more runs (with esc escape sequences) against the limits.
+func (b *builder) count(runs, esc int) bool {
+	b.escapes += esc
+	switch {
+	case len(b.text) > b.lim.MaxText:
+		b.fail(tooLarge(b.format, "the extracted text is longer than %d bytes", b.lim.MaxText))
+	case len(b.runs)+b.copies+runs > b.lim.MaxRuns:
+		b.fail(tooLarge(b.format, "the document splits into more than %d text runs", b.lim.MaxRuns))
+	case b.escapes > b.lim.MaxEscapes:
+		b.fail(tooLarge(b.format, "the text holds more than %d character references or escapes", b.lim.MaxEscapes))
+	}
+	return b.err == nil
 }
 
 // separate requests separator s before the next run. The strongest request
@@ -85,7 +119,7 @@ func (b *builder) separate(s string) {
 // no separator requested is merged into it. add returns the index of the
 // run the bytes went into, or -1.
 func (b *builder) add(s0, s1 int, e encoding) int {
-	if s0 >= s1 {
+	if s0 >= s1 || b.err != nil {
 		return -1
 	}
 	gap := false
@@ -95,8 +129,23 @@ func (b *builder) add(s0, s1 int, e encoding) int {
 	}
 	b.sep = ""
 	t0 := len(b.text)
+	// Each escape sequence starts with one of these bytes: counting them bounds the escapes
+	// before any is decoded.
+	switch e {
+	case encEntity:
+		if !b.count(0, bytes.Count(b.src[s0:s1], []byte{'&'})) {
+			return -1
+		}
+	case encJSON:
+		if !b.count(0, bytes.Count(b.src[s0:s1], []byte{'\\'})) {
+			return -1
+		}
+	}
 	var esc []escape
 	b.text, esc = decode(b.text, b.src[s0:s1], e)
+	if !b.count(1, 0) {
+		return -1
+	}
 	if n := len(b.runs); n > 0 && !gap {
 		p := &b.runs[n-1]
 		if p.s1 == s0 && p.enc == e && p.tag == 0 && p.t1 == t0 {
@@ -113,9 +162,12 @@ func (b *builder) add(s0, s1 int, e encoding) int {
 	return len(b.runs) - 1
 }
 
-// view returns the finished View.
-func (b *builder) view() *View {
-	return &View{Text: string(b.text), src: b.src, runs: b.runs}
+// view returns the finished View, or the limit the document went beyond.
+func (b *builder) view() (*View, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	return &View{Text: string(b.text), src: b.src, runs: b.runs}, nil
 }
 
 // decode appends the text of src in encoding e to dst and returns the

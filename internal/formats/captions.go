@@ -6,10 +6,10 @@ import (
 )
 
 // extractTXT: the whole content, after a UTF-8 byte order mark, is one run.
-func extractTXT(src []byte) (*View, error) {
-	b := newBuilder(src)
+func extractTXT(src []byte, lim Limits) (*View, error) {
+	b := newBuilder(src, TXT, lim)
 	b.add(skipBOM(src), len(src), encRaw)
-	return b.view(), nil
+	return b.view()
 }
 
 // line is a line of the source without its terminator ("\n" or "\r\n").
@@ -78,11 +78,14 @@ func isAlnum(c byte) bool {
 // inline tags (<i>, </i>, <font ...>, {\an8}) are not text. Each text line
 // becomes a line of View.Text; pieces of a line split by tags are joined
 // without a separator.
-func extractSRT(src []byte) (*View, error) {
-	b := newBuilder(src)
+func extractSRT(src []byte, lim Limits) (*View, error) {
+	b := newBuilder(src, SRT, lim)
 	lines := splitLines(src, skipBOM(src))
 	inCue := false
 	for k, l := range lines {
+		if b.full() {
+			break
+		}
 		text := src[l.s:l.e]
 		if inCue {
 			if isBlank(text) {
@@ -101,7 +104,7 @@ func extractSRT(src []byte) (*View, error) {
 			inCue = true
 		}
 	}
-	return b.view(), nil
+	return b.view()
 }
 
 // extractVTT takes the payload lines of each cue. The header block
@@ -115,8 +118,8 @@ func extractSRT(src []byte) (*View, error) {
 // of one cue in the next. A payload line whose text equals the text of a
 // line of the previous cue is not added to View.Text again; it becomes a
 // copy of that line, and Rewrite applies the line's changes to every copy.
-func extractVTT(src []byte) (*View, error) {
-	b := newBuilder(src)
+func extractVTT(src []byte, lim Limits) (*View, error) {
+	b := newBuilder(src, VTT, lim)
 	lines := splitLines(src, skipBOM(src))
 	type primary struct{ first, last int }
 	type cueLine struct {
@@ -129,6 +132,7 @@ func extractVTT(src []byte) (*View, error) {
 		mirrors   []mirror
 		segs      []line
 		dec       []byte
+		prevIndex map[string]int
 	)
 	k := 0
 	if k < len(lines) && bytes.HasPrefix(src[lines[k].s:lines[k].e], []byte("WEBVTT")) {
@@ -136,7 +140,7 @@ func extractVTT(src []byte) (*View, error) {
 			k++
 		}
 	}
-	for k < len(lines) {
+	for k < len(lines) && !b.full() {
 		if lines[k].e == lines[k].s {
 			k++
 			continue
@@ -162,6 +166,9 @@ func extractVTT(src []byte) (*View, error) {
 		}
 		cur = cur[:0]
 		for _, l := range block[ti+1:] {
+			if b.full() {
+				break
+			}
 			segs = segs[:0]
 			splitTags(src, l.s, l.e, false, func(x, y int) {
 				if x < y {
@@ -176,13 +183,23 @@ func extractVTT(src []byte) (*View, error) {
 				continue
 			}
 			p := -1
-			for _, c := range prev {
-				if c.text == string(dec) {
-					p = c.p
-					break
+			if prevIndex != nil {
+				if i, ok := prevIndex[string(dec)]; ok {
+					p = i
+				}
+			} else {
+				for _, c := range prev {
+					if c.text == string(dec) {
+						p = c.p
+						break
+					}
 				}
 			}
 			if p >= 0 {
+				if !b.count(len(segs), 0) {
+					break
+				}
+				b.copies += len(segs)
 				pr := prims[p]
 				t := b.runs[pr.first].t0
 				m := mirror{first: pr.first, last: pr.last}
@@ -206,9 +223,23 @@ func extractVTT(src []byte) (*View, error) {
 		}
 		if len(cur) > 0 {
 			prev, cur = cur, prev
+			// A long cue is looked up in a map: comparing each line with each line of the
+			// previous cue would take quadratic time.
+			prevIndex = nil
+			if len(prev) > 16 {
+				prevIndex = make(map[string]int, len(prev))
+				for _, c := range prev {
+					if _, ok := prevIndex[c.text]; !ok {
+						prevIndex[c.text] = c.p
+					}
+				}
+			}
 		}
 	}
-	v := b.view()
+	v, err := b.view()
+	if err != nil {
+		return nil, err
+	}
 	v.mirrors = mirrors
 	return v, nil
 }

@@ -11,9 +11,6 @@ import (
 // docxMain is the archive entry that holds a DOCX document's body.
 const docxMain = "word/document.xml"
 
-// maxDocXML bounds the uncompressed size of word/document.xml.
-const maxDocXML = 256 << 20
-
 // extractDOCX takes the <w:t> text runs of word/document.xml. Runs of one
 // paragraph (<w:p>) are joined without a separator, as Word splits words
 // across runs freely; paragraphs and <w:br/>/<w:cr/> are separated by
@@ -22,10 +19,17 @@ const maxDocXML = 256 << 20
 // text. Rewrite adds xml:space="preserve" to each <w:t> it changes, so that
 // Word keeps leading and trailing spaces, and copies every other archive
 // entry unchanged.
-func extractDOCX(content []byte) (*View, error) {
+//
+// The archive may hold at most lim.MaxEntries entries, and word/document.xml
+// may inflate to at most lim.MaxDocxXML bytes: it is read through a limit,
+// whatever size its header claims, so a zip bomb costs no more than that.
+func extractDOCX(content []byte, lim Limits) (*View, error) {
 	zr, err := zip.NewReader(bytes.NewReader(content), int64(len(content)))
 	if err != nil {
 		return nil, fmt.Errorf("formats: docx: %w", err)
+	}
+	if len(zr.File) > lim.MaxEntries {
+		return nil, tooLarge(DOCX, "the archive holds %d entries; the limit is %d", len(zr.File), lim.MaxEntries)
 	}
 	var f *zip.File
 	for _, zf := range zr.File {
@@ -37,21 +41,27 @@ func extractDOCX(content []byte) (*View, error) {
 	if f == nil {
 		return nil, errors.New("formats: docx: no " + docxMain + " in the archive")
 	}
+	if f.UncompressedSize64 > uint64(lim.MaxDocxXML) {
+		return nil, tooLarge(DOCX, "%s inflates to more than %d bytes", docxMain, lim.MaxDocxXML)
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("formats: docx: %w", err)
 	}
-	xml, err := io.ReadAll(io.LimitReader(rc, maxDocXML+1))
+	xml, err := io.ReadAll(io.LimitReader(rc, int64(lim.MaxDocxXML)+1))
 	rc.Close()
+	if len(xml) > lim.MaxDocxXML {
+		return nil, tooLarge(DOCX, "%s inflates to more than %d bytes", docxMain, lim.MaxDocxXML)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("formats: docx: %w", err)
 	}
-	if len(xml) > maxDocXML {
-		return nil, errors.New("formats: docx: " + docxMain + " is too large")
-	}
-	b := newBuilder(xml)
+	b := newBuilder(xml, DOCX, lim)
 	para := 0
-	for i := 0; i < len(xml); {
+	for i, tags := 0, 0; i < len(xml) && !b.full(); tags++ {
+		if tags >= lim.MaxTokens {
+			return nil, tooLarge(DOCX, "%s holds more than %d tags", docxMain, lim.MaxTokens)
+		}
 		lt := bytes.IndexByte(xml[i:], '<')
 		if lt < 0 {
 			break
@@ -115,7 +125,10 @@ func extractDOCX(content []byte) (*View, error) {
 			i += j
 		}
 	}
-	v := b.view()
+	v, err := b.view()
+	if err != nil {
+		return nil, err
+	}
 	v.format = DOCX
 	v.orig = content
 	return v, nil

@@ -295,12 +295,22 @@ func allDigits(b []byte) bool {
 	return true
 }
 
-// Extract returns the correctable text of content in format f. The package
-// documentation tells what each format counts as text and how runs are
-// joined. Extract fails on malformed JSON, HTML the tokenizer cannot read
-// and DOCX archives without word/document.xml; it never fails for TXT,
-// SRT, VTT and Markdown. Extract keeps its own copy of content.
+// Extract returns the correctable text of content in format f within the
+// default Limits. The package documentation tells what each format counts
+// as text and how runs are joined. Extract fails on malformed JSON, HTML
+// the tokenizer cannot read and DOCX archives without word/document.xml,
+// and on documents beyond the limits (the error then matches ErrTooLarge);
+// it never fails otherwise for TXT, SRT, VTT and Markdown. Extract keeps
+// its own copy of content.
 func Extract(content []byte, f Format) (*View, error) {
+	return ExtractWithin(content, f, Limits{})
+}
+
+// ExtractWithin is Extract within lim: a document whose text, runs, escapes,
+// markup tokens, nesting or (DOCX) inflated size or entries go beyond lim
+// fails with a *LimitError, and Extract stops reading it at that point.
+func ExtractWithin(content []byte, f Format, lim Limits) (*View, error) {
+	lim = lim.withDefaults()
 	src := bytes.Clone(content)
 	if src == nil {
 		src = []byte{}
@@ -311,19 +321,19 @@ func Extract(content []byte, f Format) (*View, error) {
 	)
 	switch f {
 	case TXT:
-		v, err = extractTXT(src)
+		v, err = extractTXT(src, lim)
 	case SRT:
-		v, err = extractSRT(src)
+		v, err = extractSRT(src, lim)
 	case VTT:
-		v, err = extractVTT(src)
+		v, err = extractVTT(src, lim)
 	case Markdown:
-		v, err = extractMarkdown(src)
+		v, err = extractMarkdown(src, lim)
 	case HTML:
-		v, err = extractHTML(src)
+		v, err = extractHTML(src, lim)
 	case JSON:
-		v, err = extractJSON(src)
+		v, err = extractJSON(src, lim)
 	case DOCX:
-		return extractDOCX(src)
+		return extractDOCX(src, lim)
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownFormat, string(f))
 	}

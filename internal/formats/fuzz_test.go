@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ import (
 func checkView(t *testing.T, content []byte, f Format) {
 	v, err := Extract(content, f)
 	if err != nil {
-		if f == TXT || f == SRT || f == VTT || f == Markdown {
+		if (f == TXT || f == SRT || f == VTT || f == Markdown) && !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("Extract(%s) failed: %v", f, err)
 		}
 		return
@@ -137,5 +138,26 @@ func FuzzDOCX(f *testing.F) {
 			return
 		}
 		checkView(t, makeDOCX(t, body), DOCX)
+	})
+}
+
+// FuzzSniff: Sniff never fails, and a document of any format, read within small limits,
+// either extracts or fails with ErrTooLarge or a format error, never beyond the limits.
+func FuzzSniff(f *testing.F) {
+	addSeeds(f, "sermon.srt", "sermon.vtt", "sermon_notes.md", "sermon.html", "whisper.json")
+	f.Add(makeDOCX(f, `<w:p><w:r><w:t>first corinthians</w:t></w:r></w:p>`))
+	f.Add([]byte(strings.Repeat("> ", 200) + "a"))
+	f.Add([]byte(strings.Repeat("&nGt;", 300)))
+	small := Limits{MaxText: 1000, MaxRuns: 50, MaxEscapes: 50, MaxTokens: 400, MaxMarkdownTokens: 200,
+		MaxMarkdownLinkCost: 20_000, MaxDepth: 20, MaxDocxXML: 4000, MaxEntries: 20}
+	f.Fuzz(func(t *testing.T, content []byte) {
+		format := Sniff(content)
+		v, err := ExtractWithin(content, format, small)
+		if err != nil {
+			return
+		}
+		if len(v.Text) > small.MaxText || len(v.runs) > small.MaxRuns {
+			t.Fatalf("%s within the limits gave %d bytes of text and %d runs", format, len(v.Text), len(v.runs))
+		}
 	})
 }

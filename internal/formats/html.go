@@ -19,13 +19,17 @@ import (
 // they separate the runs around them with " " (or "\n" when they hold a
 // line break). Block-level tags and <br> separate runs with "\n"; inline
 // tags (b, i, em, span, a, ...) do not separate them.
-func extractHTML(src []byte) (*View, error) {
-	b := newBuilder(src)
+func extractHTML(src []byte, lim Limits) (*View, error) {
+	b := newBuilder(src, HTML, lim)
 	pos := skipBOM(src)
 	z := html.NewTokenizer(bytes.NewReader(src[pos:]))
 	raw := false // the next text token is the content of a raw-text element
 	code := 0    // open code elements: their text is not prose
-	for {
+	for tokens := 0; !b.full(); tokens++ {
+		if tokens >= lim.MaxTokens {
+			b.fail(tooLarge(HTML, "the document holds more than %d tags and text nodes", lim.MaxTokens))
+			break
+		}
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			if err := z.Err(); !errors.Is(err, io.EOF) {
@@ -77,10 +81,13 @@ func extractHTML(src []byte) (*View, error) {
 			}
 		}
 	}
+	if b.full() {
+		return b.view()
+	}
 	if pos != len(src) {
 		return nil, fmt.Errorf("formats: html: tokenizer stopped at offset %d of %d", pos, len(src))
 	}
-	return b.view(), nil
+	return b.view()
 }
 
 // isCodeTag reports whether element name holds code, keyboard input or

@@ -5,9 +5,6 @@ import (
 	"fmt"
 )
 
-// maxJSONDepth bounds the nesting of JSON documents.
-const maxJSONDepth = 512
-
 // jsonRole is what a JSON value is to the transcript.
 type jsonRole uint8
 
@@ -25,6 +22,8 @@ type jsonScanner struct {
 	b    *builder
 	segs int // number of "segs" arrays met so far
 	last int // the "segs" array of the last run, or 0
+	// maxDepth bounds the nesting of values.
+	maxDepth int
 }
 
 // extractJSON takes the string values of the members named "text",
@@ -37,8 +36,8 @@ type jsonScanner struct {
 // sequences are decoded; Rewrite keeps unchanged ones byte-identical and
 // writes replacements with the escapes JSON needs ('"', '\\' and control
 // characters), leaving other characters as UTF-8.
-func extractJSON(src []byte) (*View, error) {
-	s := &jsonScanner{src: src, pos: skipBOM(src), b: newBuilder(src)}
+func extractJSON(src []byte, lim Limits) (*View, error) {
+	s := &jsonScanner{src: src, pos: skipBOM(src), b: newBuilder(src, JSON, lim), maxDepth: lim.MaxDepth}
 	s.space()
 	if err := s.value(jsonOther, 0, 0); err != nil {
 		return nil, err
@@ -47,12 +46,12 @@ func extractJSON(src []byte) (*View, error) {
 	if s.pos != len(src) {
 		return nil, s.errorf("unexpected data after the top-level value")
 	}
-	return s.b.view(), nil
+	return s.b.view()
 }
 
 // validJSON reports whether b is one valid JSON value.
 func validJSON(b []byte) bool {
-	s := &jsonScanner{src: b}
+	s := &jsonScanner{src: b, maxDepth: Limits{}.withDefaults().MaxDepth}
 	s.space()
 	if s.value(jsonOther, 0, 0) != nil {
 		return false
@@ -79,8 +78,11 @@ func (s *jsonScanner) space() {
 // value scans a value. seg numbers the "segs" array the value is in (for
 // jsonSegsElem) or whose element holds it (for a "utf8" jsonText).
 func (s *jsonScanner) value(role jsonRole, seg, depth int) error {
-	if depth > maxJSONDepth {
-		return s.errorf("nesting deeper than %d", maxJSONDepth)
+	if depth > s.maxDepth {
+		return tooLarge(JSON, "values nest deeper than %d levels", s.maxDepth)
+	}
+	if s.b != nil && s.b.full() {
+		return s.b.err
 	}
 	if s.pos >= len(s.src) {
 		return s.errorf("unexpected end of input")

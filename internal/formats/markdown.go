@@ -20,11 +20,14 @@ import (
 // line break between them, by " " where skipped content (a code span, a
 // URL) lies between them on one line, and by nothing where only emphasis
 // or link markup does.
-func extractMarkdown(src []byte) (*View, error) {
-	b := newBuilder(src)
+func extractMarkdown(src []byte, lim Limits) (*View, error) {
+	b := newBuilder(src, Markdown, lim)
 	off := skipBOM(src)
 	off = skipFrontMatter(src, off)
 	body := src[off:]
+	if err := markdownCost(body, lim); err != nil {
+		return nil, err
+	}
 	doc := goldmark.DefaultParser().Parse(text.NewReader(body))
 	var (
 		lastBlock ast.Node
@@ -73,7 +76,77 @@ func extractMarkdown(src []byte) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.view(), nil
+	return b.view()
+}
+
+// markdownCost checks, before goldmark parses body, that its parse is bounded: its lines
+// and inline delimiters (each may become a node of the parse tree) are at most
+// lim.MaxMarkdownTokens, no line opens more than lim.MaxDepth containers (block quotes
+// and list items), whose parse takes time quadratic in their depth, and the link
+// openings of each paragraph times its size, summed, are at most lim.MaxMarkdownLinkCost
+// (each opening may have the parser scan the rest of its paragraph).
+func markdownCost(body []byte, lim Limits) error {
+	tokens := 0
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\n', '*', '_', '`', '[', ']', '<', '!':
+			tokens++
+		}
+	}
+	if tokens > lim.MaxMarkdownTokens {
+		return tooLarge(Markdown, "the document holds more than %d lines and inline delimiters", lim.MaxMarkdownTokens)
+	}
+	// cost sums, per paragraph (lines up to a blank one), its link openings times its size.
+	cost, links, para := 0, 0, 0
+	for rest := body; len(rest) > 0; {
+		var l []byte
+		l, rest = cutLine(rest)
+		if d := containerDepth(l, lim.MaxDepth+1); d > lim.MaxDepth {
+			return tooLarge(Markdown, "block quotes and lists nest deeper than %d levels", lim.MaxDepth)
+		}
+		if isBlank(l) {
+			cost, links, para = cost+links*para, 0, 0
+			continue
+		}
+		links += bytes.Count(l, []byte("](")) + bytes.Count(l, []byte("]:"))
+		para += len(l) + 1
+		if cost+links*para > lim.MaxMarkdownLinkCost {
+			return tooLarge(Markdown, "a paragraph holds too many links for its length (%d link openings in %d bytes)", links, para)
+		}
+	}
+	return nil
+}
+
+// containerDepth counts the block quote and list item markers that open line, up to limit.
+func containerDepth(l []byte, limit int) int {
+	depth, i := 0, 0
+	for depth < limit {
+		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+			i++
+		}
+		if i >= len(l) {
+			break
+		}
+		switch c := l[i]; {
+		case c == '>':
+			i++
+		case (c == '-' || c == '*' || c == '+') && i+1 < len(l) && (l[i+1] == ' ' || l[i+1] == '\t'):
+			i++
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(l) && j-i < 10 && l[j] >= '0' && l[j] <= '9' {
+				j++
+			}
+			if j+1 >= len(l) || (l[j] != '.' && l[j] != ')') || (l[j+1] != ' ' && l[j+1] != '\t') {
+				return depth
+			}
+			i = j + 1
+		default:
+			return depth
+		}
+		depth++
+	}
+	return depth
 }
 
 // skipFrontMatter returns the offset after a front matter block that

@@ -5,6 +5,7 @@ package metrics
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -171,11 +172,28 @@ func (m *Metrics) initialize() {
 	m.webhookDeliveries.WithLabelValues(DeliveryFailed, "1")
 }
 
-// APIRequest records one answered API request; route is the mux route template.
+// MethodOther is the method label of every request whose method is not a standard one.
+const MethodOther = "other"
+
+// MethodLabel returns the method label of a request with method: the method when it is one
+// of RFC 9110's (and PATCH), MethodOther otherwise. A client may send any token as the
+// method; were each a label value, it could create time series without bound.
+func MethodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return MethodOther
+}
+
+// APIRequest records one answered API request; route is the mux route template, and method
+// is recorded as MethodLabel gives it.
 func (m *Metrics) APIRequest(route, method string, code int, d time.Duration) {
 	if m == nil {
 		return
 	}
+	method = MethodLabel(method)
 	m.apiRequests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
 	m.apiRequestDuration.WithLabelValues(route, method).Observe(d.Seconds())
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,26 @@ func TestAttemptLabel(t *testing.T) {
 		if got := AttemptLabel(n); got != want {
 			t.Errorf("AttemptLabel(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestRequestMethodsOutsideTheStandardOnesShareOneLabel(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 500 {
+		m.APIRequest("/api/v1/me", fmt.Sprintf("M%d", i), 405, time.Millisecond)
+	}
+	m.APIRequest("/api/v1/me", strings.Repeat("X", 20<<10), 405, time.Millisecond)
+	for _, method := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+		m.APIRequest("/api/v1/me", method, 200, time.Millisecond)
+	}
+	if n := testutil.CollectAndCount(m.apiRequests); n != 8 {
+		t.Fatalf("%d series of tcs_api_requests_total, want 8 (7 methods and %q)", n, MethodOther)
+	}
+	if got := testutil.ToFloat64(m.apiRequests.WithLabelValues("/api/v1/me", MethodOther, "405")); got != 501 {
+		t.Fatalf("%v requests counted as %q, want 501", got, MethodOther)
 	}
 }

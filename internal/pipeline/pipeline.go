@@ -6,6 +6,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -67,6 +68,10 @@ type ContentError struct {
 }
 
 func (e *ContentError) Error() string {
+	var le *formats.LimitError
+	if errors.As(e.Err, &le) {
+		return fmt.Sprintf("the %s content is beyond what the service processes: %s", e.Format, le.Reason)
+	}
 	return fmt.Sprintf("the content is not valid %s: %v", e.Format, e.Err)
 }
 
@@ -93,13 +98,20 @@ func New(engine *correction.Engine, store *blob.Store) *Processor {
 	return &Processor{engine: engine, store: store}
 }
 
-// Correct runs the deterministic pass over content; an empty format means it is sniffed.
+// Correct runs the deterministic pass over content; an empty format means it is sniffed. The
+// text extracted from content may be as long as a remote file (limits.MaxRemoteFile).
 func (p *Processor) Correct(content []byte, format formats.Format, opts correction.Options) (*Result, error) {
+	return p.CorrectWithin(content, format, opts, formats.Limits{})
+}
+
+// CorrectWithin is Correct within lim: content beyond lim fails with a ContentError whose
+// error matches formats.ErrTooLarge.
+func (p *Processor) CorrectWithin(content []byte, format formats.Format, opts correction.Options, lim formats.Limits) (*Result, error) {
 	start := time.Now()
 	if format == "" {
 		format = formats.Sniff(content)
 	}
-	view, err := formats.Extract(content, format)
+	view, err := formats.ExtractWithin(content, format, lim)
 	if err != nil {
 		return nil, &ContentError{Format: format, Err: err}
 	}

@@ -344,7 +344,9 @@ func (y *YouTube) playerResponse(ctx context.Context, client *http.Client, base 
 // `window["ytInitialPlayerResponse"] = null`) are skipped.
 func extractPlayerResponse(page []byte) (*playerResponse, bool) {
 	marker := []byte("ytInitialPlayerResponse")
-	for {
+	// A page names the object once or twice; each try decodes up to the rest of the page, so
+	// a page of many mentions would take time quadratic in its size.
+	for tries := 0; tries < maxPlayerResponseTries; tries++ {
 		i := bytes.Index(page, marker)
 		if i < 0 {
 			return nil, false
@@ -364,7 +366,12 @@ func extractPlayerResponse(page []byte) (*playerResponse, bool) {
 			return &pr, true
 		}
 	}
+	return nil, false
 }
+
+// maxPlayerResponseTries is the most mentions of ytInitialPlayerResponse a watch page is
+// searched at.
+const maxPlayerResponseTries = 16
 
 // playable returns nil if the player response is of a playable video, and
 // otherwise why not.

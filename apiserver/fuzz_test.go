@@ -1,0 +1,105 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"tcs.dev/tcs/internal/limits"
+)
+
+// checkAPIError fails t unless aerr is a clear answer: a 4xx of the spec's types whose
+// message is short whatever the input was.
+func checkAPIError(t *testing.T, aerr *apiError) {
+	t.Helper()
+	if aerr.Status < 400 || aerr.Status >= 500 || aerr.Type == "" || aerr.Message == "" {
+		t.Fatalf("error %+v", aerr)
+	}
+	if len(aerr.Message) > 600 || len(aerr.Param) > maxEcho+len("…")+len("options.") {
+		t.Fatalf("error repeats its input: message of %d bytes, param of %d", len(aerr.Message), len(aerr.Param))
+	}
+}
+
+// FuzzReadCreate decodes a POST /transcripts body as the API does and validates it.
+func FuzzReadCreate(f *testing.F) {
+	for _, s := range []string{
+		`{"source_type":"paste","content":"open your bibles to revelations","title":"Sunday","source_format":"txt"}`,
+		`{"source_type":"youtube","url":"https://youtu.be/dQw4w9WgXcQ","options":{"ai_pass":{"enabled":true},"language":"pt-BR"}}`,
+		`{"source_type":"url","url":"https://example.com/a.docx","source_format":"docx"}`,
+		`{"source_type":"upload","transcript_id":"tr_abc"}`,
+		`{"source_type":"paste","content":"\ud800"}`, `{"source_type":"x"}`, `[]`, `{"a":`, ``, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := httptest.NewRequest(http.MethodPost, "/api/v1/transcripts", bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		obj, aerr := readJSONObject(httptest.NewRecorder(), r)
+		if aerr != nil {
+			checkAPIError(t, aerr)
+			return
+		}
+		req, aerr := parseCreate(obj, nil)
+		if aerr != nil {
+			checkAPIError(t, aerr)
+			if aerr.Status == http.StatusBadRequest && aerr.Param == "" && !strings.Contains(aerr.Message, "empty name") {
+				t.Fatalf("a 400 without param: %+v", aerr)
+			}
+			return
+		}
+		if len(req.Title) > limits.MaxTitle || len(req.URL) > limits.MaxURL || len(req.Content) > limits.MaxPasteContent {
+			t.Fatalf("accepted a title of %d bytes, a url of %d, a content of %d", len(req.Title), len(req.URL), len(req.Content))
+		}
+		if _, ok := createMembers[req.SourceType]; !ok {
+			t.Fatalf("accepted source_type %q", req.SourceType)
+		}
+	})
+}
+
+// FuzzListQuery reads the query of GET /transcripts as the API does.
+func FuzzListQuery(f *testing.F) {
+	for _, s := range []string{
+		"limit=10&status=completed&source_type=paste", "created[gte]=1700000000&created[lte]=2026-01-02T03:04:05Z",
+		"starting_after=tr_abc", "starting_after=tr_a&ending_before=tr_b", "limit=0", "limit=999999999999999999999",
+		"status=" + strings.Repeat("x", 200), "created[gte]=%zz", "limit=1&limit=2",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/api/v1/transcripts", RawQuery: query}, Header: http.Header{}}
+		limit, _, after, before, aerr := parseListQuery(r)
+		if aerr != nil {
+			checkAPIError(t, aerr)
+			if aerr.Param == "" {
+				t.Fatalf("a 400 without param: %+v", aerr)
+			}
+			return
+		}
+		if limit < 1 || limit > 100 || after != "" && before != "" {
+			t.Fatalf("accepted limit %d, starting_after %q and ending_before %q", limit, after, before)
+		}
+	})
+}
+
+// FuzzStringParam decodes JSON string members, refusing invalid UTF-8 and lone surrogates.
+func FuzzStringParam(f *testing.F) {
+	for _, s := range []string{`"a"`, `"\ud83d\ude00"`, `"\ud800"`, `"\\ud800"`, `"\udc00\ud800"`, `1`, `null`, "\"\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s, aerr := stringParam(json.RawMessage(raw), "title")
+		if aerr != nil {
+			checkAPIError(t, aerr)
+			return
+		}
+		// encoding/json would turn a lone surrogate into U+FFFD: such a string is refused.
+		if hasLoneSurrogate(raw) || !utf8.ValidString(s) {
+			t.Fatalf("stringParam(%q) = %q, accepted", raw, s)
+		}
+	})
+}
