@@ -34,10 +34,14 @@ type streamLimits struct {
 
 // subscriber is one open live stream.
 type subscriber struct {
-	org, session string
-	ch           chan progress
+	org, session, email string
+	ch                  chan progress
 	// recheck asks the stream to check its member's membership again (the organization changed).
 	recheck chan struct{}
+	// ended is closed, and gone set under the hub's lock, when this replica removed the member
+	// from the organization: from then on the stream is sent nothing.
+	ended chan struct{}
+	gone  bool
 }
 
 // hub fans the transcript watch out to the live streams of the organizations, and the
@@ -101,7 +105,7 @@ func (h *hub) publish(obj any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for sub := range h.subs {
-		if sub.org != t.Spec.Organization {
+		if sub.org != t.Spec.Organization || sub.gone {
 			continue
 		}
 		select {
@@ -135,8 +139,23 @@ func (h *hub) organizationChanged(obj any) {
 // errTooManyStreams says that a new stream would go beyond a limit of the hub.
 var errTooManyStreams = errors.New("too many live streams")
 
-// subscribe opens a stream of organization org for session, within the hub's limits.
-func (h *hub) subscribe(org, session string) (*subscriber, func(), error) {
+// endMember ends the streams of email in organization org at once: the member was removed
+// here, so no event published after the removal reaches them. (Streams on other replicas end
+// when their check of the membership sees the removal.)
+func (h *hub) endMember(org, email string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sub := range h.subs {
+		if sub.org == org && strings.EqualFold(sub.email, email) && !sub.gone {
+			sub.gone = true
+			close(sub.ended)
+		}
+	}
+}
+
+// subscribe opens a stream of organization org for the session of email, within the hub's
+// limits.
+func (h *hub) subscribe(org, session, email string) (*subscriber, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -147,7 +166,7 @@ func (h *hub) subscribe(org, session string) (*subscriber, func(), error) {
 	case len(h.subs) >= h.lim.total:
 		return nil, nil, fmt.Errorf("%w: the service has %d open, the most it serves", errTooManyStreams, h.lim.total)
 	}
-	sub := &subscriber{org: org, session: session, ch: make(chan progress, 64), recheck: make(chan struct{}, 1)}
+	sub := &subscriber{org: org, session: session, email: email, ch: make(chan progress, 64), recheck: make(chan struct{}, 1), ended: make(chan struct{})}
 	h.subs[sub] = struct{}{}
 	h.perSession[session]++
 	h.perOrg[org]++
@@ -178,7 +197,7 @@ func (h *hub) open() int {
 // belongs to the organization, which it checks with a read from the API server every
 // limits.LiveMembershipRecheck and on every change of the organization.
 func (d *Dashboard) liveEvents(w http.ResponseWriter, r *http.Request, v *view) {
-	sub, stop, err := d.live.subscribe(v.Org.OrganizationID, v.Session.Token)
+	sub, stop, err := d.live.subscribe(v.Org.OrganizationID, v.Session.Token, v.Session.Email)
 	if err != nil {
 		w.Header().Set("Retry-After", "30")
 		d.fail(w, r, http.StatusTooManyRequests, "Live progress is not available: "+strings.TrimPrefix(err.Error(), errTooManyStreams.Error()+": ")+". Close other dashboard tabs, or reload this page later.")
@@ -212,6 +231,8 @@ func (d *Dashboard) liveEvents(w http.ResponseWriter, r *http.Request, v *view) 
 		ok := true
 		select {
 		case <-r.Context().Done():
+			return
+		case <-sub.ended:
 			return
 		case <-ping.C:
 			ok = write(": ping\n\n")

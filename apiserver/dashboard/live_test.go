@@ -162,3 +162,45 @@ func TestLiveStreamEndsWhenItsReaderStopsReading(t *testing.T) {
 	}
 	t.Logf("the stream ended %v after its reader stopped reading", time.Since(start).Round(time.Millisecond))
 }
+
+func TestARemovedMembersStreamsGetNothingPublishedAfterTheRemoval(t *testing.T) {
+	h := newHub(streamLimits{perSession: 4, perOrg: 100, total: 1000})
+	removed, stopRemoved, err := h.subscribe("org_a", "session-1", "Dan@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopRemoved()
+	other, stopOther, err := h.subscribe("org_a", "session-2", "ann@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopOther()
+	elsewhere, stopElsewhere, err := h.subscribe("org_b", "session-3", "dan@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopElsewhere()
+
+	h.endMember("org_a", "dan@example.org")
+	h.publish(&tcsv1.Transcript{Spec: tcsv1.TranscriptSpec{ID: "tr_a", Organization: "org_a"}, Status: tcsv1.TranscriptStatus{Phase: tcsv1.PhaseCompleted}})
+	h.publish(&tcsv1.Transcript{Spec: tcsv1.TranscriptSpec{ID: "tr_b", Organization: "org_b"}, Status: tcsv1.TranscriptStatus{Phase: tcsv1.PhaseCompleted}})
+
+	select {
+	case <-removed.ended:
+	default:
+		t.Fatal("the removed member's stream is not ended")
+	}
+	if len(removed.ch) != 0 {
+		t.Fatalf("the removed member's stream got %d events published after the removal", len(removed.ch))
+	}
+	if len(other.ch) != 1 || len(elsewhere.ch) != 1 {
+		t.Fatalf("another member's stream got %d events, the removed member's stream of another organization %d; want 1 each", len(other.ch), len(elsewhere.ch))
+	}
+	select {
+	case <-other.ended:
+		t.Fatal("another member's stream was ended")
+	case <-elsewhere.ended:
+		t.Fatal("the member's stream of another organization was ended")
+	default:
+	}
+}

@@ -814,6 +814,7 @@ func (d *Dashboard) removeMember(w http.ResponseWriter, r *http.Request, v *view
 		d.serverError(w, r, err)
 		return
 	}
+	d.live.endMember(v.Org.OrganizationID, email)
 	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberRemoved", "%s removed %s", v.Session.Email, email)
 	d.redirect(w, r, v, "/members", email+" was removed.")
 }

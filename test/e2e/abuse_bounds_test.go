@@ -10,7 +10,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -292,28 +291,13 @@ func TestAbuseLongJobID(t *testing.T) {
 func TestAbuseLiveStreams(t *testing.T) {
 	dev := startDev(t, filepath.Join(t.TempDir(), "state"))
 	dash, email, orgA, orgB := dev.env["TCS_DASHBOARD_URL"], dev.env["TCS_DEMO_EMAIL"], dev.env["TCS_ORG"], dev.env["TCS_ORG_B"]
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	browser := &http.Client{Jar: jar}
-	post := func(u string, form url.Values) int {
-		t.Helper()
-		res, err := browser.PostForm(u, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		return res.StatusCode
-	}
 	const password = "a long demo password"
-	if st := post(dev.env["TCS_DEMO_INVITE"], url.Values{"password": {password}, "confirm": {password}}); st >= 400 {
-		t.Fatalf("accepting the invitation: %d", st)
+	owner := newWebUser(t, dash)
+	if status, _ := owner.setPassword(dev.env["TCS_DEMO_INVITE"], password); status != http.StatusOK || !owner.signIn(email, password) {
+		t.Fatal("the demo owner cannot set a password and sign in")
 	}
-	if st := post(dash+"signin", url.Values{"email": {email}, "password": {password}}); st >= 400 {
-		t.Fatalf("signing in: %d", st)
-	}
+	// The streams outlive the page client's time-out: the same cookies, no time-out.
+	browser := &http.Client{Jar: owner.c.Jar}
 	admin := func(args ...string) {
 		t.Helper()
 		out, err := exec.Command(tcsBin, append([]string{"admin", "member", "--kubeconfig", dev.env["KUBECONFIG"]}, args...)...).CombinedOutput()
@@ -321,7 +305,11 @@ func TestAbuseLiveStreams(t *testing.T) {
 			t.Fatalf("tcs admin member %v: %v\n%s", args, err, out)
 		}
 	}
+	// The owner of A, who has an account, joins B by accepting its invitation signed in.
 	admin("add", "--org", orgB, "--email", email, "--role", "member")
+	if status, page := owner.post("invitations/accept", "invitations", url.Values{"org": {orgB}}); status != http.StatusOK || !strings.Contains(page, "You joined") {
+		t.Fatalf("accepting the invitation to B: %d\n%s", status, page)
+	}
 	// open opens the live stream of org; the test's cleanup closes it.
 	type stream struct {
 		status int

@@ -39,11 +39,12 @@ func TestAbuseRemovedMemberStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The stream outlives the page client's time-out: the same cookies, no time-out.
-	res, err := (&http.Client{Jar: leaving.c.Jar}).Do(req)
+	streams := &http.Client{Jar: leaving.c.Jar}
+	res, err := streams.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
+	t.Cleanup(func() { res.Body.Close() })
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("the member's live stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
@@ -100,8 +101,9 @@ func TestAbuseRemovedMemberStream(t *testing.T) {
 	}
 	t.Logf("the stream of the removed member ended %v after the removal, with nothing created after it", took.Round(time.Millisecond))
 
-	// Removed from their only organization, the member has no session any more.
-	if status, _ := leaving.get("o/" + org + "/"); status == http.StatusOK {
-		t.Fatal("the removed member still reaches the organization")
+	// Removed from their only organization, the member has no session any more: the page of
+	// the organization sends them to the sign-in page.
+	if _, page := leaving.get("o/" + org + "/"); !strings.Contains(page, "Forgot your password?") {
+		t.Fatalf("the removed member is not sent to the sign-in page:\n%.500s", page)
 	}
 }

@@ -101,7 +101,8 @@ func TestAbuseSignInFlood(t *testing.T) {
 	pid := dev.cmd.Process.Pid
 
 	setup := loopbackClient("127.0.0.1")
-	if status, _ := postForm(t, setup, dev.env["TCS_DEMO_INVITE_B"], url.Values{"password": {password}, "confirm": {password}}); status != http.StatusSeeOther {
+	target, form := passwordForm(t, dev.env["TCS_DEMO_INVITE_B"], password)
+	if status, _ := postForm(t, setup, target, form); status != http.StatusSeeOther {
 		t.Fatalf("setting the password of %s: status %d", known, status)
 	}
 	// The process settles after its start: the baseline is what it holds idle.

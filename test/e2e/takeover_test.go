@@ -110,14 +110,22 @@ func (u *webUser) signIn(email, password string) bool {
 	return status == http.StatusOK && !strings.Contains(page, "Sign-in failed")
 }
 
+// passwordForm is what the page of an emailed link posts to set password: the link without its
+// fragment, and a form with the token of the fragment.
+func passwordForm(t *testing.T, link, password string) (string, url.Values) {
+	t.Helper()
+	m := tokenLink.FindStringSubmatch(link)
+	if m == nil {
+		t.Fatalf("%q is not a link with a token", link)
+	}
+	return link[:strings.Index(link, "#")], url.Values{"token": {m[2]}, "password": {password}, "confirm": {password}}
+}
+
 // setPassword uses an emailed link the way its page does: it posts the token of the fragment.
 func (u *webUser) setPassword(link, password string) (int, string) {
 	u.t.Helper()
-	m := tokenLink.FindStringSubmatch(link)
-	if m == nil {
-		u.t.Fatalf("%q is not a link with a token", link)
-	}
-	return u.post(m[1], "", url.Values{"token": {m[2]}, "password": {password}, "confirm": {password}})
+	target, form := passwordForm(u.t, link, password)
+	return u.post(strings.TrimPrefix(target, u.dash), "", form)
 }
 
 // TestAbuseAccountTakeoverByInvitation is the attack that the invitations of earlier versions

@@ -67,7 +67,8 @@ var csrfInput = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 func signInOverHTTP(t *testing.T, dash, invite, email, password string) *dashClient {
 	t.Helper()
 	c := &dashClient{http: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	if res, body := c.do(t, http.MethodPost, invite, url.Values{"password": {password}, "confirm": {password}}); res.StatusCode != http.StatusSeeOther {
+	target, form := passwordForm(t, invite, password)
+	if res, body := c.do(t, http.MethodPost, target, form); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("setting the password: %d\n%.500s", res.StatusCode, body)
 	}
 	res, body := c.do(t, http.MethodPost, dash+"signin", url.Values{"email": {email}, "password": {password}})
