@@ -144,7 +144,8 @@ FUZZ_TARGETS := \
 	./internal/sources:FuzzExtractPlayerResponse ./internal/sources:FuzzTrackURL \
 	./internal/ids:FuzzValid ./api/v1alpha1:FuzzTranscriptIDsOfJob \
 	./pkg/webhook:FuzzVerify ./pkg/webhook:FuzzVerifyTimestamped \
-	./apiserver:FuzzReadCreate ./apiserver:FuzzListQuery ./apiserver:FuzzStringParam
+	./apiserver:FuzzReadCreate ./apiserver:FuzzListQuery ./apiserver:FuzzStringParam \
+	./apiserver/dashboard:FuzzClientAddress
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (3s).
