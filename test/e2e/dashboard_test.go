@@ -553,6 +553,9 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	t.Run("members and audit trail", func(t *testing.T) {
 		b.open(t, base+"/members")
+		if role := eval[string](t, b, `document.querySelector("#role").value`); role != "member" {
+			t.Fatalf("the invitation form offers the role %q first; want the least, member", role)
+		}
 		b.fill(t, "#email", "not an email")
 		b.submit(t, "main form.card button[type=submit]")
 		if e := b.text(t, "#email-error"); !strings.Contains(e, "email") {
