@@ -225,6 +225,7 @@ type dict struct {
 	// plus one, 0 for a name that is no such book.
 	verses   []versified
 	nameBook []uint8
+	bookID   []sref // bookID[b-1] is the replacement naming versified book b
 	// kjvNames holds the proper names of the King James Version,
 	// lowercase: a word that is one is never a misheard other name.
 	kjvNames map[string]struct{}

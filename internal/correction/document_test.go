@@ -79,6 +79,22 @@ func TestWholeDocumentEvidence(t *testing.T) {
 		{"a sound-alike in a sermon is suggested", sermonOpening + "they came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
 		{"a doubled letter after a place cue, in a sermon", sermonOpening + "the man lived in gadarra by the lake", []string{"gadarra>Gadara place.fuzzy auto"}},
 		{"the same outside a sermon is suggested", "the man lived in gadarra by the lake", []string{"gadarra>Gadara place.fuzzy review"}},
+		{"a cited book heard with a letter changed, without a reference, is suggested in a sermon",
+			sermonOpening + "in Philippians 4:19 he says it and that is what paul said to the philipsians",
+			[]string{"philipsians>Philippians book.fuzzy review"}},
+		{"the same before the book is cited stays", sermonOpening + "that is what paul said to the philipsians", []string{}},
+		{"the same outside a sermon stays", podcastText + "in Philippians 4:19 he says it and that is what paul said to the philipsians", []string{}},
+		{"a word before chapter N of a book the sermon cited with chapter N is suggested",
+			sermonOpening + "it comes from Proverbs 16:9 and the promise chapter 16 says more",
+			[]string{"promise chapter 16>Proverbs 16 book.fuzzy review"}},
+		{"the same word before another chapter stays", sermonOpening + "it comes from Proverbs 16:9 and the promise chapter 3 says more", []string{}},
+		{"a range of chapters in a sermon on its first chapter is left as written",
+			sermonOpening + "read Romans chapter 6 with me and later go to Romans 6-11",
+			[]string{"Romans chapter 6>Romans 6 reference.normalize auto"}},
+		{"two chapters in a row stay a range", sermonOpening + "read Romans chapter 6 with me and later go to Romans 6-7",
+			[]string{"Romans chapter 6>Romans 6 reference.normalize auto", "Romans 6-7>Romans 6–7 reference.normalize auto"}},
+		{"a range of chapters the sermon has not cited is normalized", sermonOpening + "go to Romans 6-11",
+			[]string{"Romans 6-11>Romans 6–11 reference.normalize auto"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

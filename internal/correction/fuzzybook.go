@@ -234,7 +234,7 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 			return m.ofChapterBook(i)
 		}
 		if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.e()-prev.s() >= 5 {
-			if next, ok := m.fuzzyBook(i-1, false); ok {
+			if next, ok := m.fuzzyBook(i-1, false, false); ok {
 				return next
 			}
 		} else if m.bible && i > 0 && prev.e()-prev.s() >= 3 {
@@ -259,7 +259,7 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 			c++ // "the book of first corintheans": the prefix is read with the name
 		}
 		if m.bible && sc.has(c) {
-			if next, ok := m.fuzzyBook(c, true); ok {
+			if next, ok := m.fuzzyBook(c, true, false); ok {
 				return next
 			}
 			if n := sc.tok(c).e() - sc.tok(c).s(); n >= 3 && n <= 4 {
@@ -592,8 +592,65 @@ func (m *matcher) ofChapterBook(i int) int {
 }
 
 // fuzzyBook tries token c as a misspelled book name before a reference
-// or after a cue (cued), and returns the token to continue from.
-func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
+// or after a cue (cued); see fuzzyName. A word before "chapter N" that no
+// rule read as a book may still be the book the sermon has cited with
+// chapter N (see citedChapterBook).
+func (m *matcher) fuzzyBook(c int, cued, bare bool) (int, bool) {
+	if next, ok := m.fuzzyName(c, cued, bare); ok {
+		return next, true
+	}
+	if cued || bare || m.nCitedChs == 0 || !m.sc.is(c+1, "chapter") {
+		return 0, false
+	}
+	return m.citedChapterBook(c)
+}
+
+// citedChapterBook reads token c, a word before "chapter N", as the book
+// whose chapter N the sermon has cited, when the word begins with the
+// book's first three letters and is about as long: "the promise chapter
+// 16" after "Proverbs 16". Only suggested.
+func (m *matcher) citedChapterBook(c int) (int, bool) {
+	sc := m.sc
+	t := sc.tok(c)
+	n := t.e() - t.s()
+	if n < 5 || n > 16 || t.flags&(tDigits|tMulti) != 0 {
+		return 0, false
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return 0, false
+	}
+	if root, _, isPre := m.key(c); isPre || root != nil {
+		return 0, false // a dictionary form: its own rules decided
+	}
+	r := m.parseRef(c + 1)
+	if !r.ok || !r.chapterWord || !m.sermon() {
+		return 0, false
+	}
+	w := sc.str(c)
+	var found uint8
+	for k := range min(m.nCitedChs, 16) {
+		b, ch := uint8(m.citedChs[k]>>8), int(m.citedChs[k]&0xff)
+		name := m.d.verses[b-1].name
+		if ch != r.chapter || name[0] >= '0' && name[0] <= '9' || len(name)-n > 3 || n-len(name) > 3 ||
+			!strings.EqualFold(name[:3], w[:3]) || found == b {
+			continue
+		}
+		if found != 0 {
+			return 0, false // two books: neither is sure
+		}
+		found = b
+	}
+	if found == 0 {
+		return 0, false
+	}
+	return m.emitBook(c, c, m.d.bookID[found-1], r, ruleBookFuzzy, 0.7), true
+}
+
+// fuzzyName tries token c as a misspelled book name before a reference
+// or after a cue (cued), and returns the token to continue from. With
+// bare, only a name the sermon has cited, without a reference after it,
+// is tried.
+func (m *matcher) fuzzyName(c int, cued, bare bool) (int, bool) {
 	sc := m.sc
 	if c < 0 || !sc.has(c) {
 		return 0, false
@@ -639,7 +696,12 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 		// chapter one").
 		return 0, false
 	}
-	if !cued && !r.ok {
+	// "what Paul said to the Philipsians": a word no English has, a letter
+	// or two from a book the sermon has cited, without a reference after
+	// it. Only suggested.
+	citedBare := !cued && !r.ok && !sound && n >= 7 && len(best.lower) >= 7 &&
+		(dist <= 1 || dist <= 2 && kdist == 0) && m.citedID(best.id) && m.sermon() && !m.isEnglishNear(c)
+	if (!cued && !r.ok && !citedBare) || (bare && !citedBare) {
 		return 0, false
 	}
 	at := c // where the cue must be: before the prefix of "first samoel"
@@ -700,6 +762,8 @@ func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 	case far && (r.strong || cued):
 		conf = 0.7 // a real word the recognizer wrote: "the book of rumors"
 	case sound && sure && !m.d.fuzzyEnglish[string(sc.lowerBytes(c))]:
+		conf = 0.7
+	case citedBare:
 		conf = 0.7
 	default:
 		return 0, false

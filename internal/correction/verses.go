@@ -21,6 +21,7 @@ type Reference struct {
 // its chapters has, as the King James Version counts them.
 type versified struct {
 	name   string  // canonical name
+	two    int     // the first two letters of the name but its number (see letterPair)
 	osis   string  // OSIS book id
 	verses []uint8 // verses[c-1] is the number of verses of chapter c
 }
@@ -60,6 +61,22 @@ func (d *dict) buildVerses() error {
 			if d.verses[b-1].name == "" || name != d.psalm {
 				d.verses[b-1].name = name
 			}
+		}
+	}
+	for k := range d.verses {
+		name := d.verses[k].name
+		if name == "" {
+			continue // reported below
+		}
+		if i := strings.IndexByte(name, ' '); i >= 0 && name[0] >= '0' && name[0] <= '9' {
+			name = name[i+1:]
+		}
+		d.verses[k].two = max(letterPair(name), 0)
+	}
+	d.bookID = make([]sref, len(d.verses))
+	for k, name := range d.names {
+		if b := d.nameBook[k]; b != 0 && d.verses[b-1].name == name {
+			d.bookID[b-1] = sref(k)
 		}
 	}
 	for k := range d.verses {
