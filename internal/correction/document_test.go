@@ -83,6 +83,8 @@ func TestWholeDocumentEvidence(t *testing.T) {
 			sermonOpening + "in Philippians 4:19 he says it and that is what paul said to the philipsians",
 			[]string{"philipsians>Philippians book.fuzzy review"}},
 		{"the same before the book is cited stays", sermonOpening + "that is what paul said to the philipsians", []string{}},
+		{"a place two letters from a cited book stays the place", sermonOpening + "in Galatians 5:1 he says it to the churches of Galatia",
+			[]string{}},
 		{"the same outside a sermon stays", podcastText + "in Philippians 4:19 he says it and that is what paul said to the philipsians", []string{}},
 		{"a word before chapter N of a book the sermon cited with chapter N is suggested",
 			sermonOpening + "it comes from Proverbs 16:9 and the promise chapter 16 says more",

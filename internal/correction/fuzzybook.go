@@ -234,7 +234,7 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 			return m.ofChapterBook(i)
 		}
 		if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.e()-prev.s() >= 5 {
-			if next, ok := m.fuzzyBook(i-1, false, false); ok {
+			if next, ok := m.fuzzyBook(i-1, false); ok {
 				return next
 			}
 		} else if m.bible && i > 0 && prev.e()-prev.s() >= 3 {
@@ -259,7 +259,7 @@ func (m *matcher) cueAt(i int, cue cueKind) int {
 			c++ // "the book of first corintheans": the prefix is read with the name
 		}
 		if m.bible && sc.has(c) {
-			if next, ok := m.fuzzyBook(c, true, false); ok {
+			if next, ok := m.fuzzyBook(c, true); ok {
 				return next
 			}
 			if n := sc.tok(c).e() - sc.tok(c).s(); n >= 3 && n <= 4 {
@@ -595,11 +595,11 @@ func (m *matcher) ofChapterBook(i int) int {
 // or after a cue (cued); see fuzzyName. A word before "chapter N" that no
 // rule read as a book may still be the book the sermon has cited with
 // chapter N (see citedChapterBook).
-func (m *matcher) fuzzyBook(c int, cued, bare bool) (int, bool) {
-	if next, ok := m.fuzzyName(c, cued, bare); ok {
+func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
+	if next, ok := m.fuzzyName(c, cued); ok {
 		return next, true
 	}
-	if cued || bare || m.nCitedChs == 0 || !m.sc.is(c+1, "chapter") {
+	if cued || m.nCitedChs == 0 || !m.sc.is(c+1, "chapter") {
 		return 0, false
 	}
 	return m.citedChapterBook(c)
@@ -646,11 +646,42 @@ func (m *matcher) citedChapterBook(c int) (int, bool) {
 	return m.emitBook(c, c, m.d.bookID[found-1], r, ruleBookFuzzy, 0.7), true
 }
 
+// citedBareBook suggests the book the sermon has cited for token c, a
+// word no English or biblical name has, a letter from the book's name (two
+// from one of nine letters or more), without a reference after it: "what
+// Paul said to the Philipsians" after Philippians 4:19. run calls it only
+// for a word that begins as a cited book does (see citedPair), in a
+// sermon.
+func (m *matcher) citedBareBook(c int) {
+	sc := m.sc
+	t := sc.tok(c)
+	n := t.e() - t.s()
+	if n < 7 || n > 16 || t.flags&(tDigits|tMulti) != 0 {
+		return
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return
+	}
+	if sc.has(c+1) && (sc.tok(c+1).digits() || sc.is(c+1, "chapter")) {
+		return // a reference after it: fuzzyBook's
+	}
+	best, dist, _ := m.nearestBookAt(c) // remembered for the word: texts repeat their words
+	if best == nil || len(best.lower) < 7 || dist > 2 || dist == 2 && len(best.lower) < 9 || !m.citedID(best.id) {
+		return
+	}
+	if root, _, isPre := m.key(c); isPre || root != nil {
+		return // a dictionary form: its own rules decided ("Galatia")
+	}
+	lw := sc.lowerBytes(c)
+	if _, ok := m.d.kjvNames[string(lw)]; ok || m.d.fuzzyEnglish[string(lw)] || m.isEnglishNear(c) {
+		return
+	}
+	m.emitBook(c, c, best.id, ref{}, ruleBookFuzzy, 0.7)
+}
+
 // fuzzyName tries token c as a misspelled book name before a reference
-// or after a cue (cued), and returns the token to continue from. With
-// bare, only a name the sermon has cited, without a reference after it,
-// is tried.
-func (m *matcher) fuzzyName(c int, cued, bare bool) (int, bool) {
+// or after a cue (cued), and returns the token to continue from.
+func (m *matcher) fuzzyName(c int, cued bool) (int, bool) {
 	sc := m.sc
 	if c < 0 || !sc.has(c) {
 		return 0, false
@@ -696,12 +727,7 @@ func (m *matcher) fuzzyName(c int, cued, bare bool) (int, bool) {
 		// chapter one").
 		return 0, false
 	}
-	// "what Paul said to the Philipsians": a word no English has, a letter
-	// or two from a book the sermon has cited, without a reference after
-	// it. Only suggested.
-	citedBare := !cued && !r.ok && !sound && n >= 7 && len(best.lower) >= 7 &&
-		(dist <= 1 || dist <= 2 && kdist == 0) && m.citedID(best.id) && m.sermon() && !m.isEnglishNear(c)
-	if (!cued && !r.ok && !citedBare) || (bare && !citedBare) {
+	if !cued && !r.ok {
 		return 0, false
 	}
 	at := c // where the cue must be: before the prefix of "first samoel"
@@ -762,8 +788,6 @@ func (m *matcher) fuzzyName(c int, cued, bare bool) (int, bool) {
 	case far && (r.strong || cued):
 		conf = 0.7 // a real word the recognizer wrote: "the book of rumors"
 	case sound && sure && !m.d.fuzzyEnglish[string(sc.lowerBytes(c))]:
-		conf = 0.7
-	case citedBare:
 		conf = 0.7
 	default:
 		return 0, false

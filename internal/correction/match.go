@@ -33,8 +33,7 @@ type matcher struct {
 	citedBooks   [2]uint64  // the versified books read before a reference so far, by dict.bookOf
 	citedChs     [16]uint16 // the latest chapters cited, book<<8|chapter, a ring (see citeChapter)
 	nCitedChs    int
-	citedTwo     [11]uint64 // the first two letters of the cited books' names, a bit a pair (see letterPair)
-	foreignLo    int        // the line foreignLine read last, [foreignLo, foreignHi), and its answer
+	foreignLo    int // the line foreignLine read last, [foreignLo, foreignHi), and its answer
 	foreignHi    int
 	foreign      bool
 }
@@ -86,7 +85,7 @@ func letterPair(w string) int {
 // books.
 func (m *matcher) citedPair(w string) bool {
 	p := letterPair(w)
-	return p >= 0 && m.citedTwo[p>>6]&(1<<(p&63)) != 0
+	return p >= 0 && (m.d.pairBooks[p][0]&m.citedBooks[0] != 0 || m.d.pairBooks[p][1]&m.citedBooks[1] != 0)
 }
 
 // citedChapter reports whether the text has cited chapter ch of book b
@@ -294,7 +293,7 @@ func (m *matcher) run() {
 			// A number no book claimed: the word before may be a misspelled
 			// one of five letters or more.
 			if prev := sc.tok(max(i-1, 0)); m.bible && i > 0 && prev.flags&tDigits == 0 && prev.e()-prev.s() >= 5 {
-				if next, ok := m.fuzzyBook(i-1, false, false); ok {
+				if next, ok := m.fuzzyBook(i-1, false); ok {
 					i = max(next, i+1)
 					continue
 				}
@@ -310,8 +309,8 @@ func (m *matcher) run() {
 			}
 			if m.bible && toks[k].e()-toks[k].s() >= 7 && flags&tDigits == 0 && m.citedPair(sc.text[toks[k].s():]) && m.sermon() {
 				// "what Paul said to the Philipsians" in a sermon that has
-				// cited Philippians: see fuzzyBook.
-				m.fuzzyBook(i, false, true)
+				// cited Philippians.
+				m.citedBareBook(i)
 			}
 			i++
 			continue
@@ -887,8 +886,6 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	}
 	if r.ok && r.bk != 0 && conf >= autoThreshold {
 		m.citedBooks[r.bk>>6] |= 1 << (r.bk & 63)
-		p := m.d.verses[r.bk-1].two
-		m.citedTwo[p>>6] |= 1 << (p & 63)
 		if !r.unsure {
 			m.citeChapter(r.bk, r.chapter)
 		}
@@ -1280,7 +1277,7 @@ func (m *matcher) fuzzyPlace(i int) {
 	}
 	if m.bible {
 		// "corintheans 13 4": a book before a reference wins.
-		if _, ok := m.fuzzyBook(i, false, false); ok {
+		if _, ok := m.fuzzyBook(i, false); ok {
 			return
 		}
 	}
