@@ -97,6 +97,11 @@ func TestWholeDocumentEvidence(t *testing.T) {
 			[]string{"Romans chapter 6>Romans 6 reference.normalize auto", "Romans 6-7>Romans 6–7 reference.normalize auto"}},
 		{"a range of chapters the sermon has not cited is normalized", sermonOpening + "go to Romans 6-11",
 			[]string{"Romans 6-11>Romans 6–11 reference.normalize auto"}},
+		{"a third bare number after a chapter and a verse leaves the reference as written",
+			sermonOpening + "this is why we read in romans 6 3\n5 romans 6 3 5 says that we were baptized",
+			[]string{"romans>Romans book.lowercase auto", "romans>Romans book.lowercase auto"}},
+		{"a chapter and a verse before a word are normalized", sermonOpening + "this is why we read in romans 6 3 today",
+			[]string{"romans 6 3>Romans 6:3 book.lowercase auto"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1419,6 +1419,7 @@ type ref struct {
 	chapterWord  bool  // the word "chapter" opens it
 	chapterRange bool  // "Psalms 120 through 134", "Psalms 1 and 2"
 	unsure       bool  // two readings, neither sure: not normalized (see readRef)
+	bareVerse    bool  // the verse is a bare number after the chapter ("6 3")
 	bk           uint8 // the versified book it was read for (see dict.bookOf), 0 for none
 	chapter      int
 	verse        int
@@ -1519,6 +1520,11 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		// Two chapters in a row ("2 Corinthians 8-9") are a range.
 		r.unsure = true
 	}
+	if r.bareVerse && r.verseEnd == 0 && sc.has(r.endTok+1) && sc.tok(r.endTok+1).digits() && sc.plainGap(r.endTok) {
+		// "romans 6 3 5": 6:3–5 or 6:3 and a number of what follows; the
+		// captions dropped what told them apart. Left as written.
+		r.unsure = true
+	}
 	return r
 }
 
@@ -1553,6 +1559,7 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 	case !g.comma && !g.period:
 		if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && (sp == spoken || (b != 0 && spoken && m.d.hasVerse(b, r.chapter, v2))) {
 			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+			r.bareVerse = true
 		}
 	}
 	return k
