@@ -10,6 +10,10 @@ import (
 // and the Bible.
 const sermonOpening = "good morning church let us pray\nthank you god for jesus and for your word in the bible amen\n"
 
+// captionSermon is a sermon as lowercase auto-captions show it, long
+// enough for its case to tell (see captionCase).
+var captionSermon = sermonOpening + strings.Repeat("and so the lord is good to us and we will pray for the church today amen\n", 14)
+
 // podcastText is a long text about something else.
 var podcastText = strings.Repeat("so the model we trained last year works well on the data and the team is happy with the results of the project ", 40)
 
@@ -97,6 +101,12 @@ func TestWholeDocumentEvidence(t *testing.T) {
 			[]string{"Romans chapter 6>Romans 6 reference.normalize auto", "Romans 6-7>Romans 6–7 reference.normalize auto"}},
 		{"a range of chapters the sermon has not cited is normalized", sermonOpening + "go to Romans 6-11",
 			[]string{"Romans 6-11>Romans 6–11 reference.normalize auto"}},
+		{"a lowercase place heard another way after the garden of, in a sermon's captions", captionSermon + "he prayed in the garden of cassimony that night",
+			[]string{"cassimony>Gethsemane place.fuzzy review"}},
+		{"a lowercase word near another place after the garden of is still only its noun's place", captionSermon + "he prayed in the garden of jesimony that night",
+			[]string{"jesimony>Gethsemane place.fuzzy review"}},
+		{"the sea of glass stays, in a sermon's captions", captionSermon + "and i saw a sea of glass mingled with fire", []string{}},
+		{"the same lowercase word in a text too short to tell its case stays", sermonOpening + "He prayed in the garden of cassimony that night.", []string{}},
 		{"a third bare number after a chapter and a verse leaves the reference as written",
 			sermonOpening + "this is why we read in romans 6 3\n5 romans 6 3 5 says that we were baptized",
 			[]string{"romans>Romans book.lowercase auto", "romans>Romans book.lowercase auto"}},

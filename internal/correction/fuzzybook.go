@@ -413,8 +413,17 @@ func (m *matcher) headPlace(i int) int {
 	}
 	t := sc.tok(c)
 	n := t.e() - t.s()
-	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(c) || allUpper(sc.str(c)) {
-		return i // a lowercase word is English: "the sea of glass", "a pool of blood"
+	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || allUpper(sc.str(c)) {
+		return i
+	}
+	lower := !sc.firstUpper(c)
+	if lower && (n < 7 || !m.sermon() || !m.captionCase() || m.isEnglishNear(c) ||
+		m.d.fuzzyEnglish[string(sc.lowerBytes(c))]) {
+		// A lowercase word is English ("the sea of glass", "a pool of
+		// blood"); but in a sermon's captions, lowercase throughout, a
+		// long word no English list has may be the place ("the garden of
+		// cassimony"), and only the noun's own places are compared.
+		return i
 	}
 	if root, _, isPre := m.key(c); root != nil || isPre {
 		return i // a name the dictionary knows, or its misspelling
@@ -425,8 +434,23 @@ func (m *matcher) headPlace(i int) int {
 			return i
 		}
 	}
+	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
 	if mount {
 		// The mountains are compared below, before any other place.
+	} else if lower {
+		// In lowercase captions a word spelled near one of the noun's
+		// places ("the garden of gethsemene") is fuzzyPlace's, as
+		// before; another is compared with the noun's places only, by
+		// sound ("jesimony" is no Jeshimon, but Gethsemane).
+		near, _, _ := m.fuzzyBest(lw, true)
+		if near == nil {
+			near, _, _ = m.d.nearestPlace(lw)
+		}
+		for k := range targets {
+			if near != nil && targets[k].id == near.id {
+				return i
+			}
+		}
 	} else if near, _, _ := m.fuzzyBest(lw, true); near != nil {
 		// fuzzyPlace finds it after the place noun, or with the noun
 		// ("the sea of Gallilee"); but a word of another last letter
@@ -445,7 +469,6 @@ func (m *matcher) headPlace(i int) int {
 	if len(key) < 2 || len(key) < 3 && !mount {
 		return i
 	}
-	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
 	var best *headTarget
 	bestD := 2
 	for k := range targets {
