@@ -21,8 +21,6 @@ type Reference struct {
 // its chapters has, as the King James Version counts them.
 type versified struct {
 	name   string  // canonical name
-	lower  string  // the name but its number, lowercase ("corinthians")
-	two    int     // its first two letters (see letterPair)
 	osis   string  // OSIS book id
 	verses []uint8 // verses[c-1] is the number of verses of chapter c
 }
@@ -72,10 +70,10 @@ func (d *dict) buildVerses() error {
 		if i := strings.IndexByte(name, ' '); i >= 0 && name[0] >= '0' && name[0] <= '9' {
 			name = name[i+1:]
 		}
-		d.verses[k].lower = strings.ToLower(name)
-		d.verses[k].two = max(letterPair(name), 0)
-		b := k + 1
-		d.pairBooks[d.verses[k].two][b>>6] |= 1 << (b & 63)
+		if p := letterPair(name); p >= 0 {
+			b := k + 1
+			d.pairBooks[p][b>>6] |= 1 << (b & 63)
+		}
 	}
 	d.bookID = make([]sref, len(d.verses))
 	for k, name := range d.names {
