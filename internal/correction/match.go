@@ -33,8 +33,9 @@ type matcher struct {
 	citedBooks   [2]uint64  // the versified books read before a reference so far, by dict.bookOf
 	citedChs     [16]uint16 // the latest chapters cited, book<<8|chapter, a ring (see citeChapter)
 	nCitedChs    int
-	lowerDoc     docKind // docSermon when the text is lowercase throughout, as auto-captions are (see captionCase)
-	foreignLo    int     // the line foreignLine read last, [foreignLo, foreignHi), and its answer
+	caseRead     bool // captionCase has read the text's case
+	lowerCase    bool // the text is lowercase throughout, as auto-captions are (see captionCase)
+	foreignLo    int  // the line foreignLine read last, [foreignLo, foreignHi), and its answer
 	foreignHi    int
 	foreign      bool
 }
