@@ -12,7 +12,8 @@
 // controls: text that is not about the Bible). A document is named by the
 // first 16 hex digits of the SHA-256 of its bytes, so judgments and known
 // errors of documents that may not be kept in the repository hold no text of
-// them: a judgment is "doc, start, end, replacement, right|wrong, note"; a
+// them: a judgment is "doc, start, end, replacement, right|wrong, note"
+// (a line break or tab of the replacement written as \n or \t); a
 // known error is "name, doc, start, end, expected name". On a control, a
 // change without a judgment counts as wrong.
 //
@@ -161,7 +162,7 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 				if c.Reference != nil {
 					t.references++
 				}
-				k := key{doc, c.Start, c.End, c.Replacement}
+				k := key{doc, c.Start, c.End, escapeTSV(c.Replacement)}
 				right, ok := judged[k]
 				if !ok && shape == "controls" {
 					ok, right = true, false
@@ -189,7 +190,7 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 					t.rules[c.Rule] = r
 				}
 				if out != nil && (!ok || (shape == "controls" && !hasKey(judged, k))) {
-					fmt.Fprintf(out, "%s\t%d\t%d\t%s\t\t\t%s\t%s\t%s\t%s\n", doc, c.Start, c.End, c.Replacement,
+					fmt.Fprintf(out, "%s\t%d\t%d\t%s\t\t\t%s\t%s\t%s\t%s\n", doc, c.Start, c.End, k.repl,
 						filepath.Base(path), c.Status, c.Rule, context(text, c.Start, c.End))
 				}
 			}
@@ -246,6 +247,12 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 		}
 	}
 	return nil
+}
+
+// escapeTSV writes a replacement for a TSV field: a change across a caption
+// line ("city\nof david") keeps its line break, written as \n.
+func escapeTSV(s string) string {
+	return strings.NewReplacer("\\", `\\`, "\n", `\n`, "\t", `\t`).Replace(s)
 }
 
 func hasKey(m map[key]bool, k key) bool {

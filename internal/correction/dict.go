@@ -225,6 +225,10 @@ type dict struct {
 	// plus one, 0 for a name that is no such book.
 	verses   []versified
 	nameBook []uint8
+	bookID   []sref // bookID[b-1] is the replacement naming versified book b
+	// pairBooks[p] is the set of versified books (bit b, see bookOf) whose
+	// name but its number begins with the letter pair p (see letterPair).
+	pairBooks [676][2]uint64
 	// kjvNames holds the proper names of the King James Version,
 	// lowercase: a word that is one is never a misheard other name.
 	kjvNames map[string]struct{}

@@ -10,6 +10,10 @@ import (
 // and the Bible.
 const sermonOpening = "good morning church let us pray\nthank you god for jesus and for your word in the bible amen\n"
 
+// captionSermon is a sermon as lowercase auto-captions show it, long
+// enough for its case to tell (see captionCase).
+var captionSermon = sermonOpening + strings.Repeat("and so the lord is good to us and we will pray for the church today amen\n", 14)
+
 // podcastText is a long text about something else.
 var podcastText = strings.Repeat("so the model we trained last year works well on the data and the team is happy with the results of the project ", 40)
 
@@ -79,6 +83,35 @@ func TestWholeDocumentEvidence(t *testing.T) {
 		{"a sound-alike in a sermon is suggested", sermonOpening + "they came to shekem", []string{"shekem>Shechem place.fuzzy review"}},
 		{"a doubled letter after a place cue, in a sermon", sermonOpening + "the man lived in gadarra by the lake", []string{"gadarra>Gadara place.fuzzy auto"}},
 		{"the same outside a sermon is suggested", "the man lived in gadarra by the lake", []string{"gadarra>Gadara place.fuzzy review"}},
+		{"a cited book heard with a letter changed, without a reference, is suggested in a sermon",
+			sermonOpening + "in Philippians 4:19 he says it and that is what paul said to the philipsians",
+			[]string{"philipsians>Philippians book.fuzzy review"}},
+		{"the same before the book is cited stays", sermonOpening + "that is what paul said to the philipsians", []string{}},
+		{"a place two letters from a cited book stays the place", sermonOpening + "in Galatians 5:1 he says it to the churches of Galatia",
+			[]string{}},
+		{"the same outside a sermon stays", podcastText + "in Philippians 4:19 he says it and that is what paul said to the philipsians", []string{}},
+		{"a word before chapter N of a book the sermon cited with chapter N is suggested",
+			sermonOpening + "it comes from Proverbs 16:9 and the promise chapter 16 says more",
+			[]string{"promise chapter 16>Proverbs 16 book.fuzzy review"}},
+		{"the same word before another chapter stays", sermonOpening + "it comes from Proverbs 16:9 and the promise chapter 3 says more", []string{}},
+		{"a range of chapters in a sermon on its first chapter is left as written",
+			sermonOpening + "read Romans chapter 6 with me and later go to Romans 6-11",
+			[]string{"Romans chapter 6>Romans 6 reference.normalize auto"}},
+		{"two chapters in a row stay a range", sermonOpening + "read Romans chapter 6 with me and later go to Romans 6-7",
+			[]string{"Romans chapter 6>Romans 6 reference.normalize auto", "Romans 6-7>Romans 6–7 reference.normalize auto"}},
+		{"a range of chapters the sermon has not cited is normalized", sermonOpening + "go to Romans 6-11",
+			[]string{"Romans 6-11>Romans 6–11 reference.normalize auto"}},
+		{"a lowercase place heard another way after the garden of, in a sermon's captions", captionSermon + "he prayed in the garden of cassimony that night",
+			[]string{"cassimony>Gethsemane place.fuzzy review"}},
+		{"a lowercase word near another place after the garden of is still only its noun's place", captionSermon + "he prayed in the garden of jesimony that night",
+			[]string{"jesimony>Gethsemane place.fuzzy review"}},
+		{"the sea of glass stays, in a sermon's captions", captionSermon + "and i saw a sea of glass mingled with fire", []string{}},
+		{"the same lowercase word in a text too short to tell its case stays", sermonOpening + "He prayed in the garden of cassimony that night.", []string{}},
+		{"a third bare number after a chapter and a verse leaves the reference as written",
+			sermonOpening + "this is why we read in romans 6 3\n5 romans 6 3 5 says that we were baptized",
+			[]string{"romans>Romans book.lowercase auto", "romans>Romans book.lowercase auto"}},
+		{"a chapter and a verse before a word are normalized", sermonOpening + "this is why we read in romans 6 3 today",
+			[]string{"romans 6 3>Romans 6:3 book.lowercase auto"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

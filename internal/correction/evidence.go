@@ -80,6 +80,38 @@ func readDocKind(text string) docKind {
 	return docUnknown
 }
 
+// captionCase reports whether the text is lowercase throughout, as
+// auto-captions are: fewer than one word in a hundred of its first 16 KB
+// begins with a capital ("I" and its contractions aside), among 200 words
+// or more. There a capital tells nothing, and a rule that wants one to
+// know a name from an English word may read the word's spelling instead.
+// It reads the text once, the first time a rule asks.
+func (m *matcher) captionCase() bool {
+	if !m.caseRead {
+		m.caseRead = true
+		text := m.sc.text[:min(len(m.sc.text), 16<<10)]
+		words, upper := 0, 0
+		for i := 0; i < len(text); {
+			c := text[i]
+			if !isWordByte(c) {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(text) && isWordByte(text[j]) {
+				j++
+			}
+			words++
+			if c >= 'A' && c <= 'Z' && !(c == 'I' && (j == i+1 || text[i+1] == '\'')) {
+				upper++
+			}
+			i = j
+		}
+		m.lowerCase = words >= 200 && upper*100 < words
+	}
+	return m.lowerCase
+}
+
 // scriptureWord reports whether w is one of the words sermons are full of.
 func scriptureWord(w string) bool {
 	switch len(w) {

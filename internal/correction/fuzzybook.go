@@ -413,8 +413,17 @@ func (m *matcher) headPlace(i int) int {
 	}
 	t := sc.tok(c)
 	n := t.e() - t.s()
-	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(c) || allUpper(sc.str(c)) {
-		return i // a lowercase word is English: "the sea of glass", "a pool of blood"
+	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || allUpper(sc.str(c)) {
+		return i
+	}
+	lower := !sc.firstUpper(c)
+	if lower && (n < 7 || !m.sermon() || !m.captionCase() || m.isEnglishNear(c) ||
+		m.d.fuzzyEnglish[string(sc.lowerBytes(c))]) {
+		// A lowercase word is English ("the sea of glass", "a pool of
+		// blood"); but in a sermon's captions, lowercase throughout, a
+		// long word no English list has may be the place ("the garden of
+		// cassimony"), and only the noun's own places are compared.
+		return i
 	}
 	if root, _, isPre := m.key(c); root != nil || isPre {
 		return i // a name the dictionary knows, or its misspelling
@@ -425,8 +434,23 @@ func (m *matcher) headPlace(i int) int {
 			return i
 		}
 	}
+	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
 	if mount {
 		// The mountains are compared below, before any other place.
+	} else if lower {
+		// In lowercase captions a word spelled near one of the noun's
+		// places ("the garden of gethsemene") is fuzzyPlace's, as
+		// before; another is compared with the noun's places only, by
+		// sound ("jesimony" is no Jeshimon, but Gethsemane).
+		near, _, _ := m.fuzzyBest(lw, true)
+		if near == nil {
+			near, _, _ = m.d.nearestPlace(lw)
+		}
+		for k := range targets {
+			if near != nil && targets[k].id == near.id {
+				return i
+			}
+		}
 	} else if near, _, _ := m.fuzzyBest(lw, true); near != nil {
 		// fuzzyPlace finds it after the place noun, or with the noun
 		// ("the sea of Gallilee"); but a word of another last letter
@@ -445,7 +469,6 @@ func (m *matcher) headPlace(i int) int {
 	if len(key) < 2 || len(key) < 3 && !mount {
 		return i
 	}
-	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
 	var best *headTarget
 	bestD := 2
 	for k := range targets {
@@ -592,8 +615,96 @@ func (m *matcher) ofChapterBook(i int) int {
 }
 
 // fuzzyBook tries token c as a misspelled book name before a reference
-// or after a cue (cued), and returns the token to continue from.
+// or after a cue (cued); see fuzzyName. A word before "chapter N" that no
+// rule read as a book may still be the book the sermon has cited with
+// chapter N (see citedChapterBook).
 func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
+	if next, ok := m.fuzzyName(c, cued); ok {
+		return next, true
+	}
+	if cued || m.nCitedChs == 0 || !m.sc.is(c+1, "chapter") {
+		return 0, false
+	}
+	return m.citedChapterBook(c)
+}
+
+// citedChapterBook reads token c, a word before "chapter N", as the book
+// whose chapter N the sermon has cited, when the word begins with the
+// book's first three letters and is about as long: "the promise chapter
+// 16" after "Proverbs 16". Only suggested.
+func (m *matcher) citedChapterBook(c int) (int, bool) {
+	sc := m.sc
+	t := sc.tok(c)
+	n := t.e() - t.s()
+	if n < 5 || n > 16 || t.flags&(tDigits|tMulti) != 0 {
+		return 0, false
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return 0, false
+	}
+	if root, _, isPre := m.key(c); isPre || root != nil {
+		return 0, false // a dictionary form: its own rules decided
+	}
+	r := m.parseRef(c + 1)
+	if !r.ok || !r.chapterWord || !m.sermon() {
+		return 0, false
+	}
+	w := sc.str(c)
+	var found uint8
+	for k := range min(m.nCitedChs, 16) {
+		b, ch := uint8(m.citedChs[k]>>8), int(m.citedChs[k]&0xff)
+		name := m.d.verses[b-1].name
+		if ch != r.chapter || name[0] >= '0' && name[0] <= '9' || len(name)-n > 3 || n-len(name) > 3 ||
+			!strings.EqualFold(name[:3], w[:3]) || found == b {
+			continue
+		}
+		if found != 0 {
+			return 0, false // two books: neither is sure
+		}
+		found = b
+	}
+	if found == 0 {
+		return 0, false
+	}
+	return m.emitBook(c, c, m.d.bookID[found-1], r, ruleBookFuzzy, 0.7), true
+}
+
+// citedBareBook suggests the book the sermon has cited for token c, a
+// word no English or biblical name has, a letter from the book's name (two
+// from one of nine letters or more), without a reference after it: "what
+// Paul said to the Philipsians" after Philippians 4:19. run calls it only
+// for a word that begins as a cited book does (see citedPair), in a
+// sermon.
+func (m *matcher) citedBareBook(c int) {
+	sc := m.sc
+	t := sc.tok(c)
+	n := t.e() - t.s()
+	if n < 7 || n > 16 || t.flags&(tDigits|tMulti) != 0 {
+		return
+	}
+	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
+		return
+	}
+	if sc.has(c+1) && (sc.tok(c+1).digits() || sc.is(c+1, "chapter")) {
+		return // a reference after it: fuzzyBook's
+	}
+	best, dist, _ := m.nearestBookAt(c) // remembered for the word: texts repeat their words
+	if best == nil || len(best.lower) < 7 || dist > 2 || dist == 2 && len(best.lower) < 9 || !m.citedID(best.id) {
+		return
+	}
+	if root, _, isPre := m.key(c); isPre || root != nil {
+		return // a dictionary form: its own rules decided ("Galatia")
+	}
+	lw := sc.lowerBytes(c)
+	if _, ok := m.d.kjvNames[string(lw)]; ok || m.d.fuzzyEnglish[string(lw)] || m.isEnglishNear(c) {
+		return
+	}
+	m.emitBook(c, c, best.id, ref{}, ruleBookFuzzy, 0.7)
+}
+
+// fuzzyName tries token c as a misspelled book name before a reference
+// or after a cue (cued), and returns the token to continue from.
+func (m *matcher) fuzzyName(c int, cued bool) (int, bool) {
 	sc := m.sc
 	if c < 0 || !sc.has(c) {
 		return 0, false

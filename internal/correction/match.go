@@ -28,10 +28,14 @@ type matcher struct {
 	placeEnd     int         // where the latest place written right ends (see placeListBefore)
 	stopNode     *node       // where the latest walk stopped, at token stopJ
 	stopJ        int
-	refs         []refRec  // the references of the records, in order
-	doc          docKind   // what the whole text is (see sermon), read once when a rule asks
-	citedBooks   [2]uint64 // the versified books read before a reference so far, by dict.bookOf
-	foreignLo    int       // the line foreignLine read last, [foreignLo, foreignHi), and its answer
+	refs         []refRec   // the references of the records, in order
+	doc          docKind    // what the whole text is (see sermon), read once when a rule asks
+	citedBooks   [2]uint64  // the versified books read before a reference so far, by dict.bookOf
+	citedChs     [16]uint16 // the latest chapters cited, book<<8|chapter, a ring (see citeChapter)
+	nCitedChs    int
+	caseRead     bool // captionCase has read the text's case
+	lowerCase    bool // the text is lowercase throughout, as auto-captions are (see captionCase)
+	foreignLo    int  // the line foreignLine read last, [foreignLo, foreignHi), and its answer
 	foreignHi    int
 	foreign      bool
 }
@@ -52,6 +56,50 @@ func (m *matcher) cited(b *book) bool {
 	}
 	k := m.d.bookOf(b.id)
 	return k != 0 && m.citedBooks[k>>6]&(1<<(k&63)) != 0
+}
+
+// citeChapter remembers that the text cited chapter ch of book b (see
+// dict.bookOf). The latest sixteen are kept: a sermon comes back to the
+// few chapters it preaches on.
+func (m *matcher) citeChapter(b uint8, ch int) {
+	if ch < 1 || ch > 255 {
+		return
+	}
+	m.citedChs[m.nCitedChs&15] = uint16(b)<<8 | uint16(ch)
+	m.nCitedChs++
+}
+
+// letterPair returns the index of the first two bytes of w as lowercase
+// ASCII letters (0 to 675), or -1.
+func letterPair(w string) int {
+	if len(w) < 2 {
+		return -1
+	}
+	a, b := w[0]|0x20, w[1]|0x20
+	if a < 'a' || a > 'z' || b < 'a' || b > 'z' {
+		return -1
+	}
+	return int(a-'a')*26 + int(b-'a')
+}
+
+// citedPair reports whether w begins with the first two letters of a book
+// the text has cited: the cheap test before a word is compared with the
+// books.
+func (m *matcher) citedPair(w string) bool {
+	p := letterPair(w)
+	return p >= 0 && (m.d.pairBooks[p][0]&m.citedBooks[0] != 0 || m.d.pairBooks[p][1]&m.citedBooks[1] != 0)
+}
+
+// citedChapter reports whether the text has cited chapter ch of book b
+// among the latest sixteen chapters it cited.
+func (m *matcher) citedChapter(b uint8, ch int) bool {
+	want := uint16(b)<<8 | uint16(ch)
+	for k := range min(m.nCitedChs, 16) {
+		if m.citedChs[k] == want {
+			return true
+		}
+	}
+	return false
 }
 
 // refRec is the reference read after the book of record rec, as
@@ -260,6 +308,11 @@ func (m *matcher) run() {
 		if flags&tFull == 0 {
 			if m.place && !m.knownMiss(&toks[k]) {
 				m.fuzzyPlace(i)
+			}
+			if m.bible && toks[k].e()-toks[k].s() >= 7 && flags&tDigits == 0 && m.citedPair(sc.text[toks[k].s():]) && m.sermon() {
+				// "what Paul said to the Philipsians" in a sermon that has
+				// cited Philippians.
+				m.citedBareBook(i)
 			}
 			i++
 			continue
@@ -835,6 +888,9 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	}
 	if r.ok && r.bk != 0 && conf >= autoThreshold {
 		m.citedBooks[r.bk>>6] |= 1 << (r.bk & 63)
+		if !r.unsure {
+			m.citeChapter(r.bk, r.chapter)
+		}
 	}
 	if allUpper(orig) {
 		id = m.str(strings.ToUpper(m.get(id)))
@@ -843,7 +899,7 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 		next = r.endTok + 1
 	}
 	repl, norm := id, false
-	if m.opts.NormalizeReferences && r.ok {
+	if m.opts.NormalizeReferences && r.ok && !r.unsure {
 		refEnd := sc.tok(r.endTok).e()
 		b := append(append(m.buf[:0], m.get(id)...), ' ')
 		b = r.appendTo(b)
@@ -866,7 +922,7 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	}
 	n := m.found.n
 	m.add(start, end, repl, rule, conf)
-	if r.ok && r.bk != 0 && m.opts.NormalizeReferences && m.found.n > n {
+	if r.ok && !r.unsure && r.bk != 0 && m.opts.NormalizeReferences && m.found.n > n {
 		m.refs = append(m.refs, m.d.refRecOf(int32(n), r))
 	}
 	return next
@@ -1364,6 +1420,8 @@ type ref struct {
 	strong       bool  // more than a bare number: "13:4", "13 4", "chapter 13"
 	chapterWord  bool  // the word "chapter" opens it
 	chapterRange bool  // "Psalms 120 through 134", "Psalms 1 and 2"
+	unsure       bool  // two readings, neither sure: not normalized (see readRef)
+	bareVerse    bool  // the verse is a bare number after the chapter ("6 3")
 	bk           uint8 // the versified book it was read for (see dict.bookOf), 0 for none
 	chapter      int
 	verse        int
@@ -1457,6 +1515,18 @@ func (m *matcher) readRef(k int, b uint8) ref {
 	}
 	m.refRange(k, b, &r)
 	m.d.checkRef(b, &r)
+	if r.chapterEnd > r.chapter+1 && b != 0 && !r.chapterWord && sc.refGap(r.chapterTok).dash &&
+		m.d.hasVerse(b, r.chapter, r.chapterEnd) && m.citedChapter(b, r.chapter) {
+		// "Romans 6-11" in a sermon on Romans 6: chapters 6 to 11, or the
+		// verse 6:11 of the chapter the sermon reads? Left as written.
+		// Two chapters in a row ("2 Corinthians 8-9") are a range.
+		r.unsure = true
+	}
+	if r.bareVerse && r.verseEnd == 0 && sc.has(r.endTok+1) && sc.tok(r.endTok+1).digits() && sc.plainGap(r.endTok) {
+		// "romans 6 3 5": 6:3–5 or 6:3 and a number of what follows; the
+		// captions dropped what told them apart. Left as written.
+		r.unsure = true
+	}
 	return r
 }
 
@@ -1491,6 +1561,7 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 	case !g.comma && !g.period:
 		if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && (sp == spoken || (b != 0 && spoken && m.d.hasVerse(b, r.chapter, v2))) {
 			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+			r.bareVerse = true
 		}
 	}
 	return k

@@ -63,6 +63,25 @@ func (d *dict) buildVerses() error {
 		}
 	}
 	for k := range d.verses {
+		name := d.verses[k].name
+		if name == "" {
+			continue // reported below
+		}
+		if i := strings.IndexByte(name, ' '); i >= 0 && name[0] >= '0' && name[0] <= '9' {
+			name = name[i+1:]
+		}
+		if p := letterPair(name); p >= 0 {
+			b := k + 1
+			d.pairBooks[p][b>>6] |= 1 << (b & 63)
+		}
+	}
+	d.bookID = make([]sref, len(d.verses))
+	for k, name := range d.names {
+		if b := d.nameBook[k]; b != 0 && d.verses[b-1].name == name {
+			d.bookID[b-1] = sref(k)
+		}
+	}
+	for k := range d.verses {
 		if d.verses[k].name == "" {
 			return fmt.Errorf("correction: no book name for %s", d.verses[k].osis)
 		}
