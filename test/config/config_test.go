@@ -381,6 +381,14 @@ func TestDefault(t *testing.T) {
 		if len(endpoints) != 1 || endpoints[0].(map[string]any)["port"] != metrics.Spec.Ports[0].Name {
 			t.Errorf("the ServiceMonitor's endpoints %v do not scrape port %s", endpoints, metrics.Spec.Ports[0].Name)
 		}
+		// It verifies the metrics server's certificate, for the Service's own name.
+		if len(endpoints) == 1 {
+			tls, _, _ := unstructured.NestedMap(endpoints[0].(map[string]any), "tlsConfig")
+			want := metrics.Name + "." + namespace + ".svc"
+			if skip, _ := tls["insecureSkipVerify"].(bool); skip || tls["ca"] == nil || tls["serverName"] != want {
+				t.Errorf("the ServiceMonitor's tlsConfig %v: want a ca, serverName %s and no insecureSkipVerify", tls, want)
+			}
+		}
 		// Together, the NetworkPolicies open the API and the metrics port of the manager's pods
 		// and nothing else.
 		open := map[int32]bool{}
