@@ -138,18 +138,28 @@ func (d *Dashboard) openInvitation(w http.ResponseWriter, r *http.Request) {
 	d.invitationForm(w, r, http.StatusOK, strings.TrimSpace(r.PostFormValue("token")), nil)
 }
 
-func (d *Dashboard) acceptWithPassword(w http.ResponseWriter, r *http.Request) {
-	token, password := r.PostFormValue("token"), r.PostFormValue("password")
+// newPassword reads the form of an emailed link that sets a password: its token, the password,
+// and the errors of a confirmation that differs.
+func newPassword(r *http.Request) (token, password string, errs map[string]string) {
+	token, password = r.PostFormValue("token"), r.PostFormValue("password")
 	if password != r.PostFormValue("confirm") {
-		d.invitationForm(w, r, http.StatusBadRequest, token, map[string]string{"confirm": "The two passwords differ."})
+		errs = map[string]string{"confirm": "The two passwords differ."}
+	}
+	return token, password, errs
+}
+
+func (d *Dashboard) acceptWithPassword(w http.ResponseWriter, r *http.Request) {
+	token, password, errs := newPassword(r)
+	if errs != nil {
+		d.invitationForm(w, r, http.StatusBadRequest, token, errs)
 		return
 	}
 	inv, err := d.o.Accounts.AcceptWithPassword(r.Context(), token, password)
-	var fe *accounts.FieldError
-	switch {
-	case errors.As(err, &fe):
-		d.invitationForm(w, r, http.StatusBadRequest, token, map[string]string{fe.Field: fe.Message})
+	if errs, ok := fieldErrors(err); ok {
+		d.invitationForm(w, r, http.StatusBadRequest, token, errs)
 		return
+	}
+	switch {
 	case errors.Is(err, accounts.ErrInvitationGone) || errors.Is(err, accounts.ErrHasAccount):
 		d.gone(w, r, "Invitation", err)
 		return
@@ -185,17 +195,17 @@ func (d *Dashboard) openReset(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) completeReset(w http.ResponseWriter, r *http.Request) {
-	token, password := r.PostFormValue("token"), r.PostFormValue("password")
-	if password != r.PostFormValue("confirm") {
-		d.resetForm(w, r, http.StatusBadRequest, token, map[string]string{"confirm": "The two passwords differ."})
+	token, password, errs := newPassword(r)
+	if errs != nil {
+		d.resetForm(w, r, http.StatusBadRequest, token, errs)
 		return
 	}
 	email, err := d.o.Accounts.CompleteReset(r.Context(), token, password)
-	var fe *accounts.FieldError
-	switch {
-	case errors.As(err, &fe):
-		d.resetForm(w, r, http.StatusBadRequest, token, map[string]string{fe.Field: fe.Message})
+	if errs, ok := fieldErrors(err); ok {
+		d.resetForm(w, r, http.StatusBadRequest, token, errs)
 		return
+	}
+	switch {
 	case errors.Is(err, accounts.ErrResetGone):
 		d.gone(w, r, "Set a password", err)
 		return
