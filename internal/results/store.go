@@ -21,7 +21,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite"               // registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // ErrNotFound is returned (wrapped) when the record asked for does not exist or, for an
@@ -81,7 +82,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the %s results store: %w", driver, err)
 	}
-	if err := s.db.PingContext(ctx); err != nil {
+	if err := s.connect(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("connecting to the %s results store: %w", driver, err)
 	}
@@ -90,6 +91,29 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// connectBusyFor bounds how long connect waits for another process that holds SQLite's lock
+// while a new connection sets its pragmas: as long as the busy timeout of its statements.
+const connectBusyFor = 30 * time.Second
+
+// connect opens the store's first connection. On SQLite, a connection's switch to WAL can be
+// refused at once with SQLITE_BUSY, without the busy timeout, while another process starting
+// on the same file migrates it: connect tries again until connectBusyFor has passed.
+func (s *Store) connect(ctx context.Context) error {
+	deadline := time.Now().Add(connectBusyFor)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		err := s.db.PingContext(ctx)
+		var se *sqlite.Error
+		if err == nil || s.driver != SQLite || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // parseDSN returns the driver of dsn and the source string to open it with.
