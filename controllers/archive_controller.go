@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/webhook"
 	"tcs.dev/tcs/internal/workingset"
 )
 
@@ -297,21 +297,15 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 		}
 		for i := range endpoints.Items {
 			ep := &endpoints.Items[i]
-			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, e.Type) {
+			switch webhook.Receives(ep, e.Type, e.Time.Time) {
+			case webhook.NotSubscribed:
 				continue
-			}
-			// The dispatcher's rule: only events emitted while the endpoint subscribed to
-			// their type get a delivery.
-			since, known := subscribedSince(ep, e.Type)
-			if !known {
+			case webhook.SubscriptionUnknown:
 				return last, false, nil
 			}
-			if e.Time.Time.Before(since.Truncate(time.Second)) {
-				continue
-			}
 			d := &tcsv1.WebhookDelivery{}
-			hash := DeliveryHash(t.Spec.ID, e.Type, e.Key, ep.Spec.ID)
-			name := "evt-" + hash
+			hash := webhook.DeliveryHash(t.Spec.ID, e.Type, e.Key, ep.Spec.ID)
+			name := webhook.DeliveryName(hash)
 			err := r.Client.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: name}, d)
 			switch {
 			case apierrors.IsNotFound(err) && e.Dispatched:
@@ -321,7 +315,7 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 			case apierrors.IsNotFound(err):
 				// Archived (it ended archive-after ago, so it moves nothing later), or not
 				// made yet.
-				_, err := r.Results.GetDelivery(ctx, "evt_"+hash)
+				_, err := r.Results.GetDelivery(ctx, webhook.DeliveryID(hash))
 				if errors.Is(err, results.ErrNotFound) {
 					return last, false, nil
 				}

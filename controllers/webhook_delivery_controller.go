@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -27,7 +26,6 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/clocks"
-	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/netpolicy"
 	"tcs.dev/tcs/internal/results"
@@ -57,7 +55,7 @@ const DefaultBlockedRequeue = time.Second
 const previousSecretWindow = 24 * time.Hour
 
 // WebhookDeliveryReconciler sends WebhookDeliveries: signed, in sequence order per transcript
-// and endpoint, retried on the schedule of limits.WebhookRetryDelays. An ended delivery moves
+// and endpoint, retried on the schedule of webhook.RetryDelays. An ended delivery moves
 // to the results store ArchiveAfter after it ended (the record is written, the resource marked
 // with AnnotationArchivedAt, then deleted, each step idempotent); without archiving it is
 // removed with its payload once Retention has passed. A delivery recreated from its record to
@@ -74,7 +72,7 @@ type WebhookDeliveryReconciler struct {
 	AllowCIDRs []netip.Prefix
 	// Store holds the payloads.
 	Store *blob.Store
-	// RetryDelays are the delays before each retry; nil means limits.WebhookRetryDelays.
+	// RetryDelays are the delays before each retry; nil means webhook.RetryDelays.
 	RetryDelays []time.Duration
 	// Retention is how long an ended delivery is kept; zero means DefaultRetention.
 	Retention time.Duration
@@ -285,19 +283,20 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 	record := func(d *tcsv1.WebhookDelivery) {
 		d.Status.Attempts = append(d.Status.Attempts, attempt)
 		ended := metav1.NewTime(end)
-		switch n := len(roundAttempts(d)); {
-		case attempt.Error == "":
+		if attempt.Error == "" {
 			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliverySucceeded, nil, &ended
-		case permanent || n > len(r.retryDelays()):
-			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
-		default:
-			delay = r.retryDelays()[n-1]
-			if tenth := int64(delay / 10); tenth > 0 {
-				delay += time.Duration(rand.Int64N(tenth + 1))
-			}
-			next := metav1.NewTime(end.Add(delay))
-			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
+			return
 		}
+		var retry bool
+		if !permanent {
+			delay, retry = webhook.NextRetry(r.retryDelays(), len(roundAttempts(d)))
+		}
+		if !retry {
+			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
+			return
+		}
+		next := metav1.NewTime(end.Add(delay))
+		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
 	}
 	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	record(d)
@@ -426,7 +425,7 @@ func (r *WebhookDeliveryReconciler) retryDelays() []time.Duration {
 	if r.RetryDelays != nil {
 		return r.RetryDelays
 	}
-	return limits.WebhookRetryDelays[:]
+	return webhook.RetryDelays[:]
 }
 
 func (r *WebhookDeliveryReconciler) retention() time.Duration {

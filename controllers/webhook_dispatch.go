@@ -2,9 +2,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,6 +20,7 @@ import (
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/webhook"
 )
 
 // IndexWebhookEndpointOrganization is the field index of WebhookEndpoints by organization.
@@ -47,30 +45,6 @@ type WebhookDispatchReconciler struct {
 	Clock clock.PassiveClock
 	// Metrics counts the deliveries skipped for a paused endpoint; nil counts none.
 	Metrics *metrics.Metrics
-}
-
-// webhookBody is the body of a delivery: the transcript as the API shows it, plus the event
-// and the delivery id.
-type webhookBody struct {
-	apiview.Transcript
-	Event      string `json:"event"`
-	DeliveryID string `json:"delivery_id"`
-}
-
-// DeliveryHash returns the 32 hex digits that name the delivery of event about transcriptID
-// to the endpoint endpointID: the name is "evt-" and the id "evt_" followed by them. key tells
-// apart events of one type that happen more than once (see EmittedEvent.Key).
-func DeliveryHash(transcriptID, event, key, endpointID string) string {
-	if key != "" {
-		event += "/" + key
-	}
-	sum := sha256.Sum256([]byte(transcriptID + "/" + event + "/" + endpointID))
-	return hex.EncodeToString(sum[:])[:32]
-}
-
-// WebhookPayloadKey returns the object-store key of the payload of a delivery.
-func WebhookPayloadKey(org, deliveryID string) string {
-	return "webhooks/" + org + "/" + deliveryID + ".json"
 }
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
@@ -143,20 +117,13 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		done := true
 		for i := range endpoints.Items {
 			ep := &endpoints.Items[i]
-			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, event) {
+			switch webhook.Receives(ep, event, emitted.Time.Time) {
+			case webhook.NotSubscribed:
 				continue
-			}
-			// An endpoint receives only the events emitted while it subscribed to their type:
-			// never one from before it existed, or before the type was added to it. Event
-			// times are whole seconds, so an event of the second it subscribed in is sent.
-			since, known := subscribedSince(ep, event)
-			if !known {
-				// The type was added a moment ago; the endpoint controller records since when.
+			case webhook.SubscriptionUnknown:
+				// The endpoint controller records since when a moment from now.
 				result.RequeueAfter = time.Second
 				done = false
-				continue
-			}
-			if emitted.Time.Time.Before(since.Truncate(time.Second)) {
 				continue
 			}
 			if err := r.deliver(ctx, t, seq, emitted, ep, func() (apiview.Transcript, error) { return body(seq) }); err != nil {
@@ -196,19 +163,6 @@ func (r *WebhookDispatchReconciler) markDispatched(ctx context.Context, t *tcsv1
 	return result, nil
 }
 
-// subscribedSince returns since when ep subscribes to event, as its status records it; an
-// endpoint whose status was never written subscribes to its types since its creation. It
-// returns false for a type added to the spec that the status does not record yet.
-func subscribedSince(ep *tcsv1.WebhookEndpoint, event string) (time.Time, bool) {
-	if since, ok := ep.SubscribedSince(event); ok {
-		return since, true
-	}
-	if ep.Status.ObservedGeneration == 0 {
-		return ep.CreationTimestamp.Time, true
-	}
-	return time.Time{}, false
-}
-
 // content returns the corrected text of a completed transcript, as the API shows it.
 func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transcript) (*string, error) {
 	if t.Status.Phase != tcsv1.PhaseCompleted || t.Status.ContentRef == "" {
@@ -229,9 +183,8 @@ func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transc
 // cluster or archived in the results store; body renders the transcript the payload shows.
 func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, body func() (apiview.Transcript, error)) error {
 	event := emitted.Type
-	hash := DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)
-	name := "evt-" + hash
-	id := "evt_" + hash
+	hash := webhook.DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)
+	name, id := webhook.DeliveryName(hash), webhook.DeliveryID(hash)
 	existing := &tcsv1.WebhookDelivery{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: name}, existing)
 	if err == nil {
@@ -252,7 +205,7 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		}
 	}
 
-	key := WebhookPayloadKey(t.Spec.Organization, id)
+	key := webhook.PayloadKey(t.Spec.Organization, id)
 	// A payload written by an earlier, interrupted attempt is kept: it shows the same state (or,
 	// for an event recorded without one, a state closer to the event's time).
 	exists, err := r.Store.Exists(ctx, key)
@@ -264,9 +217,9 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		if err != nil {
 			return err
 		}
-		payload, err := json.Marshal(webhookBody{Transcript: shown, Event: event, DeliveryID: id})
+		payload, err := webhook.TranscriptPayload(shown, event, id)
 		if err != nil {
-			return fmt.Errorf("encoding the payload of %s: %w", id, err)
+			return err
 		}
 		if err := r.Store.Put(ctx, key, payload, "application/json"); err != nil {
 			return fmt.Errorf("writing the payload of %s: %w", id, err)

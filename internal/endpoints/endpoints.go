@@ -4,7 +4,6 @@ package endpoints
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -561,42 +560,28 @@ func (m *Manager) replayArchived(ctx context.Context, id string, key types.Names
 	return err
 }
 
-// EventTest is the event type of a test delivery: receivers that act on the six event types of
-// the API ignore it.
-const EventTest = "test"
-
 // PayloadStore keeps delivery bodies by key.
 type PayloadStore interface {
 	Put(ctx context.Context, key string, data []byte, contentType string) error
-}
-
-// PayloadKey is the object-store key of the body of delivery id of organization org.
-func PayloadKey(org, id string) string {
-	return "webhooks/" + org + "/" + id + ".json"
 }
 
 // SendTest creates a delivery of a test event to ep, which its controller sends, signs and
 // retries like any other; its body says it is a test.
 func (m *Manager) SendTest(ctx context.Context, store PayloadStore, ep *tcsv1.WebhookEndpoint, now time.Time) (*tcsv1.WebhookDelivery, error) {
 	suffix := ids.Random(32)
-	id, name := "evt_"+suffix, "evt-"+suffix
-	body, err := json.Marshal(map[string]any{
-		"id": id, "object": "event", "event": EventTest, "delivery_id": id, "test": true,
-		"organization_id": ep.Spec.Organization, "endpoint_id": ep.Spec.ID,
-		"created_at": now.UTC().Format(time.RFC3339),
-		"message":    "A test event sent from the tcs dashboard.",
-	})
+	id, name := webhook.DeliveryID(suffix), webhook.DeliveryName(suffix)
+	body, err := webhook.TestPayload(id, ep.Spec.Organization, ep.Spec.ID, now)
 	if err != nil {
-		return nil, fmt.Errorf("encoding a test event: %w", err)
+		return nil, err
 	}
-	key := PayloadKey(ep.Spec.Organization, id)
+	key := webhook.PayloadKey(ep.Spec.Organization, id)
 	if err := store.Put(ctx, key, body, "application/json"); err != nil {
 		return nil, fmt.Errorf("writing the payload of %s: %w", id, err)
 	}
 	d := &tcsv1.WebhookDelivery{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ep.Namespace, Labels: map[string]string{tcsv1.LabelOrganization: ep.Spec.Organization}},
 		Spec: tcsv1.WebhookDeliverySpec{ID: id, Organization: ep.Spec.Organization, Endpoint: ep.Name,
-			Event: EventTest, PayloadRef: key},
+			Event: webhook.EventTest, PayloadRef: key},
 	}
 	if err := m.Client.Create(ctx, d); err != nil {
 		return nil, fmt.Errorf("creating a test delivery: %w", err)
