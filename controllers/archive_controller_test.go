@@ -495,6 +495,7 @@ func TestRemoveMarkedSweep(t *testing.T) {
 	}
 	due, fresh := mark(time.Now().Add(-2*time.Hour)), mark(time.Now())
 	r := &ArchiveReconciler{Client: e.c, APIReader: e.c, Namespace: e.ns, Results: e.results, Blobs: e.blobs, After: time.Hour}
+	r.setDefaults()
 	if err := r.RemoveMarked(ctx); err != nil {
 		t.Fatal(err)
 	}

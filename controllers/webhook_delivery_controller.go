@@ -25,7 +25,6 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/netpolicy"
 	"tcs.dev/tcs/internal/results"
@@ -110,7 +109,7 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if !d.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	now := clocks.Or(r.Clock).Now()
+	now := r.Clock.Now()
 	switch d.Status.State {
 	case "":
 		if at, ok := d.Unarchived(); ok && r.Results != nil {
@@ -142,16 +141,16 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, err
 	}
 	if blocked {
-		return ctrl.Result{RequeueAfter: r.blockedRequeue()}, nil
+		return ctrl.Result{RequeueAfter: r.BlockedRequeue}, nil
 	}
 
 	// The cache may lag behind the last status update: send only what the API server says is due.
 	live := &tcsv1.WebhookDelivery{}
-	if err := r.reader().Get(ctx, req.NamespacedName, live); err != nil {
+	if err := r.Reader.Get(ctx, req.NamespacedName, live); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if live.ResourceVersion != d.ResourceVersion {
-		return ctrl.Result{RequeueAfter: r.blockedRequeue()}, nil
+		return ctrl.Result{RequeueAfter: r.BlockedRequeue}, nil
 	}
 	return r.send(ctx, d, ep)
 }
@@ -187,7 +186,7 @@ func (r *WebhookDeliveryReconciler) collect(ctx context.Context, d *tcsv1.Webhoo
 		}
 		return r.archive(ctx, d)
 	}
-	if wait := ended.Add(r.retention()).Sub(now); wait > 0 {
+	if wait := ended.Add(r.Retention).Sub(now); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	if d.Spec.PayloadRef != "" {
@@ -210,7 +209,7 @@ func (r *WebhookDeliveryReconciler) archive(ctx context.Context, d *tcsv1.Webhoo
 			_, err := r.Results.PutDelivery(ctx, d, version)
 			return err
 		},
-		now:       clocks.Or(r.Clock).Now(),
+		now:       r.Clock.Now(),
 		afterPut:  r.afterPut,
 		afterMark: r.afterMark,
 	}.run(ctx, r.Client, d)
@@ -219,7 +218,7 @@ func (r *WebhookDeliveryReconciler) archive(ctx context.Context, d *tcsv1.Webhoo
 // archiving reports whether ended deliveries move to the results store before their
 // retention ends.
 func (r *WebhookDeliveryReconciler) archiving() bool {
-	return r.Results != nil && r.ArchiveAfter > 0 && r.ArchiveAfter < r.retention()
+	return r.Results != nil && r.ArchiveAfter > 0 && r.ArchiveAfter < r.Retention
 }
 
 // finish moves d to the final state without an attempt.
@@ -269,7 +268,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 		return ctrl.Result{}, err
 	}
 
-	start := clocks.Or(r.Clock).Now()
+	start := r.Clock.Now()
 	attempt := tcsv1.DeliveryAttempt{Time: metav1.NewTime(start)}
 	permanent := false
 	if msg := r.checkURL(ep.Spec.URL); msg != "" {
@@ -277,7 +276,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 	} else {
 		attempt.StatusCode, attempt.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(d.Spec.Event, d.Spec.ID, current, previous, body, start), body)
 	}
-	end := clocks.Or(r.Clock).Now()
+	end := r.Clock.Now()
 	attempt.DurationMillis = end.Sub(start).Milliseconds()
 	var delay time.Duration
 	record := func(d *tcsv1.WebhookDelivery) {
@@ -289,7 +288,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 		}
 		var retry bool
 		if !permanent {
-			delay, retry = webhook.NextRetry(r.retryDelays(), len(roundAttempts(d)))
+			delay, retry = webhook.NextRetry(r.RetryDelays, len(roundAttempts(d)))
 		}
 		if !retry {
 			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
@@ -304,7 +303,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 	// The request was made: a conflicting write (a replay, say) must not lose its record, or
 	// the delivery would be sent again as if it had not been.
 	for i := 0; i < 5 && apierrors.IsConflict(err); i++ {
-		if err = r.reader().Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+		if err = r.Reader.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
 			break
 		}
 		patch = statuspatch.New(d, statuspatch.OwnerWebhook)
@@ -370,14 +369,14 @@ func (r *WebhookDeliveryReconciler) checkURL(raw string) string {
 // secrets returns the signing secret of ep and, within 24 hours after a rotation, the previous one.
 func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.WebhookEndpoint) (current, previous string, err error) {
 	s := &corev1.Secret{}
-	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ep.Spec.SecretName}, s); err != nil {
+	if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ep.Spec.SecretName}, s); err != nil {
 		return "", "", fmt.Errorf("reading the signing secret of %s: %w", ep.Name, err)
 	}
 	current = string(s.Data[tcsv1.SecretKeyWebhookSecret])
 	if current == "" {
 		return "", "", fmt.Errorf("the secret %s of endpoint %s has no %q", s.Name, ep.Name, tcsv1.SecretKeyWebhookSecret)
 	}
-	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && clocks.Or(r.Clock).Now().Sub(at) < previousSecretWindow {
+	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && r.Clock.Now().Sub(at) < previousSecretWindow {
 		previous = string(s.Data[tcsv1.SecretKeyWebhookPrevious])
 	}
 	return current, previous, nil
@@ -414,37 +413,24 @@ func roundAttempts(d *tcsv1.WebhookDelivery) []tcsv1.DeliveryAttempt {
 
 func streamKey(d *tcsv1.WebhookDelivery) string { return d.Spec.TranscriptID + "/" + d.Spec.Endpoint }
 
-func (r *WebhookDeliveryReconciler) reader() client.Reader {
-	if r.Reader != nil {
-		return r.Reader
+// setDefaults gives the zero fields their defaults.
+func (r *WebhookDeliveryReconciler) setDefaults() {
+	if r.Reader == nil {
+		r.Reader = r.Client
 	}
-	return r.Client
+	if r.RetryDelays == nil {
+		r.RetryDelays = webhook.RetryDelays[:]
+	}
+	orDefault(&r.Retention, DefaultRetention)
+	orDefault(&r.BlockedRequeue, DefaultBlockedRequeue)
+	orDefault(&r.Workers, DefaultDeliveryWorkers)
+	orRealClock(&r.Clock)
 }
 
-func (r *WebhookDeliveryReconciler) retryDelays() []time.Duration {
-	if r.RetryDelays != nil {
-		return r.RetryDelays
-	}
-	return webhook.RetryDelays[:]
-}
-
-func (r *WebhookDeliveryReconciler) retention() time.Duration {
-	if r.Retention > 0 {
-		return r.Retention
-	}
-	return DefaultRetention
-}
-
-func (r *WebhookDeliveryReconciler) blockedRequeue() time.Duration {
-	if r.BlockedRequeue > 0 {
-		return r.BlockedRequeue
-	}
-	return DefaultBlockedRequeue
-}
-
-// SetupWithManager registers the reconciler, and the index of deliveries by transcript and
-// endpoint, with mgr.
+// SetupWithManager sets the defaults and registers the reconciler, and the index of deliveries
+// by transcript and endpoint, with mgr.
 func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.setDefaults()
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookDelivery{},
 		IndexWebhookDeliveryStream, func(o client.Object) []string {
 			return []string{streamKey(o.(*tcsv1.WebhookDelivery))}
@@ -457,15 +443,11 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}); err != nil {
 		return fmt.Errorf("indexing webhook deliveries by endpoint: %w", err)
 	}
-	workers := r.Workers
-	if workers <= 0 {
-		workers = DefaultDeliveryWorkers
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.WebhookDelivery{}).
 		Named("webhook-delivery").
 		Watches(&tcsv1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.pendingOf)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers}).
 		Complete(r)
 }
 

@@ -16,7 +16,6 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
@@ -62,10 +61,6 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if !t.DeletionTimestamp.IsZero() || !slices.ContainsFunc(t.Status.EmittedEvents, func(e tcsv1.EmittedEvent) bool { return !e.Dispatched }) {
 		return ctrl.Result{}, nil
 	}
-	retention := r.Retention
-	if retention <= 0 {
-		retention = DefaultRetention
-	}
 	endpoints := &tcsv1.WebhookEndpointList{}
 	if err := r.Client.List(ctx, endpoints, client.InNamespace(t.Namespace),
 		client.MatchingFields{IndexWebhookEndpointOrganization: t.Spec.Organization}); err != nil {
@@ -109,7 +104,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		// An event older than the history's retention was delivered and collected already:
 		// it is never sent again.
-		if clocks.Or(r.Clock).Now().Sub(emitted.Time.Time) > retention {
+		if r.Clock.Now().Sub(emitted.Time.Time) > r.Retention {
 			dispatched[seq] = true
 			continue
 		}
@@ -243,7 +238,7 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		// so no attempt can be lost to a conflicting write.
 		return nil
 	}
-	now := metav1.NewTime(clocks.Or(r.Clock).Now())
+	now := metav1.NewTime(r.Clock.Now())
 	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	d.Status.State, d.Status.CompletedAt = tcsv1.DeliverySkipped, &now
 	// The delivery controller skips a delivery for a paused endpoint too, so a failure here
@@ -258,9 +253,11 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	return nil
 }
 
-// SetupWithManager registers the reconciler, and the index of endpoints by organization, with
-// mgr.
+// SetupWithManager sets the defaults and registers the reconciler, and the index of endpoints
+// by organization, with mgr.
 func (r *WebhookDispatchReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	orDefault(&r.Retention, DefaultRetention)
+	orRealClock(&r.Clock)
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookEndpoint{},
 		IndexWebhookEndpointOrganization, func(o client.Object) []string {
 			return []string{o.(*tcsv1.WebhookEndpoint).Spec.Organization}

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/statuspatch"
 )
 
@@ -39,7 +38,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	before := ep.Status.DeepCopy()
 	patch := statuspatch.New(ep, statuspatch.OwnerWebhook)
-	ep.Status.Subscriptions = Subscriptions(ep, clocks.Or(r.Clock).Now())
+	ep.Status.Subscriptions = Subscriptions(ep, r.Clock.Now())
 	ep.Status.ObservedGeneration = ep.Generation
 	if equality.Semantic.DeepEqual(before, &ep.Status) {
 		return ctrl.Result{}, nil
@@ -81,8 +80,9 @@ func Subscriptions(ep *tcsv1.WebhookEndpoint, now time.Time) []tcsv1.EventSubscr
 	return out
 }
 
-// SetupWithManager registers the reconciler with mgr.
+// SetupWithManager sets the defaults and registers the reconciler with mgr.
 func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	orRealClock(&r.Clock)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.WebhookEndpoint{}).
 		Named("webhook-endpoint").
