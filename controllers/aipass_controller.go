@@ -204,34 +204,24 @@ func failure(err error, passCtx context.Context, timeout time.Duration) (typ, ms
 // write applies mutate to the latest t and patches its status with the change, unless the
 // pass jobID is no longer in state from, retrying on conflicts.
 func (r *AIPassReconciler) write(ctx context.Context, t *tcsv1.Transcript, jobID string, from tcsv1.AIPassStatus, mutate func(*tcsv1.Transcript)) (ctrl.Result, error) {
-	reader := r.APIReader
-	key := client.ObjectKeyFromObject(t)
-	first := true
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !first {
-			if err := reader.Get(ctx, key, t); err != nil {
-				return err
-			}
-		}
-		first = false
+	var before *tcsv1.TranscriptStatus
+	// Locked: whether to write depends on the state read.
+	written, err := statuspatch.Retry(ctx, r.Client, r.APIReader, retry.DefaultRetry, t, statuspatch.OwnerAIPass, func() bool {
 		if t.Status.AIPassStatus != from || t.Status.AIPass == nil || t.Status.AIPass.JobID != jobID || t.Status.DeletedAt != nil {
-			return nil
+			return false
 		}
-		before := t.Status.DeepCopy()
-		patch := statuspatch.New(t, statuspatch.OwnerAIPass)
+		before = t.Status.DeepCopy()
 		mutate(t)
-		// Locked: whether to write depends on the state read above.
-		if err := patch.Patch(ctx, r.Client, t, statuspatch.Locked); err != nil {
-			return err
-		}
-		r.announce(before, t)
-		return nil
-	})
+		return true
+	}, statuspatch.Locked)
 	if apierrors.IsNotFound(err) {
 		return ctrl.Result{}, nil
 	}
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("updating the AI pass of %s: %w", t.Spec.ID, err)
+	}
+	if written {
+		r.announce(before, t)
 	}
 	return ctrl.Result{}, nil
 }

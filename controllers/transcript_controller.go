@@ -128,13 +128,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if t.Status.DeletedAt != nil {
 		// A soft delete ends what was in flight, in one status write, before the purge waits.
 		if t.EndOnSoftDelete(metav1.NewTime(r.Clock.Now())) {
-			if err := patch.Patch(ctx, r.Client, t); err != nil {
-				if apierrors.IsConflict(err) {
-					return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-				}
-				return ctrl.Result{}, fmt.Errorf("ending the work of deleted transcript %s: %w", t.Spec.ID, err)
-			}
-			return ctrl.Result{}, nil
+			return afterWrite(patch.Patch(ctx, r.Client, t), "ending the work of deleted transcript %s", t.Spec.ID)
 		}
 		return r.purge(ctx, t)
 	}
@@ -187,10 +181,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return result, nil
 	}
 	if err := patch.Patch(ctx, r.Client, t); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", t.Name, err)
+		return afterWrite(err, "updating the status of %s", t.Name)
 	}
 	r.announce(before, t, result)
 	return result, nil
@@ -346,13 +337,8 @@ func (r *TranscriptReconciler) expireGrant(ctx context.Context, t *tcsv1.Transcr
 	if err := r.Store.Delete(ctx, pipeline.KeysFor(t.Spec.Organization, t.Spec.ID).Input); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("deleting the expired upload grant %s: %w", t.Name, err)
-	}
-	return ctrl.Result{}, nil
+	err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion})
+	return afterWrite(client.IgnoreNotFound(err), "deleting the expired upload grant %s", t.Name)
 }
 
 // purge deletes a soft-deleted transcript once its retention is over; the finalizer then
@@ -362,13 +348,8 @@ func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	// The precondition keeps a transcript restored a moment ago, with its text.
-	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("purging %s: %w", t.Spec.ID, err)
-	}
-	return ctrl.Result{}, nil
+	err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion})
+	return afterWrite(client.IgnoreNotFound(err), "purging %s", t.Spec.ID)
 }
 
 // addFinalizer adds FinalizerStoredObjects to t.
@@ -438,13 +419,8 @@ func archived(t *tcsv1.Transcript) bool {
 func (r *TranscriptReconciler) removeFinalizer(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
 	orig := t.DeepCopy()
 	controllerutil.RemoveFinalizer(t, tcsv1.FinalizerStoredObjects)
-	if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("removing the finalizer of %s: %w", t.Spec.ID, err))
-	}
-	return ctrl.Result{}, nil
+	err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	return afterWrite(client.IgnoreNotFound(err), "removing the finalizer of %s", t.Spec.ID)
 }
 
 // retryDelay is the wait after a job's attempts-th transient error.
@@ -471,7 +447,3 @@ func (r *TranscriptReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers}).
 		Complete(r)
 }
-
-// conflictRequeue is how soon an object whose write lost a race with another writer is
-// reconciled again, from the newer version the cache then holds.
-const conflictRequeue = 250 * time.Millisecond

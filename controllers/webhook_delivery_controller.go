@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -48,6 +49,10 @@ const DefaultDeliveryWorkers = 32
 
 // DefaultBlockedRequeue is how soon a delivery waiting for an earlier one is looked at again.
 const DefaultBlockedRequeue = time.Second
+
+// recordRetry is how often the record of an attempt is tried at once against conflicting
+// writes, before its reconcile requeues.
+var recordRetry = wait.Backoff{Steps: 6}
 
 // previousSecretWindow is how long after a rotation deliveries are signed with the previous
 // secret too.
@@ -297,27 +302,13 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 		next := metav1.NewTime(end.Add(delay))
 		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
 	}
-	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
-	record(d)
-	err = patch.Patch(ctx, r.Client, d, statuspatch.Locked)
 	// The request was made: a conflicting write (a replay, say) must not lose its record, or
-	// the delivery would be sent again as if it had not been.
-	for i := 0; i < 5 && apierrors.IsConflict(err); i++ {
-		if err = r.Reader.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
-			break
-		}
-		patch = statuspatch.New(d, statuspatch.OwnerWebhook)
-		record(d)
-		err = patch.Patch(ctx, r.Client, d, statuspatch.Locked)
-	}
+	// the delivery would be sent again as if it had not been. Locked: the state recorded
+	// follows from the attempts read.
+	_, err = statuspatch.Retry(ctx, r.Client, r.Reader, recordRetry, d, statuspatch.OwnerWebhook,
+		func() bool { record(d); return true }, statuspatch.Locked)
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("recording an attempt of %s: %w", d.Name, err)
+		return afterWrite(client.IgnoreNotFound(err), "recording an attempt of %s", d.Name)
 	}
 	r.announce(ctx, d, &attempt)
 	if d.Status.NextAttemptAt == nil {
@@ -385,16 +376,7 @@ func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.Webho
 // update writes the change of d's status since patch was taken; a conflict requeues. The
 // patch is locked: the state it moves from was read, and a replay may have changed it since.
 func (r *WebhookDeliveryReconciler) update(ctx context.Context, patch *statuspatch.Helper, d *tcsv1.WebhookDelivery) (ctrl.Result, error) {
-	if err := patch.Patch(ctx, r.Client, d, statuspatch.Locked); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", d.Name, err)
-	}
-	return ctrl.Result{}, nil
+	return afterWrite(client.IgnoreNotFound(patch.Patch(ctx, r.Client, d, statuspatch.Locked)), "updating the status of %s", d.Name)
 }
 
 // roundAttempts returns the attempts of d's current round: those made at or after the last

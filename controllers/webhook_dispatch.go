@@ -147,13 +147,7 @@ func (r *WebhookDispatchReconciler) markDispatched(ctx context.Context, t *tcsv1
 		}
 	}
 	if err := patch.Patch(ctx, r.Client, t, statuspatch.Locked); err != nil {
-		switch {
-		case apierrors.IsNotFound(err):
-			return ctrl.Result{}, nil
-		case apierrors.IsConflict(err):
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("marking the events of %s dispatched: %w", t.Spec.ID, err)
+		return afterWrite(client.IgnoreNotFound(err), "marking the events of %s dispatched", t.Spec.ID)
 	}
 	return result, nil
 }

@@ -2,12 +2,10 @@ package controllers
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -43,13 +41,7 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if equality.Semantic.DeepEqual(before, &ep.Status) {
 		return ctrl.Result{}, nil
 	}
-	if err := patch.Patch(ctx, r.Client, ep); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("recording the subscriptions of endpoint %s: %w", ep.Name, err)
-	}
-	return ctrl.Result{}, nil
+	return afterWrite(patch.Patch(ctx, r.Client, ep), "recording the subscriptions of endpoint %s", ep.Name)
 }
 
 // Subscriptions returns the subscriptions ep's status should record at now: the recorded ones

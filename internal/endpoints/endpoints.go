@@ -491,20 +491,16 @@ func (m *Manager) Delivery(ctx context.Context, id, org string) (*tcsv1.WebhookD
 // into the cluster for it, and archived again once it ends.
 func (m *Manager) Replay(ctx context.Context, d *tcsv1.WebhookDelivery, now time.Time) error {
 	id, key := d.Spec.ID, types.NamespacedName{Namespace: m.Namespace, Name: d.Name}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &tcsv1.WebhookDelivery{}
-		if err := m.Client.Get(ctx, key, cur); err != nil {
-			return err
-		}
-		patch := statuspatch.New(cur, statuspatch.OwnerEndpoints)
-		cur.Replay(now)
+	cur := &tcsv1.WebhookDelivery{}
+	err := m.Client.Get(ctx, key, cur)
+	if err == nil {
 		// Locked: the count of replays goes up by one from the count read.
-		if err := patch.Patch(ctx, m.Client, cur, statuspatch.Locked); err != nil {
-			return err
-		}
+		_, err = statuspatch.Retry(ctx, m.Client, m.Client, retry.DefaultRetry, cur, statuspatch.OwnerEndpoints,
+			func() bool { cur.Replay(now); return true }, statuspatch.Locked)
+	}
+	if err == nil {
 		*d = *cur
-		return nil
-	})
+	}
 	if apierrors.IsNotFound(err) && m.Archive != nil {
 		err = m.replayArchived(ctx, id, key, now)
 	}
@@ -538,20 +534,19 @@ func (m *Manager) replayArchived(ctx context.Context, id string, key types.Names
 		}
 		return err
 	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &tcsv1.WebhookDelivery{}
-		if err := m.Client.Get(ctx, key, cur); err != nil {
-			return err
-		}
-		if cur.Status.State != "" {
-			return nil // restored by the controller
-		}
-		patch := statuspatch.New(cur, statuspatch.OwnerEndpoints)
-		cur.Status = rec.Delivery.Status
-		cur.Replay(at)
+	cur := &tcsv1.WebhookDelivery{}
+	err = m.Client.Get(ctx, key, cur)
+	if err == nil {
 		// Locked: only a delivery the controller has not restored meanwhile gets the record's status.
-		return patch.Patch(ctx, m.Client, cur, statuspatch.Locked)
-	})
+		_, err = statuspatch.Retry(ctx, m.Client, m.Client, retry.DefaultRetry, cur, statuspatch.OwnerEndpoints, func() bool {
+			if cur.Status.State != "" {
+				return false // restored by the controller
+			}
+			cur.Status = rec.Delivery.Status
+			cur.Replay(at)
+			return true
+		}, statuspatch.Locked)
+	}
 	if apierrors.IsNotFound(err) {
 		// Not in a cache yet, or sent and archived again already: the controller restores
 		// the status from the mark.
