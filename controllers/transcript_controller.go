@@ -118,7 +118,14 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// is stored for them by this reconciler; the update brings the transcript back. The
 		// archiver removes it with its mark (its record keeps the objects); a soft delete
 		// undoes the mark, and the finalizer comes back for the purge.
-		return ctrl.Result{}, r.addFinalizer(ctx, t)
+		err := addFinalizer(ctx, r.Client, t, tcsv1.FinalizerStoredObjects)
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil // the newer transcript, or its deletion, brings it back
+		}
+		if err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding the finalizer of %s: %w", t.Spec.ID, err)
+		}
+		return ctrl.Result{}, nil
 	}
 	if t.Status.Phase == "" && t.Annotations[tcsv1.AnnotationUnarchived] != "" {
 		// Recreated from its archived record: the archiver restores its status first.
@@ -352,19 +359,6 @@ func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (
 	return afterWrite(client.IgnoreNotFound(err), "purging %s", t.Spec.ID)
 }
 
-// addFinalizer adds FinalizerStoredObjects to t.
-func (r *TranscriptReconciler) addFinalizer(ctx context.Context, t *tcsv1.Transcript) error {
-	orig := t.DeepCopy()
-	controllerutil.AddFinalizer(t, tcsv1.FinalizerStoredObjects)
-	if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return nil // the newer transcript, or its deletion, brings it back
-		}
-		return fmt.Errorf("adding the finalizer of %s: %w", t.Spec.ID, err)
-	}
-	return nil
-}
-
 // finalize removes what a deleted transcript kept in the object store, and its webhook
 // deliveries (in the cluster and archived) with their payloads, and only then its finalizer,
 // so an error (returned, and retried with backoff) never leaves an object behind.
@@ -375,7 +369,7 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 	if archived(t) {
 		// Moved to the results store: its record points to its objects, and its deliveries
 		// end and are collected on their own.
-		return r.removeFinalizer(ctx, t)
+		return r.endFinalize(ctx, t)
 	}
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
 	for _, key := range keys.All() {
@@ -405,7 +399,7 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 	if err := removeArchivedDeliveries(ctx, r.Results, r.Store, t.Spec.ID); err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.removeFinalizer(ctx, t)
+	return r.endFinalize(ctx, t)
 }
 
 // archived reports whether t is deleted because the archiver moved it to the results store:
@@ -415,11 +409,9 @@ func archived(t *tcsv1.Transcript) bool {
 	return t.Annotations[tcsv1.AnnotationArchivedAt] != "" && t.Status.DeletedAt == nil
 }
 
-// removeFinalizer removes FinalizerStoredObjects from t, letting its deletion end.
-func (r *TranscriptReconciler) removeFinalizer(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
-	orig := t.DeepCopy()
-	controllerutil.RemoveFinalizer(t, tcsv1.FinalizerStoredObjects)
-	err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+// endFinalize removes FinalizerStoredObjects from t, letting its deletion end.
+func (r *TranscriptReconciler) endFinalize(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
+	err := removeFinalizer(ctx, r.Client, t, tcsv1.FinalizerStoredObjects)
 	return afterWrite(client.IgnoreNotFound(err), "removing the finalizer of %s", t.Spec.ID)
 }
 
