@@ -7,7 +7,7 @@ import (
 
 // RetryDelays are the delays before each retry of a failed delivery: after the first attempt
 // fails the second comes RetryDelays[0] later, and so on; a delivery whose last retry fails has
-// failed. `tcs operator --webhook-retry-delays` replaces them.
+// failed. The --webhook-retry-delays flag replaces them.
 var RetryDelays = [...]time.Duration{10 * time.Second, time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour}
 
 // NextRetry returns how long after the attempts-th failed attempt of a round the next one is
