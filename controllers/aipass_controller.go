@@ -21,7 +21,6 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/pipeline"
@@ -76,11 +75,11 @@ func (r *AIPassReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		switch t.Status.Phase {
 		case tcsv1.PhaseCompleted:
 			return r.write(ctx, t, jobID, tcsv1.AIPassQueued, func(t *tcsv1.Transcript) {
-				t.StartAIPass(r.Provider.Name(), r.Provider.Model(), metav1.NewTime(clocks.Or(r.Clock).Now()))
+				t.StartAIPass(r.Provider.Name(), r.Provider.Model(), metav1.NewTime(r.Clock.Now()))
 			})
 		case tcsv1.PhaseFailed:
 			return r.write(ctx, t, jobID, tcsv1.AIPassQueued, func(t *tcsv1.Transcript) {
-				t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", "", metav1.NewTime(clocks.Or(r.Clock).Now()))
+				t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", "", metav1.NewTime(r.Clock.Now()))
 			})
 		}
 		// The pass starts when the deterministic pass completes, which updates the transcript.
@@ -94,13 +93,9 @@ func (r *AIPassReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 // run runs the provider over t and records the outcome.
 func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID string) (ctrl.Result, error) {
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = DefaultAIPassTimeout
-	}
-	passCtx, cancel := context.WithTimeout(ctx, timeout)
+	passCtx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
-	started := clocks.Or(r.Clock).Now()
+	started := r.Clock.Now()
 	var percent atomic.Int32
 	stopProgress := r.reportProgress(ctx, t.DeepCopy(), jobID, &percent)
 	rev, err := r.Processor.Review(passCtx, pipeline.ReviewInput{
@@ -121,7 +116,7 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 			// The manager is stopping: the pass runs again after the restart.
 			return ctrl.Result{}, ctx.Err()
 		}
-		typ, msg, detail, final := failure(err, passCtx, timeout)
+		typ, msg, detail, final := failure(err, passCtx, r.Timeout)
 		if !final {
 			logger.Error(err, "the AI pass could not run; retrying")
 			return ctrl.Result{}, fmt.Errorf("running the AI pass of %s: %w", t.Spec.ID, err)
@@ -132,14 +127,14 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 			r.ranWith(t)
 			// The tokens a failed pass used are billed all the same.
 			t.Status.AIPass.Usage = pipeline.TokenUsage(usage)
-			t.FailAIPass(typ, msg, detail, metav1.NewTime(clocks.Or(r.Clock).Now()))
+			t.FailAIPass(typ, msg, detail, metav1.NewTime(r.Clock.Now()))
 		})
 	}
 	logger.Info("the AI pass completed", "confirmed", rev.Confirmed, "rejected", rev.Rejected,
-		"uncertain", rev.Uncertain, "proposed", rev.Proposed, "tokens", rev.Usage.TotalTokens, "took", clocks.Or(r.Clock).Now().Sub(started))
+		"uncertain", rev.Uncertain, "proposed", rev.Proposed, "tokens", rev.Usage.TotalTokens, "took", r.Clock.Now().Sub(started))
 	return r.write(ctx, t, jobID, tcsv1.AIPassRunning, func(t *tcsv1.Transcript) {
 		r.ranWith(t)
-		rev.Complete(t, keys, clocks.Or(r.Clock).Now())
+		rev.Complete(t, keys, r.Clock.Now())
 	})
 }
 
@@ -153,9 +148,6 @@ func (r *AIPassReconciler) ranWith(t *tcsv1.Transcript) {
 // ProgressInterval and only when it moved; the returned func stops it and waits for it.
 func (r *AIPassReconciler) reportProgress(ctx context.Context, t *tcsv1.Transcript, jobID string, percent *atomic.Int32) (stop func()) {
 	interval := r.ProgressInterval
-	if interval <= 0 {
-		interval = DefaultAIPassProgressInterval
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -212,48 +204,43 @@ func failure(err error, passCtx context.Context, timeout time.Duration) (typ, ms
 // write applies mutate to the latest t and patches its status with the change, unless the
 // pass jobID is no longer in state from, retrying on conflicts.
 func (r *AIPassReconciler) write(ctx context.Context, t *tcsv1.Transcript, jobID string, from tcsv1.AIPassStatus, mutate func(*tcsv1.Transcript)) (ctrl.Result, error) {
-	reader := r.APIReader
-	if reader == nil {
-		reader = r.Client
-	}
-	key := client.ObjectKeyFromObject(t)
-	first := true
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !first {
-			if err := reader.Get(ctx, key, t); err != nil {
-				return err
-			}
-		}
-		first = false
+	var before *tcsv1.TranscriptStatus
+	// Locked: whether to write depends on the state read.
+	written, err := statuspatch.Retry(ctx, r.Client, r.APIReader, retry.DefaultRetry, t, statuspatch.OwnerAIPass, func() bool {
 		if t.Status.AIPassStatus != from || t.Status.AIPass == nil || t.Status.AIPass.JobID != jobID || t.Status.DeletedAt != nil {
-			return nil
+			return false
 		}
-		before := t.Status.DeepCopy()
-		patch := statuspatch.New(t, statuspatch.OwnerAIPass)
+		before = t.Status.DeepCopy()
 		mutate(t)
-		// Locked: whether to write depends on the state read above.
-		if err := patch.Patch(ctx, r.Client, t, statuspatch.Locked); err != nil {
-			return err
-		}
-		r.announce(before, t)
-		return nil
-	})
+		return true
+	}, statuspatch.Locked)
 	if apierrors.IsNotFound(err) {
 		return ctrl.Result{}, nil
 	}
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("updating the AI pass of %s: %w", t.Spec.ID, err)
 	}
+	if written {
+		r.announce(before, t)
+	}
 	return ctrl.Result{}, nil
 }
 
-// SetupWithManager registers the reconciler with mgr; it sees only transcripts with an AI pass
+// setDefaults gives the zero fields their defaults.
+func (r *AIPassReconciler) setDefaults() {
+	if r.APIReader == nil {
+		r.APIReader = r.Client
+	}
+	orDefault(&r.Timeout, DefaultAIPassTimeout)
+	orDefault(&r.Workers, DefaultAIPassWorkers)
+	orDefault(&r.ProgressInterval, DefaultAIPassProgressInterval)
+	orRealClock(&r.Clock)
+}
+
+// SetupWithManager sets the defaults and registers the reconciler with mgr; it sees only transcripts with an AI pass
 // queued or running.
 func (r *AIPassReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	workers := r.Workers
-	if workers <= 0 {
-		workers = DefaultAIPassWorkers
-	}
+	r.setDefaults()
 	busy := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		t, ok := o.(*tcsv1.Transcript)
 		return ok && t.AIPassBusy()
@@ -261,6 +248,6 @@ func (r *AIPassReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.Transcript{}, builder.WithPredicates(busy)).
 		Named("aipass").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers}).
 		Complete(r)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -21,10 +20,10 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/webhook"
 	"tcs.dev/tcs/internal/workingset"
 )
 
@@ -125,7 +124,7 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil || !res.IsZero() {
 		return res, err
 	}
-	return ctrl.Result{RequeueAfter: max(last.Add(r.After).Sub(clocks.Or(r.Clock).Now()), time.Second)}, nil
+	return ctrl.Result{RequeueAfter: max(last.Add(r.After).Sub(r.Clock.Now()), time.Second)}, nil
 }
 
 // archival is the move of t to the results store.
@@ -136,7 +135,7 @@ func (r *ArchiveReconciler) archival(t *tcsv1.Transcript) archival[*tcsv1.Transc
 			_, err := r.Results.Put(ctx, t, version)
 			return err
 		},
-		now:       clocks.Or(r.Clock).Now(),
+		now:       r.Clock.Now(),
 		finalizer: tcsv1.FinalizerStoredObjects,
 		label:     tcsv1.LabelArchived,
 		afterPut:  r.afterPut,
@@ -176,7 +175,7 @@ func (r *ArchiveReconciler) untilRemoval(obj metav1.Object) time.Duration {
 	if err != nil {
 		at = time.Time{} // a mark not written by tcs: due now
 	}
-	return at.Add(r.After).Sub(clocks.Or(r.Clock).Now())
+	return at.Add(r.After).Sub(r.Clock.Now())
 }
 
 // RemoveMarked deletes every marked transcript that has been quiet for After, in pages; the
@@ -292,26 +291,20 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 		return last, false, fmt.Errorf("listing the webhook endpoints of %s: %w", t.Spec.Organization, err)
 	}
 	for _, e := range t.Status.EmittedEvents {
-		if clocks.Or(r.Clock).Now().Sub(e.Time.Time) > r.deliveryRetention() {
+		if r.Clock.Now().Sub(e.Time.Time) > r.DeliveryRetention {
 			continue // its deliveries were never made, or collected
 		}
 		for i := range endpoints.Items {
 			ep := &endpoints.Items[i]
-			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, e.Type) {
+			switch webhook.Receives(ep, e.Type, e.Time.Time) {
+			case webhook.NotSubscribed:
 				continue
-			}
-			// The dispatcher's rule: only events emitted while the endpoint subscribed to
-			// their type get a delivery.
-			since, known := subscribedSince(ep, e.Type)
-			if !known {
+			case webhook.SubscriptionUnknown:
 				return last, false, nil
 			}
-			if e.Time.Time.Before(since.Truncate(time.Second)) {
-				continue
-			}
 			d := &tcsv1.WebhookDelivery{}
-			hash := DeliveryHash(t.Spec.ID, e.Type, e.Key, ep.Spec.ID)
-			name := "evt-" + hash
+			hash := webhook.DeliveryHash(t.Spec.ID, e.Type, e.Key, ep.Spec.ID)
+			name := webhook.DeliveryName(hash)
 			err := r.Client.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: name}, d)
 			switch {
 			case apierrors.IsNotFound(err) && e.Dispatched:
@@ -321,7 +314,7 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 			case apierrors.IsNotFound(err):
 				// Archived (it ended archive-after ago, so it moves nothing later), or not
 				// made yet.
-				_, err := r.Results.GetDelivery(ctx, "evt_"+hash)
+				_, err := r.Results.GetDelivery(ctx, webhook.DeliveryID(hash))
 				if errors.Is(err, results.ErrNotFound) {
 					return last, false, nil
 				}
@@ -348,10 +341,7 @@ func (r *ArchiveReconciler) lastChange(ctx context.Context, t *tcsv1.Transcript)
 // Start runs the purge sweep of soft-deleted archived transcripts and of archived deliveries
 // past their retention, and the sweep of marked transcripts, until ctx ends.
 func (r *ArchiveReconciler) Start(ctx context.Context) error {
-	every := r.PurgeEvery
-	if every <= 0 {
-		every = DefaultPurgeEvery
-	}
+	r.setDefaults()
 	var wg sync.WaitGroup
 	if r.After > 0 {
 		wg.Go(func() {
@@ -361,7 +351,7 @@ func (r *ArchiveReconciler) Start(ctx context.Context) error {
 		})
 	}
 	defer wg.Wait()
-	return runEvery(ctx, every, "purging archived transcripts and webhook deliveries", func(ctx context.Context) error {
+	return runEvery(ctx, r.PurgeEvery, "purging archived transcripts and webhook deliveries", func(ctx context.Context) error {
 		return errors.Join(r.Purge(ctx), r.PurgeDeliveries(ctx))
 	})
 }
@@ -378,7 +368,7 @@ func (r *ArchiveReconciler) NeedLeaderElection() bool { return true }
 // leaves the record to purge again.
 func (r *ArchiveReconciler) Purge(ctx context.Context) error {
 	for {
-		recs, err := r.Results.DeletedBefore(ctx, clocks.Or(r.Clock).Now().Add(-r.retention()), 100)
+		recs, err := r.Results.DeletedBefore(ctx, r.Clock.Now().Add(-r.Retention), 100)
 		if err != nil {
 			return err
 		}
@@ -401,18 +391,14 @@ func (r *ArchiveReconciler) Purge(ctx context.Context) error {
 	}
 }
 
-func (r *ArchiveReconciler) retention() time.Duration {
-	if r.Retention > 0 {
-		return r.Retention
-	}
-	return DefaultRetention
-}
-
-func (r *ArchiveReconciler) deliveryRetention() time.Duration {
-	if r.DeliveryRetention > 0 {
-		return r.DeliveryRetention
-	}
-	return DefaultRetention
+// setDefaults gives the zero fields their defaults. The purge sweep alone (an archiver
+// without After) is added to the manager as a plain runnable, so Start calls it too.
+func (r *ArchiveReconciler) setDefaults() {
+	orDefault(&r.Retention, DefaultRetention)
+	orDefault(&r.DeliveryRetention, DefaultRetention)
+	orDefault(&r.PurgeEvery, DefaultPurgeEvery)
+	orDefault(&r.Workers, DefaultArchiveWorkers)
+	orRealClock(&r.Clock)
 }
 
 // resourceVersion returns o's resourceVersion as the record's version: etcd's revisions grow
@@ -425,24 +411,21 @@ func resourceVersion(o client.Object) (int64, error) {
 	return v, nil
 }
 
-// SetupWithManager registers the reconciler and its purge sweep with mgr; the delivery watch
+// SetupWithManager sets the defaults and registers the reconciler and its purge sweep with mgr; the delivery watch
 // brings a transcript back when one of its deliveries changes. It needs the
 // IndexWebhookEndpointOrganization index, which the webhook dispatch controller sets up.
 func (r *ArchiveReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.After <= 0 {
 		return errors.New("the archiver needs a positive archive-after")
 	}
+	r.setDefaults()
 	if err := mgr.Add(r); err != nil {
 		return fmt.Errorf("adding the purge sweep: %w", err)
-	}
-	workers := r.Workers
-	if workers <= 0 {
-		workers = DefaultArchiveWorkers
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.Transcript{}).
 		Named("archive").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers}).
 		Watches(&tcsv1.WebhookDelivery{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			d, ok := obj.(*tcsv1.WebhookDelivery)
 			if !ok || d.Spec.TranscriptID == "" {

@@ -20,6 +20,7 @@ import (
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/testenv"
+	iwebhook "tcs.dev/tcs/internal/webhook"
 	"tcs.dev/tcs/internal/workingset"
 )
 
@@ -258,7 +259,7 @@ func TestArchiveWaitsForDeliveries(t *testing.T) {
 	if e.gone(t, tr) {
 		t.Fatal("archived before its delivery was made")
 	}
-	hash := DeliveryHash(tr.Spec.ID, tcsv1.EventTranscriptCompleted, "", ep.Spec.ID)
+	hash := iwebhook.DeliveryHash(tr.Spec.ID, tcsv1.EventTranscriptCompleted, "", ep.Spec.ID)
 	d := &tcsv1.WebhookDelivery{
 		ObjectMeta: metav1.ObjectMeta{Name: "evt-" + hash, Namespace: e.ns},
 		Spec: tcsv1.WebhookDeliverySpec{ID: "evt_" + hash, Organization: org, Endpoint: ep.Name,
@@ -494,6 +495,7 @@ func TestRemoveMarkedSweep(t *testing.T) {
 	}
 	due, fresh := mark(time.Now().Add(-2*time.Hour)), mark(time.Now())
 	r := &ArchiveReconciler{Client: e.c, APIReader: e.c, Namespace: e.ns, Results: e.results, Blobs: e.blobs, After: time.Hour}
+	r.setDefaults()
 	if err := r.RemoveMarked(ctx); err != nil {
 		t.Fatal(err)
 	}

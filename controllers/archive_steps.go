@@ -84,10 +84,11 @@ func (a archival[T]) mark(ctx context.Context, c client.Client, obj T) (ctrl.Res
 		controllerutil.RemoveFinalizer(obj, a.finalizer)
 	}
 	if err := c.Patch(ctx, obj, patch); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
+			// Reconciled again like after a conflict: the next read tells what happened.
 			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 		}
-		return ctrl.Result{}, fmt.Errorf("marking %s archived: %w", a.what, err)
+		return afterWrite(err, "marking %s archived", a.what)
 	}
 	if a.afterMark != nil {
 		a.afterMark(obj)
@@ -111,13 +112,8 @@ func (a archival[T]) remove(ctx context.Context, c client.Client, obj T) (ctrl.R
 // delete deletes obj as it was read: a change since then (a conflict) requeues.
 func (a archival[T]) delete(ctx context.Context, c client.Client, obj T) (ctrl.Result, error) {
 	rv := obj.GetResourceVersion()
-	if err := c.Delete(ctx, obj, client.Preconditions{ResourceVersion: &rv}); err != nil && !apierrors.IsNotFound(err) {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("removing archived %s from the cluster: %w", a.what, err)
-	}
-	return ctrl.Result{}, nil
+	err := c.Delete(ctx, obj, client.Preconditions{ResourceVersion: &rv})
+	return afterWrite(client.IgnoreNotFound(err), "removing archived %s from the cluster", a.what)
 }
 
 // marked reports whether obj carries the archiver's mark.

@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/utils/clock"
 
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/results"
 )
 
@@ -36,10 +35,17 @@ func (r *AuditSweeper) Start(ctx context.Context) error {
 	if r.Results == nil {
 		return errors.New("the audit sweeper needs the results store")
 	}
+	r.setDefaults()
 	return runEvery(ctx, auditSweepEvery, "removing audit entries past their retention", func(ctx context.Context) error {
 		_, err := r.Sweep(ctx)
 		return err
 	})
+}
+
+// setDefaults gives the zero fields their defaults.
+func (r *AuditSweeper) setDefaults() {
+	orDefault(&r.Retention, DefaultAuditRetention)
+	orRealClock(&r.Clock)
 }
 
 // NeedLeaderElection makes the sweep run on the leader only.
@@ -48,11 +54,7 @@ func (r *AuditSweeper) NeedLeaderElection() bool { return true }
 // Sweep removes every entry older than the retention, in bounded batches, and returns how many
 // it removed.
 func (r *AuditSweeper) Sweep(ctx context.Context) (int, error) {
-	retention := r.Retention
-	if retention <= 0 {
-		retention = DefaultAuditRetention
-	}
-	cut := clocks.Or(r.Clock).Now().Add(-retention)
+	cut := r.Clock.Now().Add(-r.Retention)
 	total := 0
 	for {
 		n, err := r.Results.DeleteAuditBefore(ctx, cut, auditSweepBatch)

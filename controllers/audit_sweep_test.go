@@ -33,7 +33,9 @@ func TestAuditSweeperKeepsEntriesForTheRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, err := (&AuditSweeper{Results: rs, Clock: clocktesting.NewFakePassiveClock(now)}).Sweep(ctx)
+	sweeper := &AuditSweeper{Results: rs, Clock: clocktesting.NewFakePassiveClock(now)}
+	sweeper.setDefaults()
+	n, err := sweeper.Sweep(ctx)
 	if err != nil || n != old {
 		t.Fatalf("Sweep = %d, %v; want %d removed", n, err, old)
 	}

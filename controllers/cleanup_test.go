@@ -20,6 +20,7 @@ import (
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/scheme"
 	"tcs.dev/tcs/internal/sources"
+	iwebhook "tcs.dev/tcs/internal/webhook"
 )
 
 // jamKey makes deleting key from the filesystem store rooted at root fail, as a real I/O
@@ -95,8 +96,8 @@ func TestDeletedTranscriptsLeaveNothingInTheStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTranscript(ns, "org_a", tcsv1.SourcePaste)
 			keys := pipeline.KeysFor("org_a", tr.Spec.ID)
-			payload := WebhookPayloadKey("org_a", "evt_"+tr.Name)
-			archivedPayload := WebhookPayloadKey("org_a", "evt_a"+tr.Name)
+			payload := iwebhook.PayloadKey("org_a", "evt_"+tr.Name)
+			archivedPayload := iwebhook.PayloadKey("org_a", "evt_a"+tr.Name)
 			objects := append(keys.All(), payload, archivedPayload)
 			for _, k := range objects {
 				if err := store.Put(t.Context(), k, []byte("x"), "text/plain"); err != nil {

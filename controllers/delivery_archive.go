@@ -10,7 +10,6 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/results"
 )
 
@@ -58,7 +57,7 @@ func removeArchivedDelivery(ctx context.Context, rs *results.Store, blobs *blob.
 // keeps its payload: only its stale record goes, and its archiving writes a new one.
 func (r *ArchiveReconciler) PurgeDeliveries(ctx context.Context) error {
 	for {
-		ds, err := r.Results.DeliveriesEndedBefore(ctx, clocks.Or(r.Clock).Now().Add(-r.deliveryRetention()), purgeBatch)
+		ds, err := r.Results.DeliveriesEndedBefore(ctx, r.Clock.Now().Add(-r.DeliveryRetention), purgeBatch)
 		if err != nil {
 			return err
 		}

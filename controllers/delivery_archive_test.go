@@ -177,7 +177,7 @@ func TestDeliveryArchiveRestoresAnInterruptedReplay(t *testing.T) {
 	d := &tcsv1.WebhookDelivery{
 		ObjectMeta: metav1.ObjectMeta{Name: "evt-" + id[4:], Namespace: h.ns, CreationTimestamp: ended},
 		Spec: tcsv1.WebhookDeliverySpec{ID: id, Organization: "org_a", Endpoint: ep.Name, Event: tcsv1.EventTranscriptCreated,
-			TranscriptID: ids.New("tr"), PayloadRef: WebhookPayloadKey("org_a", id)},
+			TranscriptID: ids.New("tr"), PayloadRef: iwebhook.PayloadKey("org_a", id)},
 		Status: tcsv1.WebhookDeliveryStatus{State: tcsv1.DeliveryFailed, CompletedAt: &ended,
 			Attempts: []tcsv1.DeliveryAttempt{{Time: ended, StatusCode: 500, Error: "the endpoint answered 500"}}},
 	}

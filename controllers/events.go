@@ -42,7 +42,7 @@ func (r *TranscriptReconciler) announce(before *tcsv1.TranscriptStatus, t *tcsv1
 	for _, old := range before.Jobs {
 		if old.ID == job.ID && old.Attempts < job.Attempts {
 			recorder.Record(r.Recorder, t, nil, corev1.EventTypeWarning, recorder.ReasonFetchFailed, recorder.ActionFetch,
-				"The %s job failed (attempt %d of %d) and is retried in %s: %s", job.Type, job.Attempts, r.maxAttempts(), result.RequeueAfter, job.Error)
+				"The %s job failed (attempt %d of %d) and is retried in %s: %s", job.Type, job.Attempts, r.MaxAttempts, result.RequeueAfter, job.Error)
 			return
 		}
 	}

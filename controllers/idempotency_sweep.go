@@ -8,7 +8,6 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/results"
 )
 
@@ -35,11 +34,8 @@ func (r *IdempotencySweeper) Start(ctx context.Context) error {
 	if r.Results == nil {
 		return errors.New("the idempotency sweeper needs the results store")
 	}
-	every := r.Every
-	if every <= 0 {
-		every = DefaultIdempotencySweepEvery
-	}
-	return runEvery(ctx, every, "removing expired idempotency records", func(ctx context.Context) error {
+	r.setDefaults()
+	return runEvery(ctx, r.Every, "removing expired idempotency records", func(ctx context.Context) error {
 		_, err := r.Sweep(ctx)
 		return err
 	})
@@ -61,12 +57,18 @@ func runEvery(ctx context.Context, period time.Duration, what string, f func(con
 	}
 }
 
+// setDefaults gives the zero fields their defaults.
+func (r *IdempotencySweeper) setDefaults() {
+	orDefault(&r.Every, DefaultIdempotencySweepEvery)
+	orRealClock(&r.Clock)
+}
+
 // NeedLeaderElection makes the sweep run on the leader only.
 func (r *IdempotencySweeper) NeedLeaderElection() bool { return true }
 
 // Sweep removes every record expired now, in bounded batches, and returns how many it removed.
 func (r *IdempotencySweeper) Sweep(ctx context.Context) (int, error) {
-	now := clocks.Or(r.Clock).Now()
+	now := r.Clock.Now()
 	total := 0
 	for {
 		n, err := r.Results.DeleteExpiredIdempotency(ctx, now, idempotencySweepBatch)

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -47,13 +46,7 @@ func (r *OrganizationReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if equality.Semantic.DeepEqual(before, &org.Status) {
 		return ctrl.Result{}, nil
 	}
-	if err := patch.Patch(ctx, r.Client, org); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", org.Name, err)
-	}
-	return ctrl.Result{}, nil
+	return afterWrite(patch.Patch(ctx, r.Client, org), "updating the status of %s", org.Name)
 }
 
 // SetupWithManager registers the reconciler with mgr; a change of an API-key Secret

@@ -21,7 +21,6 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
@@ -119,7 +118,14 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// is stored for them by this reconciler; the update brings the transcript back. The
 		// archiver removes it with its mark (its record keeps the objects); a soft delete
 		// undoes the mark, and the finalizer comes back for the purge.
-		return ctrl.Result{}, r.addFinalizer(ctx, t)
+		err := addFinalizer(ctx, r.Client, t, tcsv1.FinalizerStoredObjects)
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil // the newer transcript, or its deletion, brings it back
+		}
+		if err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding the finalizer of %s: %w", t.Spec.ID, err)
+		}
+		return ctrl.Result{}, nil
 	}
 	if t.Status.Phase == "" && t.Annotations[tcsv1.AnnotationUnarchived] != "" {
 		// Recreated from its archived record: the archiver restores its status first.
@@ -128,14 +134,8 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	patch := statuspatch.New(t, statuspatch.OwnerTranscript)
 	if t.Status.DeletedAt != nil {
 		// A soft delete ends what was in flight, in one status write, before the purge waits.
-		if t.EndOnSoftDelete(metav1.NewTime(clocks.Or(r.Clock).Now())) {
-			if err := patch.Patch(ctx, r.Client, t); err != nil {
-				if apierrors.IsConflict(err) {
-					return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-				}
-				return ctrl.Result{}, fmt.Errorf("ending the work of deleted transcript %s: %w", t.Spec.ID, err)
-			}
-			return ctrl.Result{}, nil
+		if t.EndOnSoftDelete(metav1.NewTime(r.Clock.Now())) {
+			return afterWrite(patch.Patch(ctx, r.Client, t), "ending the work of deleted transcript %s", t.Spec.ID)
 		}
 		return r.purge(ctx, t)
 	}
@@ -152,24 +152,24 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// The API server writes the first transition of the transcripts it creates, and its
 		// answer shows it; only one it left without is taken over here, so that the
 		// transition has one writer.
-		if age := clocks.Or(r.Clock).Now().Sub(t.CreationTimestamp.Time); age < r.adoptAfter() {
-			return ctrl.Result{RequeueAfter: r.adoptAfter() - age}, nil
+		if age := r.Clock.Now().Sub(t.CreationTimestamp.Time); age < r.AdoptAfter {
+			return ctrl.Result{RequeueAfter: r.AdoptAfter - age}, nil
 		}
 		t.Status.Phase = tcsv1.PhasePending
 		t.Status.AIPassStatus = tcsv1.AIPassIdle
-		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(clocks.Or(r.Clock).Now()))
-		t.QueueRequestedAIPass(metav1.NewTime(clocks.Or(r.Clock).Now()))
-		t.Emit(tcsv1.EventTranscriptCreated, clocks.Or(r.Clock).Now())
+		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.Clock.Now()))
+		t.QueueRequestedAIPass(metav1.NewTime(r.Clock.Now()))
+		t.Emit(tcsv1.EventTranscriptCreated, r.Clock.Now())
 		t.SyncConditions()
 	case tcsv1.PhasePending:
 		job := t.ActiveJob()
 		if job == nil {
-			job = t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(clocks.Or(r.Clock).Now()))
+			job = t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.Clock.Now()))
 		}
 		var err error
 		switch {
 		case job.State == tcsv1.JobQueued:
-			now := metav1.NewTime(clocks.Or(r.Clock).Now())
+			now := metav1.NewTime(r.Clock.Now())
 			job.State, job.StartedAt = tcsv1.JobRunning, &now
 			t.SyncConditions()
 		case job.Type == tcsv1.JobCorrection:
@@ -188,10 +188,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return result, nil
 	}
 	if err := patch.Patch(ctx, r.Client, t); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", t.Name, err)
+		return afterWrite(err, "updating the status of %s", t.Name)
 	}
 	r.announce(before, t, result)
 	return result, nil
@@ -216,7 +213,7 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 	// A failed attempt's status write brings a reconcile at once, and a restart one too:
 	// the job runs again only once its recorded wait is over.
 	if next := job.NextAttemptAt; next != nil {
-		if wait := next.Sub(clocks.Or(r.Clock).Now()); wait > 0 {
+		if wait := next.Sub(r.Clock.Now()); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
 	}
@@ -247,7 +244,7 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 		// they get the public message, which names no address of the service; the logs get
 		// the cause.
 		job.Attempts++
-		if job.Attempts >= r.maxAttempts() {
+		if job.Attempts >= r.MaxAttempts {
 			log.FromContext(ctx).Info("job failed for good", "job", job.ID, "attempt", job.Attempts, "error", err.Error())
 			r.fail(t, job, "server_error", fmt.Sprintf("The %s job failed %d times; last error: %s.", job.Type, job.Attempts, sources.PublicMessage(err)))
 			return ctrl.Result{}, nil
@@ -255,12 +252,12 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 		// The time of the next attempt is written with this one, so that it holds for the
 		// reconciles that write brings and after a restart.
 		delay := r.retryDelay(job.Attempts)
-		next := metav1.NewMicroTime(clocks.Or(r.Clock).Now().Add(delay))
+		next := metav1.NewMicroTime(r.Clock.Now().Add(delay))
 		log.FromContext(ctx).Info("job failed; retrying", "job", job.ID, "attempt", job.Attempts, "next", next.Time, "error", err.Error())
 		job.Error, job.NextAttemptAt = sources.PublicMessage(err), &next
 		return ctrl.Result{RequeueAfter: delay}, nil
 	}
-	now := metav1.NewTime(clocks.Or(r.Clock).Now())
+	now := metav1.NewTime(r.Clock.Now())
 	job.State, job.Progress, job.Error, job.FinishedAt, job.NextAttemptAt = tcsv1.JobSucceeded, 100, "", &now, nil
 	if t.Status.Title == "" && t.Spec.Source.Title == "" && title != "" {
 		t.Status.Title = clipTitle(title)
@@ -318,13 +315,13 @@ func (r *TranscriptReconciler) correct(ctx context.Context, t *tcsv1.Transcript,
 		log.FromContext(ctx).Error(err, "correcting a transcript failed; retrying")
 		return fmt.Errorf("correcting %s: %w", t.Spec.ID, err)
 	}
-	res.Complete(t, keys, clocks.Or(r.Clock).Now())
+	res.Complete(t, keys, r.Clock.Now())
 	return nil
 }
 
 // fail ends job and the transcript with an error the API shows.
 func (r *TranscriptReconciler) fail(t *tcsv1.Transcript, job *tcsv1.Job, typ, msg string) {
-	now := metav1.NewTime(clocks.Or(r.Clock).Now())
+	now := metav1.NewTime(r.Clock.Now())
 	job.State, job.Error, job.FinishedAt, job.NextAttemptAt = tcsv1.JobFailed, msg, &now, nil
 	t.Status.Phase = tcsv1.PhaseFailed
 	t.Status.Error = &tcsv1.TranscriptError{Type: typ, Message: msg}
@@ -341,52 +338,25 @@ func (r *TranscriptReconciler) expireGrant(ctx context.Context, t *tcsv1.Transcr
 		return ctrl.Result{}, nil
 	}
 	// Leave a minute for a confirmation sent just before the expiry.
-	if wait := exp.Add(time.Minute).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
+	if wait := exp.Add(time.Minute).Sub(r.Clock.Now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	if err := r.Store.Delete(ctx, pipeline.KeysFor(t.Spec.Organization, t.Spec.ID).Input); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("deleting the expired upload grant %s: %w", t.Name, err)
-	}
-	return ctrl.Result{}, nil
+	err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion})
+	return afterWrite(client.IgnoreNotFound(err), "deleting the expired upload grant %s", t.Name)
 }
 
 // purge deletes a soft-deleted transcript once its retention is over; the finalizer then
 // removes its objects.
 func (r *TranscriptReconciler) purge(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
-	retention := r.Retention
-	if retention <= 0 {
-		retention = DefaultRetention
-	}
-	if wait := t.Status.DeletedAt.Add(retention).Sub(clocks.Or(r.Clock).Now()); wait > 0 {
+	if wait := t.Status.DeletedAt.Add(r.Retention).Sub(r.Clock.Now()); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	// The precondition keeps a transcript restored a moment ago, with its text.
-	if err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion}); err != nil && !apierrors.IsNotFound(err) {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("purging %s: %w", t.Spec.ID, err)
-	}
-	return ctrl.Result{}, nil
-}
-
-// addFinalizer adds FinalizerStoredObjects to t.
-func (r *TranscriptReconciler) addFinalizer(ctx context.Context, t *tcsv1.Transcript) error {
-	orig := t.DeepCopy()
-	controllerutil.AddFinalizer(t, tcsv1.FinalizerStoredObjects)
-	if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return nil // the newer transcript, or its deletion, brings it back
-		}
-		return fmt.Errorf("adding the finalizer of %s: %w", t.Spec.ID, err)
-	}
-	return nil
+	err := r.Client.Delete(ctx, t, client.Preconditions{ResourceVersion: &t.ResourceVersion})
+	return afterWrite(client.IgnoreNotFound(err), "purging %s", t.Spec.ID)
 }
 
 // finalize removes what a deleted transcript kept in the object store, and its webhook
@@ -399,7 +369,7 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 	if archived(t) {
 		// Moved to the results store: its record points to its objects, and its deliveries
 		// end and are collected on their own.
-		return r.removeFinalizer(ctx, t)
+		return r.endFinalize(ctx, t)
 	}
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
 	for _, key := range keys.All() {
@@ -429,7 +399,7 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 	if err := removeArchivedDeliveries(ctx, r.Results, r.Store, t.Spec.ID); err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.removeFinalizer(ctx, t)
+	return r.endFinalize(ctx, t)
 }
 
 // archived reports whether t is deleted because the archiver moved it to the results store:
@@ -439,55 +409,33 @@ func archived(t *tcsv1.Transcript) bool {
 	return t.Annotations[tcsv1.AnnotationArchivedAt] != "" && t.Status.DeletedAt == nil
 }
 
-// removeFinalizer removes FinalizerStoredObjects from t, letting its deletion end.
-func (r *TranscriptReconciler) removeFinalizer(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
-	orig := t.DeepCopy()
-	controllerutil.RemoveFinalizer(t, tcsv1.FinalizerStoredObjects)
-	if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("removing the finalizer of %s: %w", t.Spec.ID, err))
-	}
-	return ctrl.Result{}, nil
-}
-
-func (r *TranscriptReconciler) maxAttempts() int {
-	if r.MaxAttempts > 0 {
-		return r.MaxAttempts
-	}
-	return DefaultMaxAttempts
+// endFinalize removes FinalizerStoredObjects from t, letting its deletion end.
+func (r *TranscriptReconciler) endFinalize(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
+	err := removeFinalizer(ctx, r.Client, t, tcsv1.FinalizerStoredObjects)
+	return afterWrite(client.IgnoreNotFound(err), "removing the finalizer of %s", t.Spec.ID)
 }
 
 // retryDelay is the wait after a job's attempts-th transient error.
 func (r *TranscriptReconciler) retryDelay(attempts int) time.Duration {
-	d := r.RetryDelay
-	if d <= 0 {
-		d = DefaultRetryDelay
-	}
-	return d << (attempts - 1)
+	return r.RetryDelay << (attempts - 1)
 }
 
-func (r *TranscriptReconciler) adoptAfter() time.Duration {
-	if r.AdoptAfter > 0 {
-		return r.AdoptAfter
-	}
-	return DefaultAdoptAfter
+// setDefaults gives the zero fields their defaults.
+func (r *TranscriptReconciler) setDefaults() {
+	orDefault(&r.AdoptAfter, DefaultAdoptAfter)
+	orDefault(&r.MaxAttempts, DefaultMaxAttempts)
+	orDefault(&r.RetryDelay, DefaultRetryDelay)
+	orDefault(&r.Retention, DefaultRetention)
+	orDefault(&r.Workers, DefaultWorkers)
+	orRealClock(&r.Clock)
 }
 
-// SetupWithManager registers the reconciler with mgr.
+// SetupWithManager sets the defaults and registers the reconciler with mgr.
 func (r *TranscriptReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	workers := r.Workers
-	if workers <= 0 {
-		workers = DefaultWorkers
-	}
+	r.setDefaults()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.Transcript{}).
 		Named("transcript").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers}).
 		Complete(r)
 }
-
-// conflictRequeue is how soon an object whose write lost a race with another writer is
-// reconciled again, from the newer version the cache then holds.
-const conflictRequeue = 250 * time.Millisecond

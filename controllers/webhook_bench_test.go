@@ -34,7 +34,7 @@ func BenchmarkDeliveryThroughput(b *testing.B) {
 		ep := h.endpoint(b, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCompleted)
 		for i := range n {
 			id := fmt.Sprintf("evt_bench%06d", i)
-			key := WebhookPayloadKey("org_a", id)
+			key := iwebhook.PayloadKey("org_a", id)
 			if err := store.Put(b.Context(), key, []byte(`{"id":"tr_x","object":"transcript","event":"transcript.completed"}`), "application/json"); err != nil {
 				b.Fatal(err)
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,8 +26,6 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/clocks"
-	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/netpolicy"
 	"tcs.dev/tcs/internal/results"
@@ -52,12 +50,16 @@ const DefaultDeliveryWorkers = 32
 // DefaultBlockedRequeue is how soon a delivery waiting for an earlier one is looked at again.
 const DefaultBlockedRequeue = time.Second
 
+// recordRetry is how often the record of an attempt is tried at once against conflicting
+// writes, before its reconcile requeues.
+var recordRetry = wait.Backoff{Steps: 6}
+
 // previousSecretWindow is how long after a rotation deliveries are signed with the previous
 // secret too.
 const previousSecretWindow = 24 * time.Hour
 
 // WebhookDeliveryReconciler sends WebhookDeliveries: signed, in sequence order per transcript
-// and endpoint, retried on the schedule of limits.WebhookRetryDelays. An ended delivery moves
+// and endpoint, retried on the schedule of webhook.RetryDelays. An ended delivery moves
 // to the results store ArchiveAfter after it ended (the record is written, the resource marked
 // with AnnotationArchivedAt, then deleted, each step idempotent); without archiving it is
 // removed with its payload once Retention has passed. A delivery recreated from its record to
@@ -74,7 +76,7 @@ type WebhookDeliveryReconciler struct {
 	AllowCIDRs []netip.Prefix
 	// Store holds the payloads.
 	Store *blob.Store
-	// RetryDelays are the delays before each retry; nil means limits.WebhookRetryDelays.
+	// RetryDelays are the delays before each retry; nil means webhook.RetryDelays.
 	RetryDelays []time.Duration
 	// Retention is how long an ended delivery is kept; zero means DefaultRetention.
 	Retention time.Duration
@@ -112,7 +114,7 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if !d.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	now := clocks.Or(r.Clock).Now()
+	now := r.Clock.Now()
 	switch d.Status.State {
 	case "":
 		if at, ok := d.Unarchived(); ok && r.Results != nil {
@@ -144,16 +146,16 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, err
 	}
 	if blocked {
-		return ctrl.Result{RequeueAfter: r.blockedRequeue()}, nil
+		return ctrl.Result{RequeueAfter: r.BlockedRequeue}, nil
 	}
 
 	// The cache may lag behind the last status update: send only what the API server says is due.
 	live := &tcsv1.WebhookDelivery{}
-	if err := r.reader().Get(ctx, req.NamespacedName, live); err != nil {
+	if err := r.Reader.Get(ctx, req.NamespacedName, live); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if live.ResourceVersion != d.ResourceVersion {
-		return ctrl.Result{RequeueAfter: r.blockedRequeue()}, nil
+		return ctrl.Result{RequeueAfter: r.BlockedRequeue}, nil
 	}
 	return r.send(ctx, d, ep)
 }
@@ -189,7 +191,7 @@ func (r *WebhookDeliveryReconciler) collect(ctx context.Context, d *tcsv1.Webhoo
 		}
 		return r.archive(ctx, d)
 	}
-	if wait := ended.Add(r.retention()).Sub(now); wait > 0 {
+	if wait := ended.Add(r.Retention).Sub(now); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	if d.Spec.PayloadRef != "" {
@@ -212,7 +214,7 @@ func (r *WebhookDeliveryReconciler) archive(ctx context.Context, d *tcsv1.Webhoo
 			_, err := r.Results.PutDelivery(ctx, d, version)
 			return err
 		},
-		now:       clocks.Or(r.Clock).Now(),
+		now:       r.Clock.Now(),
 		afterPut:  r.afterPut,
 		afterMark: r.afterMark,
 	}.run(ctx, r.Client, d)
@@ -221,7 +223,7 @@ func (r *WebhookDeliveryReconciler) archive(ctx context.Context, d *tcsv1.Webhoo
 // archiving reports whether ended deliveries move to the results store before their
 // retention ends.
 func (r *WebhookDeliveryReconciler) archiving() bool {
-	return r.Results != nil && r.ArchiveAfter > 0 && r.ArchiveAfter < r.retention()
+	return r.Results != nil && r.ArchiveAfter > 0 && r.ArchiveAfter < r.Retention
 }
 
 // finish moves d to the final state without an attempt.
@@ -271,7 +273,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 		return ctrl.Result{}, err
 	}
 
-	start := clocks.Or(r.Clock).Now()
+	start := r.Clock.Now()
 	attempt := tcsv1.DeliveryAttempt{Time: metav1.NewTime(start)}
 	permanent := false
 	if msg := r.checkURL(ep.Spec.URL); msg != "" {
@@ -279,47 +281,34 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 	} else {
 		attempt.StatusCode, attempt.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(d.Spec.Event, d.Spec.ID, current, previous, body, start), body)
 	}
-	end := clocks.Or(r.Clock).Now()
+	end := r.Clock.Now()
 	attempt.DurationMillis = end.Sub(start).Milliseconds()
 	var delay time.Duration
 	record := func(d *tcsv1.WebhookDelivery) {
 		d.Status.Attempts = append(d.Status.Attempts, attempt)
 		ended := metav1.NewTime(end)
-		switch n := len(roundAttempts(d)); {
-		case attempt.Error == "":
+		if attempt.Error == "" {
 			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliverySucceeded, nil, &ended
-		case permanent || n > len(r.retryDelays()):
+			return
+		}
+		var retry bool
+		if !permanent {
+			delay, retry = webhook.NextRetry(r.RetryDelays, len(roundAttempts(d)))
+		}
+		if !retry {
 			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
-		default:
-			delay = r.retryDelays()[n-1]
-			if tenth := int64(delay / 10); tenth > 0 {
-				delay += time.Duration(rand.Int64N(tenth + 1))
-			}
-			next := metav1.NewTime(end.Add(delay))
-			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
+			return
 		}
+		next := metav1.NewTime(end.Add(delay))
+		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
 	}
-	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
-	record(d)
-	err = patch.Patch(ctx, r.Client, d, statuspatch.Locked)
 	// The request was made: a conflicting write (a replay, say) must not lose its record, or
-	// the delivery would be sent again as if it had not been.
-	for i := 0; i < 5 && apierrors.IsConflict(err); i++ {
-		if err = r.reader().Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
-			break
-		}
-		patch = statuspatch.New(d, statuspatch.OwnerWebhook)
-		record(d)
-		err = patch.Patch(ctx, r.Client, d, statuspatch.Locked)
-	}
+	// the delivery would be sent again as if it had not been. Locked: the state recorded
+	// follows from the attempts read.
+	_, err = statuspatch.Retry(ctx, r.Client, r.Reader, recordRetry, d, statuspatch.OwnerWebhook,
+		func() bool { record(d); return true }, statuspatch.Locked)
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("recording an attempt of %s: %w", d.Name, err)
+		return afterWrite(client.IgnoreNotFound(err), "recording an attempt of %s", d.Name)
 	}
 	r.announce(ctx, d, &attempt)
 	if d.Status.NextAttemptAt == nil {
@@ -371,14 +360,14 @@ func (r *WebhookDeliveryReconciler) checkURL(raw string) string {
 // secrets returns the signing secret of ep and, within 24 hours after a rotation, the previous one.
 func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.WebhookEndpoint) (current, previous string, err error) {
 	s := &corev1.Secret{}
-	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ep.Spec.SecretName}, s); err != nil {
+	if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ep.Spec.SecretName}, s); err != nil {
 		return "", "", fmt.Errorf("reading the signing secret of %s: %w", ep.Name, err)
 	}
 	current = string(s.Data[tcsv1.SecretKeyWebhookSecret])
 	if current == "" {
 		return "", "", fmt.Errorf("the secret %s of endpoint %s has no %q", s.Name, ep.Name, tcsv1.SecretKeyWebhookSecret)
 	}
-	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && clocks.Or(r.Clock).Now().Sub(at) < previousSecretWindow {
+	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && r.Clock.Now().Sub(at) < previousSecretWindow {
 		previous = string(s.Data[tcsv1.SecretKeyWebhookPrevious])
 	}
 	return current, previous, nil
@@ -387,16 +376,7 @@ func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.Webho
 // update writes the change of d's status since patch was taken; a conflict requeues. The
 // patch is locked: the state it moves from was read, and a replay may have changed it since.
 func (r *WebhookDeliveryReconciler) update(ctx context.Context, patch *statuspatch.Helper, d *tcsv1.WebhookDelivery) (ctrl.Result, error) {
-	if err := patch.Patch(ctx, r.Client, d, statuspatch.Locked); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("updating the status of %s: %w", d.Name, err)
-	}
-	return ctrl.Result{}, nil
+	return afterWrite(client.IgnoreNotFound(patch.Patch(ctx, r.Client, d, statuspatch.Locked)), "updating the status of %s", d.Name)
 }
 
 // roundAttempts returns the attempts of d's current round: those made at or after the last
@@ -415,37 +395,24 @@ func roundAttempts(d *tcsv1.WebhookDelivery) []tcsv1.DeliveryAttempt {
 
 func streamKey(d *tcsv1.WebhookDelivery) string { return d.Spec.TranscriptID + "/" + d.Spec.Endpoint }
 
-func (r *WebhookDeliveryReconciler) reader() client.Reader {
-	if r.Reader != nil {
-		return r.Reader
+// setDefaults gives the zero fields their defaults.
+func (r *WebhookDeliveryReconciler) setDefaults() {
+	if r.Reader == nil {
+		r.Reader = r.Client
 	}
-	return r.Client
+	if r.RetryDelays == nil {
+		r.RetryDelays = webhook.RetryDelays[:]
+	}
+	orDefault(&r.Retention, DefaultRetention)
+	orDefault(&r.BlockedRequeue, DefaultBlockedRequeue)
+	orDefault(&r.Workers, DefaultDeliveryWorkers)
+	orRealClock(&r.Clock)
 }
 
-func (r *WebhookDeliveryReconciler) retryDelays() []time.Duration {
-	if r.RetryDelays != nil {
-		return r.RetryDelays
-	}
-	return limits.WebhookRetryDelays[:]
-}
-
-func (r *WebhookDeliveryReconciler) retention() time.Duration {
-	if r.Retention > 0 {
-		return r.Retention
-	}
-	return DefaultRetention
-}
-
-func (r *WebhookDeliveryReconciler) blockedRequeue() time.Duration {
-	if r.BlockedRequeue > 0 {
-		return r.BlockedRequeue
-	}
-	return DefaultBlockedRequeue
-}
-
-// SetupWithManager registers the reconciler, and the index of deliveries by transcript and
-// endpoint, with mgr.
+// SetupWithManager sets the defaults and registers the reconciler, and the index of deliveries
+// by transcript and endpoint, with mgr.
 func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.setDefaults()
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookDelivery{},
 		IndexWebhookDeliveryStream, func(o client.Object) []string {
 			return []string{streamKey(o.(*tcsv1.WebhookDelivery))}
@@ -458,15 +425,11 @@ func (r *WebhookDeliveryReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}); err != nil {
 		return fmt.Errorf("indexing webhook deliveries by endpoint: %w", err)
 	}
-	workers := r.Workers
-	if workers <= 0 {
-		workers = DefaultDeliveryWorkers
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.WebhookDelivery{}).
 		Named("webhook-delivery").
 		Watches(&tcsv1.WebhookEndpoint{}, handler.EnqueueRequestsFromMapFunc(r.pendingOf)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers}).
 		Complete(r)
 }
 

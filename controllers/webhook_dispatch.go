@@ -2,9 +2,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,10 +16,10 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/metrics"
 	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/webhook"
 )
 
 // IndexWebhookEndpointOrganization is the field index of WebhookEndpoints by organization.
@@ -49,30 +46,6 @@ type WebhookDispatchReconciler struct {
 	Metrics *metrics.Metrics
 }
 
-// webhookBody is the body of a delivery: the transcript as the API shows it, plus the event
-// and the delivery id.
-type webhookBody struct {
-	apiview.Transcript
-	Event      string `json:"event"`
-	DeliveryID string `json:"delivery_id"`
-}
-
-// DeliveryHash returns the 32 hex digits that name the delivery of event about transcriptID
-// to the endpoint endpointID: the name is "evt-" and the id "evt_" followed by them. key tells
-// apart events of one type that happen more than once (see EmittedEvent.Key).
-func DeliveryHash(transcriptID, event, key, endpointID string) string {
-	if key != "" {
-		event += "/" + key
-	}
-	sum := sha256.Sum256([]byte(transcriptID + "/" + event + "/" + endpointID))
-	return hex.EncodeToString(sum[:])[:32]
-}
-
-// WebhookPayloadKey returns the object-store key of the payload of a delivery.
-func WebhookPayloadKey(org, deliveryID string) string {
-	return "webhooks/" + org + "/" + deliveryID + ".json"
-}
-
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries,verbs=get;list;watch;create;patch;delete,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookdeliveries/status,verbs=get;patch,namespace=tcs-system
@@ -87,10 +60,6 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	// the failures with which the delete ended its work in flight. A deleted one's are not.
 	if !t.DeletionTimestamp.IsZero() || !slices.ContainsFunc(t.Status.EmittedEvents, func(e tcsv1.EmittedEvent) bool { return !e.Dispatched }) {
 		return ctrl.Result{}, nil
-	}
-	retention := r.Retention
-	if retention <= 0 {
-		retention = DefaultRetention
 	}
 	endpoints := &tcsv1.WebhookEndpointList{}
 	if err := r.Client.List(ctx, endpoints, client.InNamespace(t.Namespace),
@@ -135,7 +104,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		// An event older than the history's retention was delivered and collected already:
 		// it is never sent again.
-		if clocks.Or(r.Clock).Now().Sub(emitted.Time.Time) > retention {
+		if r.Clock.Now().Sub(emitted.Time.Time) > r.Retention {
 			dispatched[seq] = true
 			continue
 		}
@@ -143,20 +112,13 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		done := true
 		for i := range endpoints.Items {
 			ep := &endpoints.Items[i]
-			if !ep.DeletionTimestamp.IsZero() || !slices.Contains(ep.Spec.Events, event) {
+			switch webhook.Receives(ep, event, emitted.Time.Time) {
+			case webhook.NotSubscribed:
 				continue
-			}
-			// An endpoint receives only the events emitted while it subscribed to their type:
-			// never one from before it existed, or before the type was added to it. Event
-			// times are whole seconds, so an event of the second it subscribed in is sent.
-			since, known := subscribedSince(ep, event)
-			if !known {
-				// The type was added a moment ago; the endpoint controller records since when.
+			case webhook.SubscriptionUnknown:
+				// The endpoint controller records since when a moment from now.
 				result.RequeueAfter = time.Second
 				done = false
-				continue
-			}
-			if emitted.Time.Time.Before(since.Truncate(time.Second)) {
 				continue
 			}
 			if err := r.deliver(ctx, t, seq, emitted, ep, func() (apiview.Transcript, error) { return body(seq) }); err != nil {
@@ -185,28 +147,9 @@ func (r *WebhookDispatchReconciler) markDispatched(ctx context.Context, t *tcsv1
 		}
 	}
 	if err := patch.Patch(ctx, r.Client, t, statuspatch.Locked); err != nil {
-		switch {
-		case apierrors.IsNotFound(err):
-			return ctrl.Result{}, nil
-		case apierrors.IsConflict(err):
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("marking the events of %s dispatched: %w", t.Spec.ID, err)
+		return afterWrite(client.IgnoreNotFound(err), "marking the events of %s dispatched", t.Spec.ID)
 	}
 	return result, nil
-}
-
-// subscribedSince returns since when ep subscribes to event, as its status records it; an
-// endpoint whose status was never written subscribes to its types since its creation. It
-// returns false for a type added to the spec that the status does not record yet.
-func subscribedSince(ep *tcsv1.WebhookEndpoint, event string) (time.Time, bool) {
-	if since, ok := ep.SubscribedSince(event); ok {
-		return since, true
-	}
-	if ep.Status.ObservedGeneration == 0 {
-		return ep.CreationTimestamp.Time, true
-	}
-	return time.Time{}, false
 }
 
 // content returns the corrected text of a completed transcript, as the API shows it.
@@ -229,9 +172,8 @@ func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transc
 // cluster or archived in the results store; body renders the transcript the payload shows.
 func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, body func() (apiview.Transcript, error)) error {
 	event := emitted.Type
-	hash := DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)
-	name := "evt-" + hash
-	id := "evt_" + hash
+	hash := webhook.DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)
+	name, id := webhook.DeliveryName(hash), webhook.DeliveryID(hash)
 	existing := &tcsv1.WebhookDelivery{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: name}, existing)
 	if err == nil {
@@ -252,7 +194,7 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		}
 	}
 
-	key := WebhookPayloadKey(t.Spec.Organization, id)
+	key := webhook.PayloadKey(t.Spec.Organization, id)
 	// A payload written by an earlier, interrupted attempt is kept: it shows the same state (or,
 	// for an event recorded without one, a state closer to the event's time).
 	exists, err := r.Store.Exists(ctx, key)
@@ -264,9 +206,9 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		if err != nil {
 			return err
 		}
-		payload, err := json.Marshal(webhookBody{Transcript: shown, Event: event, DeliveryID: id})
+		payload, err := webhook.TranscriptPayload(shown, event, id)
 		if err != nil {
-			return fmt.Errorf("encoding the payload of %s: %w", id, err)
+			return err
 		}
 		if err := r.Store.Put(ctx, key, payload, "application/json"); err != nil {
 			return fmt.Errorf("writing the payload of %s: %w", id, err)
@@ -290,7 +232,7 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		// so no attempt can be lost to a conflicting write.
 		return nil
 	}
-	now := metav1.NewTime(clocks.Or(r.Clock).Now())
+	now := metav1.NewTime(r.Clock.Now())
 	patch := statuspatch.New(d, statuspatch.OwnerWebhook)
 	d.Status.State, d.Status.CompletedAt = tcsv1.DeliverySkipped, &now
 	// The delivery controller skips a delivery for a paused endpoint too, so a failure here
@@ -305,9 +247,11 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	return nil
 }
 
-// SetupWithManager registers the reconciler, and the index of endpoints by organization, with
-// mgr.
+// SetupWithManager sets the defaults and registers the reconciler, and the index of endpoints
+// by organization, with mgr.
 func (r *WebhookDispatchReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	orDefault(&r.Retention, DefaultRetention)
+	orRealClock(&r.Clock)
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookEndpoint{},
 		IndexWebhookEndpointOrganization, func(o client.Object) []string {
 			return []string{o.(*tcsv1.WebhookEndpoint).Spec.Organization}

@@ -2,19 +2,16 @@ package controllers
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/statuspatch"
 )
 
@@ -39,18 +36,12 @@ func (r *WebhookEndpointReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	before := ep.Status.DeepCopy()
 	patch := statuspatch.New(ep, statuspatch.OwnerWebhook)
-	ep.Status.Subscriptions = Subscriptions(ep, clocks.Or(r.Clock).Now())
+	ep.Status.Subscriptions = Subscriptions(ep, r.Clock.Now())
 	ep.Status.ObservedGeneration = ep.Generation
 	if equality.Semantic.DeepEqual(before, &ep.Status) {
 		return ctrl.Result{}, nil
 	}
-	if err := patch.Patch(ctx, r.Client, ep); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("recording the subscriptions of endpoint %s: %w", ep.Name, err)
-	}
-	return ctrl.Result{}, nil
+	return afterWrite(patch.Patch(ctx, r.Client, ep), "recording the subscriptions of endpoint %s", ep.Name)
 }
 
 // Subscriptions returns the subscriptions ep's status should record at now: the recorded ones
@@ -81,8 +72,9 @@ func Subscriptions(ep *tcsv1.WebhookEndpoint, now time.Time) []tcsv1.EventSubscr
 	return out
 }
 
-// SetupWithManager registers the reconciler with mgr.
+// SetupWithManager sets the defaults and registers the reconciler with mgr.
 func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	orRealClock(&r.Clock)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.WebhookEndpoint{}).
 		Named("webhook-endpoint").

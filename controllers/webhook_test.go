@@ -320,7 +320,7 @@ func allIn(n int, state tcsv1.DeliveryState) func([]tcsv1.WebhookDelivery) bool 
 // wantBody is the body a delivery of event about tr must have.
 func wantBody(t *testing.T, tr *tcsv1.Transcript, content *string, event, id string) []byte {
 	t.Helper()
-	b, err := json.Marshal(webhookBody{Transcript: apiview.NewTranscript(tr, content), Event: event, DeliveryID: id})
+	b, err := json.Marshal(iwebhook.TranscriptBody{Transcript: apiview.NewTranscript(tr, content), Event: event, DeliveryID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestWebhookDeliversEventsInOrderWithTheTranscriptAsBody(t *testing.T) {
 		body  *string
 	}{{tcsv1.EventTranscriptCreated, atCreated, nil}, {tcsv1.EventTranscriptCompleted, atCompleted, &content}} {
 		d, r := ds[i], got[i]
-		hash := DeliveryHash(tr.Spec.ID, want.event, "", ep.Spec.ID)
+		hash := iwebhook.DeliveryHash(tr.Spec.ID, want.event, "", ep.Spec.ID)
 		if d.Spec.Event != want.event || d.Spec.Sequence != i || d.Spec.ID != "evt_"+hash || d.Name != "evt-"+hash ||
 			d.Spec.Endpoint != ep.Name || d.Spec.PayloadRef != "webhooks/org_a/"+d.Spec.ID+".json" {
 			t.Fatalf("delivery %d: %+v", i, d.Spec)

@@ -11,7 +11,7 @@ import (
 	"tcs.dev/tcs/apiserver/dashboard"
 	"tcs.dev/tcs/controllers"
 	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/webhook"
 )
 
 // serveOptions configures the API and the controllers.
@@ -74,7 +74,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore,
 	f.StringVar(&o.publicURL, "public-url", os.Getenv("TCS_PUBLIC_URL"), "base URL clients reach the API at (env TCS_PUBLIC_URL; default: http:// and the listen address)")
 	f.StringVar(&o.uploadSecret, "upload-secret", os.Getenv("TCS_UPLOAD_SECRET"), "secret that signs upload URLs of the filesystem store (env TCS_UPLOAD_SECRET; default: random per process)")
 	f.StringSliceVar(&o.outboundAllow, "outbound-allow-cidrs", nil, "CIDRs outbound requests may reach although private (empty in production)")
-	f.DurationSliceVar(&o.webhookRetryDelays, "webhook-retry-delays", limits.WebhookRetryDelays[:], "delays before the retries of a failed webhook delivery")
+	f.DurationSliceVar(&o.webhookRetryDelays, "webhook-retry-delays", webhook.RetryDelays[:], "delays before the retries of a failed webhook delivery")
 	f.DurationVar(&o.webhookRetention, "webhook-retention", 30*24*time.Hour, "how long webhook delivery history is kept")
 	f.DurationVar(&o.auditRetention, "audit-retention", controllers.DefaultAuditRetention, "how long the entries of the organizations' audit trail are kept in the results store")
 	f.StringVar(&o.outboundCAFile, "outbound-ca-file", "", "PEM file of certificate authorities outbound HTTPS (webhooks, fetches) trusts besides the system's")

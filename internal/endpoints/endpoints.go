@@ -4,7 +4,6 @@ package endpoints
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -492,20 +491,16 @@ func (m *Manager) Delivery(ctx context.Context, id, org string) (*tcsv1.WebhookD
 // into the cluster for it, and archived again once it ends.
 func (m *Manager) Replay(ctx context.Context, d *tcsv1.WebhookDelivery, now time.Time) error {
 	id, key := d.Spec.ID, types.NamespacedName{Namespace: m.Namespace, Name: d.Name}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &tcsv1.WebhookDelivery{}
-		if err := m.Client.Get(ctx, key, cur); err != nil {
-			return err
-		}
-		patch := statuspatch.New(cur, statuspatch.OwnerEndpoints)
-		cur.Replay(now)
+	cur := &tcsv1.WebhookDelivery{}
+	err := m.Client.Get(ctx, key, cur)
+	if err == nil {
 		// Locked: the count of replays goes up by one from the count read.
-		if err := patch.Patch(ctx, m.Client, cur, statuspatch.Locked); err != nil {
-			return err
-		}
+		_, err = statuspatch.Retry(ctx, m.Client, m.Client, retry.DefaultRetry, cur, statuspatch.OwnerEndpoints,
+			func() bool { cur.Replay(now); return true }, statuspatch.Locked)
+	}
+	if err == nil {
 		*d = *cur
-		return nil
-	})
+	}
 	if apierrors.IsNotFound(err) && m.Archive != nil {
 		err = m.replayArchived(ctx, id, key, now)
 	}
@@ -539,20 +534,19 @@ func (m *Manager) replayArchived(ctx context.Context, id string, key types.Names
 		}
 		return err
 	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &tcsv1.WebhookDelivery{}
-		if err := m.Client.Get(ctx, key, cur); err != nil {
-			return err
-		}
-		if cur.Status.State != "" {
-			return nil // restored by the controller
-		}
-		patch := statuspatch.New(cur, statuspatch.OwnerEndpoints)
-		cur.Status = rec.Delivery.Status
-		cur.Replay(at)
+	cur := &tcsv1.WebhookDelivery{}
+	err = m.Client.Get(ctx, key, cur)
+	if err == nil {
 		// Locked: only a delivery the controller has not restored meanwhile gets the record's status.
-		return patch.Patch(ctx, m.Client, cur, statuspatch.Locked)
-	})
+		_, err = statuspatch.Retry(ctx, m.Client, m.Client, retry.DefaultRetry, cur, statuspatch.OwnerEndpoints, func() bool {
+			if cur.Status.State != "" {
+				return false // restored by the controller
+			}
+			cur.Status = rec.Delivery.Status
+			cur.Replay(at)
+			return true
+		}, statuspatch.Locked)
+	}
 	if apierrors.IsNotFound(err) {
 		// Not in a cache yet, or sent and archived again already: the controller restores
 		// the status from the mark.
@@ -561,42 +555,28 @@ func (m *Manager) replayArchived(ctx context.Context, id string, key types.Names
 	return err
 }
 
-// EventTest is the event type of a test delivery: receivers that act on the six event types of
-// the API ignore it.
-const EventTest = "test"
-
 // PayloadStore keeps delivery bodies by key.
 type PayloadStore interface {
 	Put(ctx context.Context, key string, data []byte, contentType string) error
-}
-
-// PayloadKey is the object-store key of the body of delivery id of organization org.
-func PayloadKey(org, id string) string {
-	return "webhooks/" + org + "/" + id + ".json"
 }
 
 // SendTest creates a delivery of a test event to ep, which its controller sends, signs and
 // retries like any other; its body says it is a test.
 func (m *Manager) SendTest(ctx context.Context, store PayloadStore, ep *tcsv1.WebhookEndpoint, now time.Time) (*tcsv1.WebhookDelivery, error) {
 	suffix := ids.Random(32)
-	id, name := "evt_"+suffix, "evt-"+suffix
-	body, err := json.Marshal(map[string]any{
-		"id": id, "object": "event", "event": EventTest, "delivery_id": id, "test": true,
-		"organization_id": ep.Spec.Organization, "endpoint_id": ep.Spec.ID,
-		"created_at": now.UTC().Format(time.RFC3339),
-		"message":    "A test event sent from the tcs dashboard.",
-	})
+	id, name := webhook.DeliveryID(suffix), webhook.DeliveryName(suffix)
+	body, err := webhook.TestPayload(id, ep.Spec.Organization, ep.Spec.ID, now)
 	if err != nil {
-		return nil, fmt.Errorf("encoding a test event: %w", err)
+		return nil, err
 	}
-	key := PayloadKey(ep.Spec.Organization, id)
+	key := webhook.PayloadKey(ep.Spec.Organization, id)
 	if err := store.Put(ctx, key, body, "application/json"); err != nil {
 		return nil, fmt.Errorf("writing the payload of %s: %w", id, err)
 	}
 	d := &tcsv1.WebhookDelivery{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ep.Namespace, Labels: map[string]string{tcsv1.LabelOrganization: ep.Spec.Organization}},
 		Spec: tcsv1.WebhookDeliverySpec{ID: id, Organization: ep.Spec.Organization, Endpoint: ep.Name,
-			Event: EventTest, PayloadRef: key},
+			Event: webhook.EventTest, PayloadRef: key},
 	}
 	if err := m.Client.Create(ctx, d); err != nil {
 		return nil, fmt.Errorf("creating a test delivery: %w", err)

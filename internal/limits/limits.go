@@ -35,9 +35,6 @@ const (
 // IdempotencyRetention is how long an Idempotency-Key's response is replayed.
 const IdempotencyRetention = 24 * time.Hour
 
-// WebhookRetryDelays are the delays before each retry of a failed webhook delivery.
-var WebhookRetryDelays = [...]time.Duration{10 * time.Second, time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour}
-
 // The cost of reading one document (package formats). The extracted text of a document is
 // bounded by the cap of its source (MaxPasteContent or MaxRemoteFile); these bound the rest.
 const (

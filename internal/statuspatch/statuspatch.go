@@ -16,7 +16,10 @@ import (
 	"fmt"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -141,4 +144,36 @@ func hasList(v any) bool {
 		}
 	}
 	return false
+}
+
+// Retry applies mutate to obj and patches the change of its status as owner, with opts. After
+// a conflict it reads obj again through r and applies mutate anew, up to backoff.Steps tries in
+// all (client-go's retry.OnError); the first try uses obj as the caller read it. mutate returns
+// false when the object as read needs no write, which ends Retry with written false. It
+// returns the last error: a conflict only when every try lost.
+//
+// It is for a write that must not be lost, because what it records has happened (a delivery
+// attempt, a provider's answer); other writers requeue on a conflict and redo their work from
+// the newer version.
+func Retry(ctx context.Context, c client.Client, r client.Reader, backoff wait.Backoff, obj client.Object, owner string, mutate func() bool, opts ...Option) (written bool, err error) {
+	first := true
+	err = retry.OnError(backoff, apierrors.IsConflict, func() error {
+		if !first {
+			if err := r.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+				return err
+			}
+		}
+		first = false
+		written = false
+		h := New(obj, owner)
+		if !mutate() {
+			return nil
+		}
+		if err := h.Patch(ctx, c, obj, opts...); err != nil {
+			return err
+		}
+		written = true
+		return nil
+	})
+	return written, err
 }

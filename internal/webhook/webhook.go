@@ -1,5 +1,9 @@
-// Package webhook signs the webhooks tcs sends: the secret, the signatures and the headers of a
-// delivery. Receivers verify them with tcs.dev/tcs/pkg/webhook; docs/webhooks.md is their guide.
+// Package webhook is the webhook domain of tcs: which endpoint gets which event
+// (subscription.go), the names and payloads of deliveries (delivery.go), when a failed
+// delivery is tried again (schedule.go), and the secrets, signatures and headers of a
+// delivery (this file). Receivers verify the signatures with tcs.dev/tcs/pkg/webhook;
+// docs/webhooks.md is their guide. The controllers and package endpoints apply these rules;
+// none of them states one again.
 package webhook
 
 import (
