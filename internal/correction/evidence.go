@@ -153,8 +153,14 @@ func (m *matcher) sermonCue(i, j int) bool {
 	if sc.is(j+1, "series") {
 		return !sc.isAny(i-1, "a", "an") // "our revelation series"
 	}
-	return sc.isAny(j+1, "says", "said", "puts", "tells", "teaches", "ends", "begins", "opens", "closes", "depicts", "describes") &&
+	return m.bookVerbAfter(j) &&
 		!sc.isAny(i-1, "a", "an", "the", "his", "her", "their", "our", "your", "my", "its", "these", "those", "this", "that", "some", "many", "no")
+}
+
+// bookVerbAfter reports whether token j, a book's name, is followed by a
+// verb a book takes ("revelation says", "proverbs puts it") or by "series".
+func (m *matcher) bookVerbAfter(j int) bool {
+	return m.sc.isAny(j+1, "says", "said", "puts", "tells", "teaches", "ends", "begins", "opens", "closes", "depicts", "describes", "series")
 }
 
 // citedCue reports whether tokens i..j name book b, which the text has

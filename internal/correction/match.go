@@ -759,6 +759,15 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	}
 	var conf float64
 	switch {
+	case !r.ok && !strongCue && f.book != nil && m.d.bookOf(f.book.id) == 0:
+		// A book outside the versified canon, the deuterocanon, named
+		// without a reference and not after "the book of": "hear the
+		// wisdom of Solomon" before a reading of Proverbs is the king's
+		// wisdom. A sermon that reads one cites it or names it a book.
+		if !m.sermonCue(i, j) {
+			return 0, false
+		}
+		conf = 0.6
 	case rk == riskEnglish:
 		switch {
 		case r.strong:
@@ -785,8 +794,16 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book)) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
-			// makes the book likelier than the English word.
+			// makes the book likelier than the English word. But
+			// "revelation" is a noun sermons use as often as the book:
+			// "his very heart in revelation to us" in a sermon that never
+			// reads Revelation. Its book is applied only once the sermon
+			// has cited it, and suggested before when "in" is its only cue
+			// ("turn to revelation", "revelation depicts" are the book's).
 			conf = 0.86
+			if f.book != nil && f.book.osis == "Rev" && !m.cited(f.book) && sc.is(i-1, "in") && !m.bookVerbAfter(j) {
+				conf = 0.7
+			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
