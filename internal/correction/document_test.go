@@ -71,6 +71,12 @@ func TestWholeDocumentEvidence(t *testing.T) {
 		{"the first chapter of a book", sermonOpening + "go back into the first chapter of genesis on that",
 			[]string{"genesis>Genesis book.lowercase auto"}},
 		{"a chapter of numbers in a life stays", sermonOpening + "it was a chapter of numbers and losses", []string{}},
+		{"a place heard by its sound in a sung chorus stays, in a sermon's captions",
+			captionSermon + "there's a river that flows with mercy and love\nbringing joy to the city of haram\nthere our hope is secure do not fear\n" +
+				"praise the lord\nthere's a river that flows with mercy and love\nbring joy to the city of haram\nthere our hope is secure do not fear\n",
+			[]string{}},
+		{"the same place said once in a sermon's captions is suggested", captionSermon + "bringing joy to the city of haram\nthere our hope is secure do not fear\n",
+			[]string{"haram>Haran place.fuzzy review"}},
 		{"a revelation stays, in a sermon", sermonOpening + "it came as a revelation from god", []string{}},
 		{"the numbers stay, in a sermon", sermonOpening + "look at the numbers in our church", []string{}},
 		{"a lamentation stays, in a sermon", sermonOpening + "in lamentation and mourning they wept", []string{}},

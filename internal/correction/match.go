@@ -968,6 +968,9 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 	if (rule == rulePlaceFuzzy || rule == ruleBookFuzzy) && m.ordinaryWord(start, end) {
 		return
 	}
+	if rule == rulePlaceFuzzy && conf < autoThreshold && m.sungLine(start) {
+		return
+	}
 	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
 		notProse(m.sc.text, start, end) {
 		return
@@ -1328,6 +1331,42 @@ func (m *matcher) fuzzyPlace(i int) {
 		repl = m.str(strings.ToUpper(best.name))
 	}
 	m.add(t.s(), t.e(), repl, rulePlaceFuzzy, conf)
+}
+
+// sungLine reports whether two of the line around offset start, the line
+// before it and the line after it are said again word for word within 2
+// KB: a song's chorus, whose captions ("bring joy to the city of haram",
+// twice) a place's sound does not explain. Lines shorter than 24 bytes (an
+// "amen") are not compared.
+func (m *matcher) sungLine(start int) bool {
+	text := m.sc.text
+	a := strings.LastIndexByte(text[:start], '\n') + 1
+	b := strings.IndexByte(text[start:], '\n')
+	if b < 0 {
+		return false
+	}
+	b += start
+	lines := [3][2]int{{a, b}}
+	if a > 0 {
+		lines[1] = [2]int{strings.LastIndexByte(text[:a-1], '\n') + 1, a - 1}
+	}
+	if c := strings.IndexByte(text[b+1:], '\n'); c >= 0 {
+		lines[2] = [2]int{b + 1, b + 1 + c}
+	}
+	said := 0
+	for _, l := range lines {
+		if l[1]-l[0] < 24 {
+			continue
+		}
+		line := text[l[0]:l[1]]
+		lo, hi := min(l[0], max(0, a-2048)), max(l[1], min(len(text), b+2048))
+		if k := strings.LastIndex(text[lo:l[0]], line); k >= 0 && (lo+k == 0 || text[lo+k-1] == '\n') {
+			said++
+		} else if k := strings.Index(text[l[1]:hi], line); k >= 0 && l[1]+k+len(line) < len(text) && text[l[1]+k+len(line)] == '\n' {
+			said++
+		}
+	}
+	return said >= 2
 }
 
 // knownMiss reports whether the word of t, of ASCII letters, is cached as
