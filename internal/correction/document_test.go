@@ -77,6 +77,8 @@ func TestWholeDocumentEvidence(t *testing.T) {
 			[]string{}},
 		{"the same place said once in a sermon's captions is suggested", captionSermon + "bringing joy to the city of haram\nthere our hope is secure do not fear\n",
 			[]string{"haram>Haran place.fuzzy review"}},
+		{"a capitalised place heard wrong in a list of places before and the", sermonOpening + "they buried him between Zorah and Eshtal and the tomb of his father",
+			[]string{"Eshtal>Eshtaol place.fuzzy review"}},
 		{"a revelation stays, in a sermon", sermonOpening + "it came as a revelation from god", []string{}},
 		{"the numbers stay, in a sermon", sermonOpening + "look at the numbers in our church", []string{}},
 		{"a lamentation stays, in a sermon", sermonOpening + "in lamentation and mourning they wept", []string{}},

@@ -1414,8 +1414,10 @@ func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
 		}
 	}
 	changed, known := m.placeListBefore(i)
-	if known && sc.firstUpper(i) && m.personAfter(i+1) {
-		known = false // "we visited Rome and Philippe came along": a person
+	if known && sc.firstUpper(i) && m.personAfter(i+1) && !(sc.is(i+1, "and") && sc.isAny(i+2, "the", "a")) {
+		// "we visited Rome and Philippe came along": a person; but "between
+		// Zorah and Eshtal and the tomb" goes on as a list of places.
+		known = false
 	}
 	return changed, known
 }
