@@ -79,6 +79,8 @@ func TestWholeDocumentEvidence(t *testing.T) {
 			[]string{"haram>Haran place.fuzzy review"}},
 		{"a capitalised place heard wrong in a list of places before and the", sermonOpening + "they buried him between Zorah and Eshtal and the tomb of his father",
 			[]string{"Eshtal>Eshtaol place.fuzzy review"}},
+		{"from a book to revelation, in a sermon", sermonOpening + "the word of god from genesis to revelation teaches it",
+			[]string{"genesis>Genesis book.lowercase auto", "revelation>Revelation book.lowercase auto"}},
 		{"a revelation stays, in a sermon", sermonOpening + "it came as a revelation from god", []string{}},
 		{"the numbers stay, in a sermon", sermonOpening + "look at the numbers in our church", []string{}},
 		{"a lamentation stays, in a sermon", sermonOpening + "in lamentation and mourning they wept", []string{}},

@@ -147,6 +147,14 @@ func (m *matcher) sermonCue(i, j int) bool {
 		!sc.isAny(i-2, "interested", "believe", "believes", "faith", "trust", "involved", "engaged") {
 		return true
 	}
+	if sc.is(i-1, "to") && sc.is(i-3, "from") && m.found.n > 0 {
+		// "from genesis to revelation": the book after a book the engine
+		// has just read, the span of the whole Bible or of a part of it.
+		if last := m.found.last(); last.rule < rulePlaceLowercase && m.found.end(last) == sc.tok(i-2).e() &&
+			!strings.EqualFold(sc.str(i-2), sc.str(i)) {
+			return true
+		}
+	}
 	if sc.is(i-1, "to") && sc.isAny(i-2, "turn", "turning", "go", "going", "went", "back", "over", "flip", "skip", "jump", "move", "forward") {
 		return true // "turn to revelation", but "a day to mark"
 	}
