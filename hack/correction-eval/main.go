@@ -9,7 +9,8 @@
 //
 // The documents sit in one subdirectory per source shape (captions: lowercase
 // auto-captions without punctuation; asr: punctuated speech recognition;
-// controls: text that is not about the Bible). A document is named by the
+// controls, and any shape whose name begins so: text that is not about the
+// Bible). A document is named by the
 // first 16 hex digits of the SHA-256 of its bytes, so judgments and known
 // errors of documents that may not be kept in the repository hold no text of
 // them: a judgment is "doc, start, end, replacement, right|wrong, note"
@@ -164,7 +165,8 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 				}
 				k := key{doc, c.Start, c.End, escapeTSV(c.Replacement)}
 				right, ok := judged[k]
-				if !ok && shape == "controls" {
+				control := strings.HasPrefix(shape, "controls")
+				if !ok && control {
 					ok, right = true, false
 				}
 				auto := c.Status == correction.StatusAutoApplied
@@ -189,7 +191,7 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 					r[1]++
 					t.rules[c.Rule] = r
 				}
-				if out != nil && (!ok || (shape == "controls" && !hasKey(judged, k))) {
+				if out != nil && (!ok || (control && !hasKey(judged, k))) {
 					fmt.Fprintf(out, "%s\t%d\t%d\t%s\t\t\t%s\t%s\t%s\t%s\n", doc, c.Start, c.End, k.repl,
 						filepath.Base(path), c.Status, c.Rule, context(text, c.Start, c.End))
 				}

@@ -393,6 +393,12 @@ func (r *Rules) judgeBook(w *ctxWindow, c *correction.Change, cited func() map[s
 		(len(w.after) == 0 || w.after[0].lower != "of") && !r.garbledCue(w, book) && sermon() {
 		switch prev := w.before[0].lower; prev {
 		case "in", "through", "from", "into", "on", "after":
+			if prev == "in" && book == "revelation" {
+				// "his very heart in revelation to us": the noun, as
+				// often as the book, in a sermon that does not cite
+				// Revelation (cited above); the engine only suggests it.
+				return Uncertain, "'in revelation' may be the noun; the text does not cite Revelation"
+			}
 			// "comes from exodus", "through judges" in a sermon, as the
 			// engine applies it.
 			return Confirmed, "after '" + prev + "' in a sermon"

@@ -498,6 +498,8 @@ func TestRulesWholeText(t *testing.T) {
 		{"a book the text cites, after the", sermon + "in judges 2 it is dark and the end of judges is darker", aipass.Confirmed, "cites Judges"},
 		{"the psalms after a psalm was cited", sermon + "psalm 46 says it and they prayed the psalms daily", aipass.Confirmed, "cites Psalms"},
 		{"a range of chapters the book does not have", "my favorite verse is 1 peter 5-7 cast your cares", aipass.Confirmed, "5:7"},
+		{"in revelation in a sermon that does not cite it", sermon + "we have his very heart in revelation to us", aipass.Uncertain, "may be the noun"},
+		{"in revelation in a sermon that cites it", sermon + "in revelation 2 there is a letter and in revelation we read more", aipass.Confirmed, "cites Revelation"},
 		{"a book after from, in a sermon", sermon + "he uses language that comes from exodus that comes from the old testament", aipass.Confirmed, "after 'from' in a sermon"},
 	}
 	for _, tt := range tests {

@@ -147,14 +147,28 @@ func (m *matcher) sermonCue(i, j int) bool {
 		!sc.isAny(i-2, "interested", "believe", "believes", "faith", "trust", "involved", "engaged") {
 		return true
 	}
+	if sc.is(i-1, "to") && sc.is(i-3, "from") && m.found.n > 0 {
+		// "from genesis to revelation": the book after a book the engine
+		// has just read, the span of the whole Bible or of a part of it.
+		if last := m.found.last(); last.rule < rulePlaceLowercase && m.found.end(last) == sc.tok(i-2).e() &&
+			!strings.EqualFold(sc.str(i-2), sc.str(i)) {
+			return true
+		}
+	}
 	if sc.is(i-1, "to") && sc.isAny(i-2, "turn", "turning", "go", "going", "went", "back", "over", "flip", "skip", "jump", "move", "forward") {
 		return true // "turn to revelation", but "a day to mark"
 	}
 	if sc.is(j+1, "series") {
 		return !sc.isAny(i-1, "a", "an") // "our revelation series"
 	}
-	return sc.isAny(j+1, "says", "said", "puts", "tells", "teaches", "ends", "begins", "opens", "closes", "depicts", "describes") &&
+	return m.bookVerbAfter(j) &&
 		!sc.isAny(i-1, "a", "an", "the", "his", "her", "their", "our", "your", "my", "its", "these", "those", "this", "that", "some", "many", "no")
+}
+
+// bookVerbAfter reports whether token j, a book's name, is followed by a
+// verb a book takes ("revelation says", "proverbs puts it") or by "series".
+func (m *matcher) bookVerbAfter(j int) bool {
+	return m.sc.isAny(j+1, "says", "said", "puts", "tells", "teaches", "ends", "begins", "opens", "closes", "depicts", "describes", "series")
 }
 
 // citedCue reports whether tokens i..j name book b, which the text has

@@ -45,7 +45,7 @@ func cueWords() map[string]cueKind {
 		"derby": cueReal, "listerine": cueReal, "lister": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
-		"valley": cueHead, "mount": cueHead,
+		"valley": cueHead, "mount": cueHead, "widow": cueHead,
 		"look":   cueLook,
 		"writer": cueWriter, "writers": cueWriter, "right": cueWriter, "rider": cueWriter,
 		"author": cueWriter,
@@ -62,6 +62,8 @@ func headPlaceNames() map[string][]string {
 		"lake":   {"Gennesaret", "Galilee"},
 		"pool":   {"Siloam", "Bethesda"},
 		"brook":  {"Kidron", "Cherith", "Besor"},
+		// The widows the Bible names by their town (1 Kings 17, Luke 7).
+		"widow":  {"Zarephath", "Nain"},
 		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
 		// "Mount Sinai": the mountains follow the noun without "of".
 		"mount": {"Sinai", "Carmel", "Hermon", "Moriah", "Horeb", "Tabor", "Ebal", "Gerizim", "Nebo",
@@ -377,17 +379,35 @@ func (m *matcher) lookBook(i int) {
 }
 
 // bookNamedBefore reports whether a book is named, capitalised, in the 300
-// bytes before token t.
+// bytes before token t; in a text lowercase throughout (captionCase), a
+// book's lowercase name as a whole word counts ("in matthew he's saying").
 func (m *matcher) bookNamedBefore(t token) bool {
 	before := m.sc.text[max(0, t.s()-300):t.s()]
+	lower := m.captionCase()
 	for _, ts := range [][]bookTarget{m.d.bookTargets, m.d.shortBooks} {
 		for k := range ts {
-			if strings.Contains(before, ts[k].name) {
+			if strings.Contains(before, ts[k].name) || lower && containsWord(before, ts[k].lower) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// containsWord reports whether s holds w between bytes that are not
+// letters.
+func containsWord(s, w string) bool {
+	for off := 0; ; {
+		k := strings.Index(s[off:], w)
+		if k < 0 {
+			return false
+		}
+		a, b := off+k, off+k+len(w)
+		if (a == 0 || !isWordByte(s[a-1])) && (b == len(s) || !isWordByte(s[b])) {
+			return true
+		}
+		off = a + 1
+	}
 }
 
 // headPlace suggests the place that a capitalised word after "the garden
@@ -397,7 +417,9 @@ func (m *matcher) bookNamedBefore(t token) bool {
 // from, or i.
 func (m *matcher) headPlace(i int) int {
 	sc := m.sc
-	mount := sc.is(i, "mount")
+	// "Mount Sinai", and "the Brook Cherith" as often as "the brook of
+	// Cherith": the name follows the noun without "of".
+	mount := sc.is(i, "mount") || sc.is(i, "brook") && !sc.is(i+1, "of")
 	c := i + 1
 	if !mount {
 		if !sc.is(i+1, "of") {
@@ -417,7 +439,11 @@ func (m *matcher) headPlace(i int) int {
 		return i
 	}
 	lower := !sc.firstUpper(c)
-	if lower && (n < 7 || !m.sermon() || !m.captionCase() || m.isEnglishNear(c) ||
+	minLower := 7
+	if sc.is(i, "widow") {
+		minLower = 6 // "a widow of zelfat": the towns are short, and after a person no place noun is English
+	}
+	if lower && (n < minLower || !m.sermon() || !m.captionCase() || m.isEnglishNear(c) ||
 		m.d.fuzzyEnglish[string(sc.lowerBytes(c))]) {
 		// A lowercase word is English ("the sea of glass", "a pool of
 		// blood"); but in a sermon's captions, lowercase throughout, a
@@ -547,7 +573,13 @@ func (m *matcher) writerOf(i int) int {
 		return i
 	}
 	t := sc.tok(c)
-	if n := t.e() - t.s(); n < 5 || n > 15 || t.flags&(tDigits|tMulti) != 0 || !sc.firstUpper(c) {
+	if n := t.e() - t.s(); n < 5 || n > 15 || t.flags&(tDigits|tMulti) != 0 {
+		return i
+	}
+	if !sc.firstUpper(c) && !(m.captionCase() && m.sermon() && m.bookVerbAfter(c)) {
+		// A capital tells the book from "the right of roman citizens";
+		// in a sermon's captions, lowercase throughout, only a verb a
+		// book takes does: "the right of hebrew says".
 		return i
 	}
 	lw := sc.lowerBytes(c)
@@ -617,37 +649,63 @@ func (m *matcher) ofChapterBook(i int) int {
 // fuzzyBook tries token c as a misspelled book name before a reference
 // or after a cue (cued); see fuzzyName. A word before "chapter N" that no
 // rule read as a book may still be the book the sermon has cited with
-// chapter N (see citedChapterBook).
+// chapter N (see citedChapterOf).
 func (m *matcher) fuzzyBook(c int, cued bool) (int, bool) {
 	if next, ok := m.fuzzyName(c, cued); ok {
 		return next, true
 	}
-	if cued || m.nCitedChs == 0 || !m.sc.is(c+1, "chapter") {
+	if cued || m.nCitedChs == 0 {
 		return 0, false
 	}
-	return m.citedChapterBook(c)
+	if !m.sc.is(c+1, "chapter") {
+		return 0, false
+	}
+	b, r := m.citedChapterOf(c)
+	if b == 0 {
+		return 0, false
+	}
+	m.repeatedChapterBook(c, b)
+	return m.emitBook(c, c, m.d.bookID[b-1], r, ruleBookFuzzy, 0.7), true
 }
 
-// citedChapterBook reads token c, a word before "chapter N", as the book
+// repeatedChapterBook suggests book b (see dict.bookOf), which
+// citedChapterOf read in token c, for the same word said just before it:
+// "the same chapter or promise, the promise chapter 16", a speaker's own
+// repetition, after "Proverbs 16". The first is suggested without a
+// reference.
+func (m *matcher) repeatedChapterBook(c int, b uint8) {
+	sc := m.sc
+	p := c - 1
+	if sc.is(p, "the") {
+		p--
+	}
+	if p < 0 || !strings.EqualFold(sc.str(p), sc.str(c)) || m.found.n > 0 && m.found.end(m.found.last()) > sc.tok(p).s() {
+		return
+	}
+	m.emitBook(p, p, m.d.bookID[b-1], ref{}, ruleBookFuzzy, 0.7)
+}
+
+// citedChapterOf reads token c, a word before "chapter N", as the book
 // whose chapter N the sermon has cited, when the word begins with the
 // book's first three letters and is about as long: "the promise chapter
-// 16" after "Proverbs 16". Only suggested.
-func (m *matcher) citedChapterBook(c int) (int, bool) {
+// 16" after "Proverbs 16". It returns the book (see dict.bookOf) and the
+// reference after c, or 0. Only suggested.
+func (m *matcher) citedChapterOf(c int) (uint8, ref) {
 	sc := m.sc
 	t := sc.tok(c)
 	n := t.e() - t.s()
 	if n < 5 || n > 16 || t.flags&(tDigits|tMulti) != 0 {
-		return 0, false
+		return 0, ref{}
 	}
 	if m.found.n > 0 && m.found.end(m.found.last()) > t.s() {
-		return 0, false
+		return 0, ref{}
 	}
 	if root, _, isPre := m.key(c); isPre || root != nil {
-		return 0, false // a dictionary form: its own rules decided
+		return 0, ref{} // a dictionary form: its own rules decided
 	}
 	r := m.parseRef(c + 1)
 	if !r.ok || !r.chapterWord || !m.sermon() {
-		return 0, false
+		return 0, ref{}
 	}
 	w := sc.str(c)
 	var found uint8
@@ -659,14 +717,14 @@ func (m *matcher) citedChapterBook(c int) (int, bool) {
 			continue
 		}
 		if found != 0 {
-			return 0, false // two books: neither is sure
+			return 0, ref{} // two books: neither is sure
 		}
 		found = b
 	}
 	if found == 0 {
-		return 0, false
+		return 0, ref{}
 	}
-	return m.emitBook(c, c, m.d.bookID[found-1], r, ruleBookFuzzy, 0.7), true
+	return found, r
 }
 
 // citedBareBook suggests the book the sermon has cited for token c, a

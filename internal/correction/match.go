@@ -545,6 +545,11 @@ func (m *matcher) strongCue(i int) bool {
 		// indefinite article makes the phrase a common noun, not a title.
 		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
 	}
+	if sc.is(i-1, "of") && sc.isAny(i-2, "chapter", "chapters") && sc.isAny(i-3, "first", "last", "second", "third", "next", "opening", "final", "whole") {
+		// "the first chapter of genesis", "the last chapters of
+		// revelation": a chapter's place in a book.
+		return sc.is(i-4, "the")
+	}
 	if sc.is(i-1, "the") && sc.is(i-2, "to") && sc.isAny(i-3, "letter", "letters", "epistle", "epistles", "wrote", "writes", "writing", "written") {
 		return !sc.isAny(i-4, "a", "an", "another", "any", "some", "every", "each", "one", "no")
 	}
@@ -759,6 +764,15 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 	}
 	var conf float64
 	switch {
+	case !r.ok && !strongCue && f.book != nil && m.d.bookOf(f.book.id) == 0:
+		// A book outside the versified canon, the deuterocanon, named
+		// without a reference and not after "the book of": "hear the
+		// wisdom of Solomon" before a reading of Proverbs is the king's
+		// wisdom. A sermon that reads one cites it or names it a book.
+		if !m.sermonCue(i, j) {
+			return 0, false
+		}
+		conf = 0.6
 	case rk == riskEnglish:
 		switch {
 		case r.strong:
@@ -785,8 +799,16 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book)) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
-			// makes the book likelier than the English word.
+			// makes the book likelier than the English word. But
+			// "revelation" is a noun sermons use as often as the book:
+			// "his very heart in revelation to us" in a sermon that never
+			// reads Revelation. Its book is applied only once the sermon
+			// has cited it, and suggested before when "in" is its only cue
+			// ("turn to revelation", "revelation depicts" are the book's).
 			conf = 0.86
+			if f.book != nil && f.book.osis == "Rev" && !m.cited(f.book) && sc.is(i-1, "in") && !m.bookVerbAfter(j) {
+				conf = 0.7
+			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
@@ -944,6 +966,9 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		return
 	}
 	if (rule == rulePlaceFuzzy || rule == ruleBookFuzzy) && m.ordinaryWord(start, end) {
+		return
+	}
+	if rule == rulePlaceFuzzy && conf < autoThreshold && m.sungLine(start) {
 		return
 	}
 	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
@@ -1308,6 +1333,42 @@ func (m *matcher) fuzzyPlace(i int) {
 	m.add(t.s(), t.e(), repl, rulePlaceFuzzy, conf)
 }
 
+// sungLine reports whether two of the line around offset start, the line
+// before it and the line after it are said again word for word within 2
+// KB: a song's chorus, whose captions ("bring joy to the city of haram",
+// twice) a place's sound does not explain. Lines shorter than 24 bytes (an
+// "amen") are not compared.
+func (m *matcher) sungLine(start int) bool {
+	text := m.sc.text
+	a := strings.LastIndexByte(text[:start], '\n') + 1
+	b := strings.IndexByte(text[start:], '\n')
+	if b < 0 {
+		return false
+	}
+	b += start
+	lines := [3][2]int{{a, b}}
+	if a > 0 {
+		lines[1] = [2]int{strings.LastIndexByte(text[:a-1], '\n') + 1, a - 1}
+	}
+	if c := strings.IndexByte(text[b+1:], '\n'); c >= 0 {
+		lines[2] = [2]int{b + 1, b + 1 + c}
+	}
+	said := 0
+	for _, l := range lines {
+		if l[1]-l[0] < 24 {
+			continue
+		}
+		line := text[l[0]:l[1]]
+		lo, hi := min(l[0], max(0, a-2048)), max(l[1], min(len(text), b+2048))
+		if k := strings.LastIndex(text[lo:l[0]], line); k >= 0 && (lo+k == 0 || text[lo+k-1] == '\n') {
+			said++
+		} else if k := strings.Index(text[l[1]:hi], line); k >= 0 && l[1]+k+len(line) < len(text) && text[l[1]+k+len(line)] == '\n' {
+			said++
+		}
+	}
+	return said >= 2
+}
+
 // knownMiss reports whether the word of t, of ASCII letters, is cached as
 // having no place near it: the common case, answered without a call.
 func (m *matcher) knownMiss(t *token) bool {
@@ -1353,8 +1414,10 @@ func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
 		}
 	}
 	changed, known := m.placeListBefore(i)
-	if known && sc.firstUpper(i) && m.personAfter(i+1) {
-		known = false // "we visited Rome and Philippe came along": a person
+	if known && sc.firstUpper(i) && m.personAfter(i+1) && !(sc.is(i+1, "and") && sc.isAny(i+2, "the", "a")) {
+		// "we visited Rome and Philippe came along": a person; but "between
+		// Zorah and Eshtal and the tomb" goes on as a list of places.
+		known = false
 	}
 	return changed, known
 }
