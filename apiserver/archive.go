@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/results"
 )
 
 // unarchive brings the archived transcript rec back into the cluster as a resource with rec's
@@ -78,71 +77,4 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 		return nil, fmt.Errorf("restoring the status of archived %s: %w", rec.Spec.ID, err)
 	}
 	return t, nil
-}
-
-// archivedPage returns the page of org's archived transcripts that f, limit and the cursor
-// select, leaving out those that also are resources in the cluster (in the moment between the
-// archiver's write and its delete, or brought back for an AI pass): the resource is the truth.
-func (s *Server) archivedPage(ctx context.Context, org string, f listFilter, limit int, cursor *tcsv1.Transcript, before bool) ([]*tcsv1.Transcript, bool, error) {
-	if s.results == nil {
-		return nil, false, nil
-	}
-	opts := results.ListOptions{Status: f.status, SourceType: f.sourceType, CreatedGTE: f.createdFrom, CreatedLTE: f.createdTo}
-	if cursor != nil {
-		c := &results.Cursor{ID: cursor.Spec.ID, CreatedAt: cursor.Created().Truncate(time.Second)}
-		if before {
-			opts.EndingBefore = c
-		} else {
-			opts.StartingAfter = c
-		}
-	}
-	for extra := 0; ; {
-		opts.Limit = limit + extra
-		page, err := s.results.List(ctx, org, opts)
-		if err != nil {
-			return nil, false, err
-		}
-		out := make([]*tcsv1.Transcript, 0, len(page.Records))
-		for _, rec := range page.Records {
-			live := &tcsv1.Transcript{}
-			err := s.cache.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(rec.ID)}, live)
-			switch {
-			case err == nil:
-				continue
-			case !apierrors.IsNotFound(err):
-				return nil, false, fmt.Errorf("reading transcript %s: %w", rec.ID, err)
-			}
-			out = append(out, rec.Transcript)
-		}
-		if len(out) >= limit || !page.HasMore {
-			return out, page.HasMore || len(out) > limit, nil
-		}
-		extra += limit - len(out) + 1
-	}
-}
-
-// mergePages merges two pages in list order (newest first) into one of at most limit
-// transcripts; hasMore tells whether either page had more, or the merge left some out.
-func mergePages(a, b []*tcsv1.Transcript, aMore, bMore bool, limit int, before bool) ([]*tcsv1.Transcript, bool) {
-	out := make([]*tcsv1.Transcript, 0, min(limit+1, len(a)+len(b)))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		if j >= len(b) || i < len(a) && newerFirst(a[i], b[j]) {
-			out = append(out, a[i])
-			i++
-		} else {
-			out = append(out, b[j])
-			j++
-		}
-	}
-	hasMore := aMore || bMore || len(out) > limit
-	if len(out) > limit {
-		if before {
-			// The page right before the cursor is the oldest of the newer ones.
-			out = out[len(out)-limit:]
-		} else {
-			out = out[:limit]
-		}
-	}
-	return out, hasMore
 }

@@ -29,6 +29,7 @@ import (
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
 // Options configures a Server.
@@ -82,13 +83,15 @@ type Options struct {
 
 // Server is the REST front-end.
 type Server struct {
-	namespace     string
-	cache         cache.Cache
-	apiReader     client.Reader
-	client        client.Client
-	processor     *pipeline.Processor
-	store         *blob.Store
-	results       *results.Store
+	namespace string
+	cache     cache.Cache
+	apiReader client.Reader
+	client    client.Client
+	processor *pipeline.Processor
+	store     *blob.Store
+	results   *results.Store
+	// transcripts is the organization-scoped access to transcripts every handler goes through.
+	transcripts   *transcripts.Service
 	uploads       http.Handler
 	outboundAllow []netip.Prefix
 	resolver      *net.Resolver
@@ -173,6 +176,8 @@ func New(opts Options) *Server {
 
 		idempotencyRetention: limits.IdempotencyRetention,
 	}
+	s.transcripts = &transcripts.Service{Namespace: opts.Namespace, Cache: opts.Cache, APIReader: opts.APIReader,
+		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached}
 	// The filesystem store's upload URLs point at this server, which checks and stores them;
 	// an S3 store takes its uploads itself.
 	if opts.Store != nil {
@@ -182,6 +187,10 @@ func New(opts Options) *Server {
 	}
 	return s
 }
+
+// Transcripts returns the organization-scoped access to transcripts the API's handlers use, for
+// the other front-ends on its port.
+func (s *Server) Transcripts() *transcripts.Service { return s.transcripts }
 
 // Limiter returns the rate limiter of the server, for the other front-ends on its port.
 func (s *Server) Limiter() ratelimit.Limiter { return s.limiter }
