@@ -568,15 +568,10 @@ func (s *Server) ownedTranscriptOrRecord(w http.ResponseWriter, r *http.Request)
 	return t, archived, true
 }
 
-// lookupTranscript reads transcript id for the caller's organization: 404 when it does not
-// exist (or is deleted, or an unconfirmed upload), 403 when another organization owns it.
-func (s *Server) lookupTranscript(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
-	t, _, aerr := s.lookup(ctx, id)
-	return t, aerr
-}
-
-// lookup is lookupTranscript that also tells whether the transcript was read from its
-// archived record: the transcripts service's Get for the caller's organization.
+// lookup reads transcript id for the caller's organization, and tells whether it was read from
+// its archived record: the transcripts service's Get, with its errors as the API's answers
+// (404 when it does not exist, or is deleted, or an unconfirmed upload; 403 when another
+// organization owns it).
 func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool, *apiError) {
 	t, archived, err := s.transcripts.Get(ctx, principalFrom(ctx).OrganizationID, id)
 	if err != nil {
