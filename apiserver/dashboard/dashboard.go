@@ -2,8 +2,8 @@
 // and password resets (sent by email), transcripts
 // with live progress, API keys, webhook endpoints, delivery history and replay, members and an
 // audit trail. It renders HTML on the server and reads and writes through the same code as the
-// API (apiserver's handlers) and `tcs admin` (internal/orgs, internal/endpoints,
-// internal/accounts).
+// API (internal/transcripts, the organization-scoped access to transcripts) and `tcs admin`
+// (internal/orgs, internal/endpoints, internal/accounts).
 package dashboard
 
 import (
@@ -25,12 +25,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/endpoints"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/mail"
+	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
 // The dashboard writes webhook endpoints, organizations (members) and Events (notifications of
@@ -81,9 +84,13 @@ func (d *Dashboard) cookiePath() string {
 // host only (tcs may live on a subdomain of a domain that also serves plain http).
 const hstsValue = "max-age=31536000"
 
-// APIReader reads the API's resources as an organization, through the API's own handlers.
-type APIReader interface {
-	Read(ctx context.Context, org, path string, query url.Values, out any) error
+// Transcripts is the organization-scoped access to transcripts, their changes, jobs and
+// content that the API's handlers use too (*transcripts.Service).
+type Transcripts interface {
+	Get(ctx context.Context, org, id string) (*tcsv1.Transcript, bool, error)
+	Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error)
+	List(ctx context.Context, org string, o transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error)
+	Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error)
 }
 
 // Payloads reads and writes webhook payloads by object-store key.
@@ -102,8 +109,8 @@ type Options struct {
 	Reader client.Reader
 	// Cache is the informer cache whose transcript watch feeds live progress.
 	Cache cache.Cache
-	// API reads transcripts, changes and jobs the way the API does.
-	API APIReader
+	// Transcripts reads transcripts, changes and jobs by the same rules as the API.
+	Transcripts Transcripts
 	// Accounts manages members, passwords and sessions.
 	Accounts *accounts.Accounts
 	// Endpoints manages webhook endpoints and deliveries.
