@@ -11,12 +11,9 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -25,6 +22,7 @@ import (
 	"tcs.dev/tcs/internal/formats"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
 // newTranscript returns the resource of a new transcript of org, made by the transcripts
@@ -300,16 +298,7 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	if opts != t.Spec.Options {
 		// The options given at confirmation join the grant's before the job is queued, so that
 		// every pass of the transcript runs with them.
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
-				return err
-			}
-			if t.Status.Phase != "" {
-				return nil // confirmed meanwhile: the check below answers
-			}
-			t.Spec.Options = opts
-			return s.client.Update(ctx, t)
-		})
+		err := s.transcripts.SetOptions(ctx, principalFrom(ctx).OrganizationID, t, opts)
 		if err != nil {
 			return nil, serverError(fmt.Errorf("applying the options of upload %s: %w", id, err))
 		}
@@ -457,23 +446,16 @@ func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1
 	defer deadline.Stop()
 	for {
 		// Read after registering, so that no change between the two is missed.
-		err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t)
-		if apierrors.IsNotFound(err) {
-			// Finished and archived meanwhile (or long ago, for a resumed request).
-			rec, rerr := s.transcripts.Archived(ctx, principalFrom(ctx).OrganizationID, t.Spec.ID)
-			if rerr != nil || rec == nil {
-				if rerr == nil {
-					rerr = fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err)
-				}
-				s.writeAPIError(w, r, serverError(rerr))
-				return
-			}
-			t, err = rec, nil
+		// Archived meanwhile (or long ago, for a resumed request), it is read from its record.
+		found, err := s.transcripts.Find(ctx, principalFrom(ctx).OrganizationID, t.Spec.ID)
+		if err == nil && found == nil {
+			err = transcripts.ErrNotFound
 		}
 		if err != nil {
 			s.serverError(w, r, fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err))
 			return
 		}
+		t = found
 		if finished(t) {
 			s.respondTranscript(w, r, t, status)
 			return

@@ -132,7 +132,7 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 			if queue, aerr = decide(t); aerr != nil || !queue {
 				break
 			}
-			if t, err = s.unarchive(r.Context(), t); err != nil {
+			if t, err = s.transcripts.Unarchive(r.Context(), principalFrom(r.Context()).OrganizationID, t, s.clock.Now()); err != nil {
 				break
 			}
 		}

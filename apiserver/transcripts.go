@@ -506,7 +506,7 @@ func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript
 // createOnce creates t; when a transcript of that name exists already, made by an earlier run
 // of the same idempotent request (its id was recorded before), t becomes that one.
 func (s *Server) createOnce(ctx context.Context, t *tcsv1.Transcript) error {
-	err := s.client.Create(ctx, t)
+	err := s.transcripts.Create(ctx, principalFrom(ctx).OrganizationID, t)
 	if !apierrors.IsAlreadyExists(err) || !resumedRun(ctx) {
 		return err
 	}

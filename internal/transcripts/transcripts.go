@@ -138,6 +138,17 @@ func (s *Service) New(org, id string, src tcsv1.TranscriptSource, opts tcsv1.Tra
 	}, nil
 }
 
+// Create creates t, a new transcript of org (made by New).
+func (s *Service) Create(ctx context.Context, org string, t *tcsv1.Transcript) error {
+	if err := CheckOrg(org); err != nil {
+		return err
+	}
+	if err := owned(org, t); err != nil {
+		return err
+	}
+	return s.Client.Create(ctx, t)
+}
+
 // Get returns transcript id of org, and whether it was read from its archived record rather
 // than from its resource. The resource is read first and the record after: the archiver writes
 // the record before it deletes the resource, so a transcript is always in one of the two.
@@ -369,6 +380,30 @@ func (s *Service) UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcr
 			s.Written(ctx, t)
 		}
 		return nil
+	})
+}
+
+// SetOptions sets the options of t, an upload grant of org, before its confirmation queues
+// its job; a grant confirmed meanwhile is left as it is (t shows it).
+func (s *Service) SetOptions(ctx context.Context, org string, t *tcsv1.Transcript, opts tcsv1.TranscriptOptions) error {
+	if err := CheckOrg(org); err != nil {
+		return err
+	}
+	if err := owned(org, t); err != nil {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := s.APIReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
+			return err
+		}
+		if err := owned(org, t); err != nil {
+			return err
+		}
+		if t.Status.Phase != "" {
+			return nil // confirmed meanwhile: the caller's check answers
+		}
+		t.Spec.Options = opts
+		return s.Client.Update(ctx, t)
 	})
 }
 

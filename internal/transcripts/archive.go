@@ -1,4 +1,4 @@
-package apiserver
+package transcripts
 
 import (
 	"context"
@@ -13,11 +13,17 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 )
 
-// unarchive brings the archived transcript rec back into the cluster as a resource with rec's
+// Unarchive brings the archived transcript rec of org back into the cluster as a resource with rec's
 // status, and returns the resource. It is idempotent: a resource that exists already (brought
 // back by a concurrent request) is the answer, and one created by a run killed before it
 // restored the status gets its status here or from the archiver.
-func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.Transcript, error) {
+func (s *Service) Unarchive(ctx context.Context, org string, rec *tcsv1.Transcript, now time.Time) (*tcsv1.Transcript, error) {
+	if err := CheckOrg(org); err != nil {
+		return nil, err
+	}
+	if err := owned(org, rec); err != nil {
+		return nil, err
+	}
 	annotations := maps.Clone(rec.Annotations)
 	if annotations == nil {
 		annotations = map[string]string{}
@@ -25,11 +31,11 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 	delete(annotations, tcsv1.AnnotationArchivedAt)
 	labels := maps.Clone(rec.Labels)
 	delete(labels, tcsv1.LabelArchived)
-	annotations[tcsv1.AnnotationUnarchived] = s.clock.Now().UTC().Format(time.RFC3339)
+	annotations[tcsv1.AnnotationUnarchived] = now.UTC().Format(time.RFC3339)
 	created := rec.Created()
 	annotations[tcsv1.AnnotationCreatedAt] = created.UTC().Format(time.RFC3339)
 	t := &tcsv1.Transcript{
-		ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(rec.Spec.ID), Namespace: s.namespace,
+		ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(rec.Spec.ID), Namespace: s.Namespace,
 			Labels: labels, Annotations: annotations,
 			// Its objects are in the store already: a deletion must remove them.
 			Finalizers: []string{tcsv1.FinalizerStoredObjects}},
@@ -37,7 +43,7 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 	}
 	// A resource still leaving the cluster (its finalizer runs) is waited for, briefly.
 	for wait := 0; ; wait++ {
-		err := s.client.Create(ctx, t.DeepCopy())
+		err := s.Client.Create(ctx, t.DeepCopy())
 		if err == nil {
 			break
 		}
@@ -45,7 +51,7 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 			return nil, fmt.Errorf("bringing back archived %s: %w", rec.Spec.ID, err)
 		}
 		existing := &tcsv1.Transcript{}
-		err = s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, existing)
+		err = s.APIReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, existing)
 		switch {
 		case apierrors.IsNotFound(err):
 			continue
@@ -65,7 +71,7 @@ func (s *Server) unarchive(ctx context.Context, rec *tcsv1.Transcript) (*tcsv1.T
 		}
 		break
 	}
-	err := s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
+	err := s.UpdateStatus(ctx, org, t, func(t *tcsv1.Transcript) bool {
 		if t.Status.Phase != "" {
 			return false
 		}
