@@ -6,11 +6,8 @@ import (
 	"net/http"
 
 	"github.com/gorilla/mux"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/aipass"
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/transcripts"
 )
@@ -92,88 +89,31 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, aerr)
 		return
 	}
-	t, archived, ok := s.ownedTranscriptOrRecord(w, r)
-	if !ok {
-		return
-	}
-	apply := t.Spec.Options.AIPass.Apply
+	ctx, id := r.Context(), mux.Vars(r)["id"]
+	var apply *bool
 	if raw, ok := obj["apply"]; ok && !isNull(raw) {
-		if apply, aerr = boolParam(raw, "apply"); aerr != nil {
+		b, aerr := boolParam(raw, "apply")
+		if aerr != nil {
+			// A transcript the caller cannot see is the answer before its body.
+			if _, _, lerr := s.lookup(ctx, id); lerr != nil {
+				s.writeAPIError(w, r, lerr)
+				return
+			}
 			writeError(w, r, aerr)
 			return
 		}
+		apply = &b
 	}
-	// decide tells whether t needs the pass queued, or the answer when it does not.
-	decide := func(t *tcsv1.Transcript) (bool, *apiError) {
-		switch {
-		case ownJob(r.Context(), t) != nil:
-			// An earlier run of this request queued the pass; it is the answer.
-			return false, nil
-		case t.AIPassBusy():
-			return false, &apiError{Status: http.StatusConflict, Type: ErrConflict,
-				Message: fmt.Sprintf("An AI pass of this transcript is already %s; wait for it to end.", t.Status.AIPassStatus)}
-		case t.Status.Phase == tcsv1.PhaseFailed:
-			return false, &apiError{Status: http.StatusConflict, Type: ErrConflict,
-				Message: "The transcript failed; there is no corrected content for an AI pass to validate."}
-		case s.repeatsLastPass(t, apply):
-			last := t.Status.AIPass
-			return false, &apiError{Status: http.StatusConflict, Type: ErrConflict,
-				Message: fmt.Sprintf("The AI pass of this transcript already completed with the %s provider (%s) and apply %t; it gives the same verdicts for the same text every time, so it is not run again. Ask with a different \"apply\" to change what it writes.",
-					last.Provider, last.Model, last.Apply)}
-		case t.Status.DeletedAt != nil:
-			return false, &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %q.", t.Spec.ID)}
-		}
-		return true, nil
-	}
-	var err error
-	for attempt := 0; ; attempt++ {
-		if archived {
-			var queue bool
-			if queue, aerr = decide(t); aerr != nil || !queue {
-				break
-			}
-			if t, err = s.transcripts.Unarchive(r.Context(), principalFrom(r.Context()).OrganizationID, t, s.clock.Now()); err != nil {
-				break
-			}
-		}
-		err = s.updateStatus(r.Context(), t, func(t *tcsv1.Transcript) bool {
-			var queue bool
-			queue, aerr = decide(t)
-			if !queue {
-				return false
-			}
-			if job := t.QueueAIPass(apply, s.metaNow()); job != nil {
-				job.IdempotencyRecord = requestRecord(r.Context())
-			}
-			return true
-		})
-		if !apierrors.IsNotFound(err) || s.results == nil || attempt > 0 {
-			break
-		}
-		// Archived since it was read: bring it back from its record.
-		var rec *tcsv1.Transcript
-		rec, err = s.transcripts.Archived(r.Context(), principalFrom(r.Context()).OrganizationID, t.Spec.ID)
-		if err != nil || rec == nil {
-			break
-		}
-		t, archived, err = rec, true, nil
-	}
+	t, err := s.transcripts.TriggerAIPass(ctx, principalFrom(ctx).OrganizationID, id, transcripts.AIPassRequest{
+		Apply: apply, Record: requestRecord(ctx), Provider: s.aiProvider, Now: s.metaNow()})
+	var conflict *transcripts.ConflictError
 	switch {
-	case aerr != nil:
-		s.writeAPIError(w, r, aerr)
+	case errors.As(err, &conflict):
+		writeError(w, r, &apiError{Status: http.StatusConflict, Type: ErrConflict, Message: conflict.Message})
 	case err != nil:
-		s.serverError(w, r, fmt.Errorf("queueing the AI pass of %s: %w", t.Spec.ID, err))
+		s.writeAPIError(w, r, lookupError(id, err))
 	default:
-		s.effected(r.Context(), t.Spec.ID)
+		s.effected(ctx, t.Spec.ID)
 		s.respondTranscript(w, r, t, http.StatusAccepted)
 	}
-}
-
-// repeatsLastPass reports whether a pass of t with apply would repeat its last completed pass:
-// same settings, and a provider that answers the same text the same way every time.
-func (s *Server) repeatsLastPass(t *tcsv1.Transcript, apply bool) bool {
-	last := t.Status.AIPass
-	p := s.aiProvider
-	return p != nil && aipass.Repeatable(p) && t.Status.AIPassStatus == tcsv1.AIPassCompleted && last != nil &&
-		last.Provider == p.Name() && last.Model == p.Model() && last.Apply == apply
 }

@@ -109,6 +109,11 @@ func (c *countingScope) Unarchive(ctx context.Context, org string, rec *tcsv1.Tr
 	return c.scope.Unarchive(ctx, org, rec, now)
 }
 
+func (c *countingScope) TriggerAIPass(ctx context.Context, org, id string, req transcripts.AIPassRequest) (*tcsv1.Transcript, error) {
+	c.saw(org)
+	return c.scope.TriggerAIPass(ctx, org, id, req)
+}
+
 // TestEveryRouteIsAccountedFor lists every route of the API's router: each one that works on
 // an organization's transcripts must reach the transcripts service, with the organization of
 // the request's key and no other; each other one must not reach it at all. A route the table

@@ -213,6 +213,7 @@ type scope interface {
 	Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error)
 	SetOptions(ctx context.Context, org string, t *tcsv1.Transcript, opts tcsv1.TranscriptOptions) error
 	Unarchive(ctx context.Context, org string, rec *tcsv1.Transcript, now time.Time) (*tcsv1.Transcript, error)
+	TriggerAIPass(ctx context.Context, org, id string, req transcripts.AIPassRequest) (*tcsv1.Transcript, error)
 }
 
 // Limiter returns the rate limiter of the server, for the other front-ends on its port.

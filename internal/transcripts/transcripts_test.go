@@ -38,6 +38,10 @@ func TestEveryMethodRefusesAnEmptyOrMalformedOrganizationBeforeReadingAnything(t
 			{"SetOptions", func() error { return s.SetOptions(ctx, org, mine, tcsv1.TranscriptOptions{}) }},
 			{"Unarchive", func() error { _, err := s.Unarchive(ctx, org, mine, time.Now()); return err }},
 			{"Delete", func() error { _, err := s.Delete(ctx, org, "tr_a", metav1.Now()); return err }},
+			{"TriggerAIPass", func() error {
+				_, err := s.TriggerAIPass(ctx, org, "tr_a", AIPassRequest{Now: metav1.Now()})
+				return err
+			}},
 		} {
 			var oe *OrgError
 			if err := tc.call(); !errors.As(err, &oe) {
