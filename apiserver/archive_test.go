@@ -144,9 +144,13 @@ func testArchivedTranscriptsReadAsLive(t *testing.T, dsn string) {
 				t.Errorf("GET %s of an archived transcript: %d %s\nwant %s", path, r.status, r.raw, want)
 			}
 		}
-		// The dashboard's in-process reads run the same handlers.
-		var shown map[string]any
-		if err := h.srv.Read(ctx, h.keyA.OrganizationID, "/transcripts/"+archived[0], nil, &shown); err != nil || shown["id"] != archived[0] || shown["content"] == nil {
+		// The dashboard reads through the same transcripts service.
+		shown, _, err := h.srv.Transcripts().Get(ctx, h.keyA.OrganizationID, archived[0])
+		var content *string
+		if err == nil {
+			content, err = h.srv.Transcripts().Content(ctx, h.keyA.OrganizationID, shown)
+		}
+		if err != nil || shown.Spec.ID != archived[0] || content == nil {
 			t.Errorf("in-process read of an archived transcript: %v %v", shown, err)
 		}
 		wantError(t, h.do(t, http.MethodGet, "/api/v1/transcripts/"+archived[0], h.keyB.Value, "", nil), 403, ErrForbidden, "id")

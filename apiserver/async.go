@@ -11,66 +11,34 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/formats"
-	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/statuspatch"
-	"tcs.dev/tcs/internal/workingset"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
-// newTranscript returns the resource of a new transcript of org.
-func (s *Server) newTranscript(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) *tcsv1.Transcript {
-	src.InputRef = pipeline.KeysFor(org, id).Input
-	return &tcsv1.Transcript{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      tcsv1.TranscriptName(id),
-			Namespace: s.namespace,
-			Labels: map[string]string{
-				tcsv1.LabelOrganization: org,
-				tcsv1.LabelSourceType:   string(src.Type),
-			},
-			Finalizers: []string{tcsv1.FinalizerStoredObjects},
-		},
-		Spec: tcsv1.TranscriptSpec{ID: id, Organization: org, Source: src, Options: opts},
+// newTranscript returns the resource of a new transcript of org, made by the transcripts
+// service.
+func (s *Server) newTranscript(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) (*tcsv1.Transcript, *apiError) {
+	t, err := s.transcripts.New(org, id, src, opts)
+	if err != nil {
+		return nil, serverError(err)
 	}
+	return t, nil
 }
 
-// updateStatus applies mutate to the latest t and patches its status with the change,
-// retrying on conflicts; mutate returns false to leave the status as it is. The patch is
-// locked, as mutate decides on what it read (a transcript deleted once answers 404 the second
-// time). A transcript the archiver marked (recorded, waiting out of the cache for its
-// deletion) is brought back into the working set first, so that the controllers see the
-// change and the list shows it.
+// updateStatus applies mutate to the latest t, a transcript of the caller's organization, and
+// patches its status with the change: the transcripts service's UpdateStatus.
 func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
-			return err
-		}
-		if err := workingset.Rejoin(ctx, s.client, t); err != nil {
-			return err
-		}
-		patch := statuspatch.New(t, statuspatch.OwnerAPI)
-		if !mutate(t) {
-			return nil
-		}
-		if err := patch.Patch(ctx, s.client, t, statuspatch.Locked); err != nil {
-			return err
-		}
-		s.awaitCached(ctx, t)
-		return nil
-	})
+	return s.transcripts.UpdateStatus(ctx, principalFrom(ctx).OrganizationID, t, mutate)
 }
 
 // cacheWait bounds how long awaitCached holds an answer for the informer cache.
@@ -138,9 +106,12 @@ func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Trans
 			return prior, nil
 		}
 	}
-	t := s.newTranscript(org, id, tcsv1.TranscriptSource{
+	t, aerr := s.newTranscript(org, id, tcsv1.TranscriptSource{
 		Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title,
 	}, req.Options)
+	if aerr != nil {
+		return nil, aerr
+	}
 	if err := s.createOnce(ctx, t); err != nil {
 		return nil, serverError(fmt.Errorf("creating transcript %s: %w", t.Spec.ID, err))
 	}
@@ -264,9 +235,13 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, fmt.Errorf("signing an upload URL: %w", err))
 		return
 	}
-	t := s.newTranscript(org, id, tcsv1.TranscriptSource{
+	t, aerr := s.newTranscript(org, id, tcsv1.TranscriptSource{
 		Type: tcsv1.SourceUpload, Format: string(format), Title: title, Filename: filename, UploadExpiresAt: &expires,
 	}, opts)
+	if aerr != nil {
+		s.writeAPIError(w, r, aerr)
+		return
+	}
 	if err := s.createOnce(ctx, t); err != nil {
 		s.serverError(w, r, fmt.Errorf("creating the upload grant %s: %w", id, err))
 		return
@@ -290,29 +265,12 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
 	ctx := r.Context()
 	id := req.TranscriptID
-	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "transcript_id", Message: fmt.Sprintf("No such upload: %s.", quote(id))}
-	if !ids.Valid("tr", id) {
-		return nil, notFound
-	}
-	t := &tcsv1.Transcript{}
-	err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}, t)
-	if apierrors.IsNotFound(err) {
-		// A confirmed upload may be archived since; it answers as it would in the cluster.
-		rec, aerr := s.archivedRecord(ctx, id)
-		if aerr != nil {
-			return nil, aerr
-		}
-		if rec != nil {
-			t, err = rec, nil
-		}
+	t, err := s.transcripts.Upload(ctx, principalFrom(ctx).OrganizationID, id)
+	if err != nil {
+		return nil, scopedError(err, "transcript_id", fmt.Sprintf("No such upload: %s.", quote(id)),
+			fmt.Sprintf("This API key does not have access to upload %s.", quote(id)))
 	}
 	switch {
-	case apierrors.IsNotFound(err):
-		return nil, notFound
-	case err != nil:
-		return nil, serverError(err)
-	case t.Spec.Organization != principalFrom(ctx).OrganizationID:
-		return nil, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "transcript_id", Message: fmt.Sprintf("This API key does not have access to upload %s.", quote(id))}
 	case t.Spec.Source.Type != tcsv1.SourceUpload:
 		return nil, invalid("transcript_id", fmt.Sprintf("%s is not an upload; its source_type is %s.", quote(id), t.Spec.Source.Type))
 	case t.Status.Phase != "" && ownJob(ctx, t) != nil:
@@ -340,16 +298,7 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	if opts != t.Spec.Options {
 		// The options given at confirmation join the grant's before the job is queued, so that
 		// every pass of the transcript runs with them.
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
-				return err
-			}
-			if t.Status.Phase != "" {
-				return nil // confirmed meanwhile: the check below answers
-			}
-			t.Spec.Options = opts
-			return s.client.Update(ctx, t)
-		})
+		err := s.transcripts.SetOptions(ctx, principalFrom(ctx).OrganizationID, t, opts)
 		if err != nil {
 			return nil, serverError(fmt.Errorf("applying the options of upload %s: %w", id, err))
 		}
@@ -376,40 +325,10 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 // getJob is GET /api/v1/jobs/{id}.
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	jobID := mux.Vars(r)["id"]
-	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such job: %s.", quote(jobID))}
-	if !ids.Valid("job", jobID) {
-		writeError(w, r, notFound)
-		return
-	}
-	// A job id leads to its transcript; when the split of the id is uncertain, the transcript
-	// that has the job is the one.
-	var t *tcsv1.Transcript
-	var j *tcsv1.Job
-	var denied *apiError
-	for _, trID := range tcsv1.TranscriptIDsOfJob(jobID) {
-		cand, aerr := s.lookupTranscript(r.Context(), trID)
-		switch {
-		case aerr == nil:
-			if cj := cand.Job(jobID); cj != nil {
-				t, j = cand, cj
-			}
-		case aerr.Status == http.StatusForbidden:
-			denied = aerr
-		case aerr.Status != http.StatusNotFound:
-			s.writeAPIError(w, r, aerr)
-			return
-		}
-		if j != nil {
-			break
-		}
-	}
-	if j == nil {
-		if denied != nil {
-			denied.Message = fmt.Sprintf("This API key does not have access to job %s.", quote(jobID))
-			s.writeAPIError(w, r, denied)
-			return
-		}
-		writeError(w, r, notFound)
+	t, j, err := s.transcripts.Job(r.Context(), principalFrom(r.Context()).OrganizationID, jobID)
+	if err != nil {
+		s.writeAPIError(w, r, scopedError(err, "id", fmt.Sprintf("No such job: %s.", quote(jobID)),
+			fmt.Sprintf("This API key does not have access to job %s.", quote(jobID))))
 		return
 	}
 	if j.State == tcsv1.JobQueued || j.State == tcsv1.JobRunning {
@@ -527,23 +446,16 @@ func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1
 	defer deadline.Stop()
 	for {
 		// Read after registering, so that no change between the two is missed.
-		err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t)
-		if apierrors.IsNotFound(err) {
-			// Finished and archived meanwhile (or long ago, for a resumed request).
-			rec, aerr := s.archivedRecord(ctx, t.Spec.ID)
-			if aerr != nil || rec == nil {
-				if aerr == nil {
-					aerr = serverError(fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err))
-				}
-				s.writeAPIError(w, r, aerr)
-				return
-			}
-			t, err = rec, nil
+		// Archived meanwhile (or long ago, for a resumed request), it is read from its record.
+		found, err := s.transcripts.Find(ctx, principalFrom(ctx).OrganizationID, t.Spec.ID)
+		if err == nil && found == nil {
+			err = transcripts.ErrNotFound
 		}
 		if err != nil {
 			s.serverError(w, r, fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err))
 			return
 		}
+		t = found
 		if finished(t) {
 			s.respondTranscript(w, r, t, status)
 			return

@@ -1,14 +1,13 @@
 package apiserver
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
+	"github.com/gorilla/mux"
+
 	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/correction"
 	"tcs.dev/tcs/internal/pipeline"
 )
@@ -46,23 +45,11 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, aerr)
 		return
 	}
-	t, ok := s.ownedTranscript(w, r)
-	if !ok {
+	id := mux.Vars(r)["id"]
+	t, changes, err := s.transcripts.Changes(r.Context(), principalFrom(r.Context()).OrganizationID, id)
+	if err != nil {
+		s.writeAPIError(w, r, lookupError(id, err))
 		return
-	}
-	var changes []pipeline.Change
-	if ref := t.Status.ChangesRef; ref != "" {
-		raw, err := s.processor.Content(r.Context(), ref)
-		if err != nil && !errors.Is(err, blob.ErrNotFound) {
-			s.serverError(w, r, fmt.Errorf("reading the changes of %s: %w", t.Spec.ID, err))
-			return
-		}
-		if err == nil {
-			if err := json.Unmarshal(raw, &changes); err != nil {
-				s.serverError(w, r, fmt.Errorf("decoding the changes of %s: %w", t.Spec.ID, err))
-				return
-			}
-		}
 	}
 	changes = slices.DeleteFunc(changes, func(c pipeline.Change) bool { return !keep(&c) })
 	page, hasMore, aerr := paginate(changes, limit, after, before, func(c pipeline.Change) string { return c.ID })

@@ -3,8 +3,8 @@ package apiserver
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
-	"unicode/utf8"
+
+	"tcs.dev/tcs/internal/apiview"
 )
 
 // Error types of the API (the spec's error table).
@@ -37,24 +37,14 @@ func (e *apiError) Error() string {
 	return e.Type + ": " + e.Message
 }
 
-// maxEcho is the most bytes of a request's own input (an id, a query value, a header, the
-// method or path) that an error message repeats.
-const maxEcho = 64
+// maxEcho is the most bytes of a request's own input that an error message repeats.
+const maxEcho = apiview.MaxEcho
 
-// clip returns s cut to at most maxEcho bytes, on a rune boundary, with "…" appended when cut.
-func clip(s string) string {
-	if len(s) <= maxEcho {
-		return s
-	}
-	cut := maxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// clip returns s cut to at most apiview.MaxEcho bytes, on a rune boundary, with "…" appended when cut.
+func clip(s string) string { return apiview.Clip(s) }
 
 // quote returns s, clipped, as a quoted Go string: the way error messages repeat input.
-func quote(s string) string { return strconv.Quote(clip(s)) }
+func quote(s string) string { return apiview.Quote(s) }
 
 func invalid(param, message string) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Type: ErrInvalidRequest, Message: message, Param: param}

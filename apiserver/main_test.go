@@ -78,6 +78,8 @@ type harnessOptions struct {
 	// metrics, when set, records the API's metrics; events records Events.
 	metrics *metrics.Metrics
 	events  bool
+	// wrapScope, when set, wraps the transcripts service the handlers go through.
+	wrapScope func(scope) scope
 }
 
 func newHarness(t *testing.T) *harness {
@@ -173,6 +175,9 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
 	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
+	if opts.wrapScope != nil {
+		srv.transcripts = opts.wrapScope(srv.transcripts)
+	}
 	if opts.idempotencyRetention > 0 {
 		srv.idempotencyRetention = opts.idempotencyRetention
 	}

@@ -29,6 +29,7 @@ import (
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
 	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
 // Options configures a Server.
@@ -82,13 +83,17 @@ type Options struct {
 
 // Server is the REST front-end.
 type Server struct {
-	namespace     string
-	cache         cache.Cache
-	apiReader     client.Reader
-	client        client.Client
-	processor     *pipeline.Processor
-	store         *blob.Store
-	results       *results.Store
+	namespace string
+	cache     cache.Cache
+	apiReader client.Reader
+	client    client.Client
+	processor *pipeline.Processor
+	store     *blob.Store
+	results   *results.Store
+	// service is the organization-scoped access to transcripts; transcripts is the same, as
+	// the handlers go through it (tests wrap it).
+	service       *transcripts.Service
+	transcripts   scope
 	uploads       http.Handler
 	outboundAllow []netip.Prefix
 	resolver      *net.Resolver
@@ -173,6 +178,9 @@ func New(opts Options) *Server {
 
 		idempotencyRetention: limits.IdempotencyRetention,
 	}
+	s.service = &transcripts.Service{Namespace: opts.Namespace, Cache: opts.Cache, APIReader: opts.APIReader,
+		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached}
+	s.transcripts = s.service
 	// The filesystem store's upload URLs point at this server, which checks and stores them;
 	// an S3 store takes its uploads itself.
 	if opts.Store != nil {
@@ -181,6 +189,31 @@ func New(opts Options) *Server {
 		}
 	}
 	return s
+}
+
+// Transcripts returns the organization-scoped access to transcripts the API's handlers use, for
+// the other front-ends on its port.
+func (s *Server) Transcripts() *transcripts.Service { return s.service }
+
+// scope is the organization-scoped access to transcripts that every handler's work on
+// transcripts goes through: *transcripts.Service. Every method takes the organization of the
+// request's API key first.
+type scope interface {
+	New(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) (*tcsv1.Transcript, error)
+	Create(ctx context.Context, org string, t *tcsv1.Transcript) error
+	Get(ctx context.Context, org, id string) (*tcsv1.Transcript, bool, error)
+	Find(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
+	Archived(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
+	Upload(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
+	Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error)
+	Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error)
+	Job(ctx context.Context, org, jobID string) (*tcsv1.Transcript, *tcsv1.Job, error)
+	List(ctx context.Context, org string, o transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error)
+	UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error
+	Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error)
+	SetOptions(ctx context.Context, org string, t *tcsv1.Transcript, opts tcsv1.TranscriptOptions) error
+	Unarchive(ctx context.Context, org string, rec *tcsv1.Transcript, now time.Time) (*tcsv1.Transcript, error)
+	TriggerAIPass(ctx context.Context, org, id string, req transcripts.AIPassRequest) (*tcsv1.Transcript, error)
 }
 
 // Limiter returns the rate limiter of the server, for the other front-ends on its port.
@@ -200,6 +233,13 @@ func (s *Server) uploadError(w http.ResponseWriter, r *http.Request, status int,
 
 // Handler returns the HTTP handler of the whole API.
 func (s *Server) Handler() http.Handler {
+	r := s.router()
+	return s.withHSTS(withRequestID(s.withMetrics(r, withLogging(s.log)(r))))
+}
+
+// router returns the routes of the API. Every route whose handler works on an organization's
+// transcripts reaches them through s.transcripts only (TestEveryRouteIsAccountedFor).
+func (s *Server) router() *mux.Router {
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: ErrNotFound,
 			Message: fmt.Sprintf("Unrecognized request URL (%s %s).", metrics.MethodLabel(r.Method), quote(r.URL.Path))})
@@ -238,8 +278,7 @@ func (s *Server) Handler() http.Handler {
 		r.PathPrefix(prefix).Handler(h)
 		r.Handle("/", http.RedirectHandler(prefix, http.StatusFound)).Methods(http.MethodGet, http.MethodHead)
 	}
-
-	return s.withHSTS(withRequestID(s.withMetrics(r, withLogging(s.log)(r))))
+	return r
 }
 
 // hstsValue is the Strict-Transport-Security of answers over https: a year, this host only (it

@@ -12,17 +12,14 @@ import (
 
 	"github.com/gorilla/mux"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/apiview"
-	"tcs.dev/tcs/internal/blob"
 	"tcs.dev/tcs/internal/formats"
-	"tcs.dev/tcs/internal/ids"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/results"
 	"tcs.dev/tcs/internal/sources"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
 // pasteFormats are the source formats a paste may declare; files (url, upload) may also be docx.
@@ -424,7 +421,11 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		s.serverError(w, r, err)
 		return
 	}
-	t := s.newTranscript(org, id, tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}, req.Options)
+	t, err := s.transcripts.New(org, id, tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}, req.Options)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	if err := s.createOnce(ctx, t); err != nil {
 		s.serverError(w, r, fmt.Errorf("creating transcript %s: %w", id, err))
 		return
@@ -492,25 +493,12 @@ func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Tr
 	s.respondTranscript(w, r, t, http.StatusCreated)
 }
 
-// transcriptOf reads transcript id of the caller's organization from the API server, or nil
-// when it does not exist.
+// transcriptOf reads transcript id of the caller's organization, made by an earlier run of
+// the request, from the API server or its archived record; nil when it does not exist.
 func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
-	t := &tcsv1.Transcript{}
-	err := s.apiReader.Get(ctx, types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}, t)
-	switch {
-	case apierrors.IsNotFound(err):
-		// Made by an earlier run long ago, and archived since.
-		rec, aerr := s.archivedRecord(ctx, id)
-		if aerr != nil || rec == nil {
-			return nil, aerr
-		}
-		t = rec
-	case err != nil:
-		return nil, serverError(fmt.Errorf("reading transcript %s: %w", id, err))
-	}
-	switch {
-	case t.Spec.Organization != principalFrom(ctx).OrganizationID:
-		return nil, serverError(fmt.Errorf("transcript %s of an idempotent request belongs to %s", id, t.Spec.Organization))
+	t, err := s.transcripts.Find(ctx, principalFrom(ctx).OrganizationID, id)
+	if err != nil {
+		return nil, serverError(fmt.Errorf("transcript %s of an idempotent request: %w", id, err))
 	}
 	return t, nil
 }
@@ -518,7 +506,7 @@ func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript
 // createOnce creates t; when a transcript of that name exists already, made by an earlier run
 // of the same idempotent request (its id was recorded before), t becomes that one.
 func (s *Server) createOnce(ctx context.Context, t *tcsv1.Transcript) error {
-	err := s.client.Create(ctx, t)
+	err := s.transcripts.Create(ctx, principalFrom(ctx).OrganizationID, t)
 	if !apierrors.IsAlreadyExists(err) || !resumedRun(ctx) {
 		return err
 	}
@@ -554,17 +542,10 @@ func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
 
 // respondTranscript answers with t, its corrected content included once it is completed.
 func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, status int) {
-	var content *string
-	if t.Status.Phase == tcsv1.PhaseCompleted && t.Status.ContentRef != "" {
-		data, err := s.processor.Content(r.Context(), t.Status.ContentRef)
-		if err != nil && !errors.Is(err, blob.ErrNotFound) {
-			s.serverError(w, r, fmt.Errorf("reading the content of %s: %w", t.Spec.ID, err))
-			return
-		}
-		if err == nil {
-			c := string(data)
-			content = &c
-		}
+	content, err := s.transcripts.Content(r.Context(), principalFrom(r.Context()).OrganizationID, t)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
 	}
 	writeJSON(w, status, apiview.NewTranscript(t, content))
 }
@@ -587,74 +568,36 @@ func (s *Server) ownedTranscriptOrRecord(w http.ResponseWriter, r *http.Request)
 	return t, archived, true
 }
 
-// lookupTranscript reads transcript id for the caller's organization: 404 when it does not
-// exist (or is deleted, or an unconfirmed upload), 403 when another organization owns it.
-func (s *Server) lookupTranscript(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
-	t, _, aerr := s.lookup(ctx, id)
-	return t, aerr
-}
-
-// lookup is lookupTranscript that also tells whether the transcript was read from its
-// archived record. The resource is read first and the record after: the archiver writes the
-// record before it deletes the resource, so a transcript is always in one of the two.
+// lookup reads transcript id for the caller's organization, and tells whether it was read from
+// its archived record: the transcripts service's Get, with its errors as the API's answers
+// (404 when it does not exist, or is deleted, or an unconfirmed upload; 403 when another
+// organization owns it).
 func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool, *apiError) {
-	notFound := &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: "id", Message: fmt.Sprintf("No such transcript: %s.", quote(id))}
-	if !ids.Valid("tr", id) {
-		return nil, false, notFound
-	}
-	key := types.NamespacedName{Namespace: s.namespace, Name: tcsv1.TranscriptName(id)}
-	t := &tcsv1.Transcript{}
-	archived := false
-	// One read by name from the API server: the informer cache may lag a write of a moment ago
-	// (a create, a completion, a delete), and a client that just wrote must read its write.
-	err := s.apiReader.Get(ctx, key, t)
-	switch {
-	case apierrors.IsNotFound(err):
-		rec, aerr := s.archivedRecord(ctx, id)
-		if aerr != nil || rec == nil {
-			if aerr == nil {
-				aerr = notFound
-			}
-			return nil, false, aerr
-		}
-		t, archived = rec, true
-	case err != nil:
-		return nil, false, serverError(fmt.Errorf("reading transcript %s: %w", id, err))
-	case !t.DeletionTimestamp.IsZero() && t.Annotations[tcsv1.AnnotationArchivedAt] != "":
-		// Leaving the cluster for its record, which already holds it: what is done to it
-		// from now on is done to the record.
-		rec, aerr := s.archivedRecord(ctx, id)
-		if aerr != nil {
-			return nil, false, aerr
-		}
-		if rec != nil {
-			t, archived = rec, true
-		}
-	}
-	if t.Spec.Organization != principalFrom(ctx).OrganizationID {
-		return nil, false, &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: "id",
-			Message: fmt.Sprintf("This API key does not have access to transcript %s.", quote(id))}
-	}
-	if t.Status.DeletedAt != nil || t.Status.Phase == "" && t.Spec.Source.Type == tcsv1.SourceUpload {
-		return nil, false, notFound
+	t, archived, err := s.transcripts.Get(ctx, principalFrom(ctx).OrganizationID, id)
+	if err != nil {
+		return nil, false, lookupError(id, err)
 	}
 	return t, archived, nil
 }
 
-// archivedRecord returns the archived transcript id, soft-deleted or not; nil when there is
-// none (or no results store).
-func (s *Server) archivedRecord(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
-	if s.results == nil {
-		return nil, nil
-	}
-	rec, err := s.results.Get(ctx, id, results.GetOptions{IncludeDeleted: true})
+// lookupError is the API's answer to a failed read of transcript id by the transcripts
+// service: 404 when it does not exist for the caller, 403 when another organization owns it.
+func lookupError(id string, err error) *apiError {
+	return scopedError(err, "id", fmt.Sprintf("No such transcript: %s.", quote(id)),
+		fmt.Sprintf("This API key does not have access to transcript %s.", quote(id)))
+}
+
+// scopedError maps an error of the transcripts service to the API's answer naming param:
+// notFound for transcripts.ErrNotFound, forbidden for transcripts.ErrForeign, a server error
+// for anything else.
+func scopedError(err error, param, notFound, forbidden string) *apiError {
 	switch {
-	case errors.Is(err, results.ErrNotFound):
-		return nil, nil
-	case err != nil:
-		return nil, serverError(fmt.Errorf("reading the archived record of %s: %w", id, err))
+	case errors.Is(err, transcripts.ErrNotFound):
+		return &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: param, Message: notFound}
+	case errors.Is(err, transcripts.ErrForeign):
+		return &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: param, Message: forbidden}
 	}
-	return rec.Transcript, nil
+	return serverError(err)
 }
 
 // terminal reports whether a transcript in phase p is done with the deterministic pass.

@@ -2,8 +2,8 @@
 // and password resets (sent by email), transcripts
 // with live progress, API keys, webhook endpoints, delivery history and replay, members and an
 // audit trail. It renders HTML on the server and reads and writes through the same code as the
-// API (apiserver's handlers) and `tcs admin` (internal/orgs, internal/endpoints,
-// internal/accounts).
+// API (internal/transcripts, the organization-scoped access to transcripts) and `tcs admin`
+// (internal/orgs, internal/endpoints, internal/accounts).
 package dashboard
 
 import (
@@ -25,12 +25,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/clocks"
 	"tcs.dev/tcs/internal/endpoints"
 	"tcs.dev/tcs/internal/limits"
 	"tcs.dev/tcs/internal/mail"
+	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
 // The dashboard writes webhook endpoints, organizations (members) and Events (notifications of
@@ -81,9 +84,13 @@ func (d *Dashboard) cookiePath() string {
 // host only (tcs may live on a subdomain of a domain that also serves plain http).
 const hstsValue = "max-age=31536000"
 
-// APIReader reads the API's resources as an organization, through the API's own handlers.
-type APIReader interface {
-	Read(ctx context.Context, org, path string, query url.Values, out any) error
+// Transcripts is the organization-scoped access to transcripts, their changes, jobs and
+// content that the API's handlers use too (*transcripts.Service).
+type Transcripts interface {
+	Get(ctx context.Context, org, id string) (*tcsv1.Transcript, bool, error)
+	Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error)
+	List(ctx context.Context, org string, o transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error)
+	Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error)
 }
 
 // Payloads reads and writes webhook payloads by object-store key.
@@ -102,8 +109,8 @@ type Options struct {
 	Reader client.Reader
 	// Cache is the informer cache whose transcript watch feeds live progress.
 	Cache cache.Cache
-	// API reads transcripts, changes and jobs the way the API does.
-	API APIReader
+	// Transcripts reads transcripts, changes and jobs by the same rules as the API.
+	Transcripts Transcripts
 	// Accounts manages members, passwords and sessions.
 	Accounts *accounts.Accounts
 	// Endpoints manages webhook endpoints and deliveries.
@@ -229,58 +236,88 @@ func (d *Dashboard) Start(ctx context.Context) error {
 // Handler returns the dashboard's handler, for paths under Prefix.
 func (d *Dashboard) Handler() http.Handler {
 	m := http.NewServeMux()
-	static, _ := fs.Sub(staticFS, "static")
-	m.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/static/", cacheFor(time.Hour, http.FileServerFS(static))))
-	m.HandleFunc("GET /dashboard/{$}", d.home)
-	m.HandleFunc("GET /dashboard/signin", d.signInPage)
-	m.HandleFunc("POST /dashboard/signin", d.sameOrigin(d.signIn))
-	m.HandleFunc("POST /dashboard/signout", d.sameOrigin(d.signOut))
-	m.HandleFunc("GET /dashboard/invitation", d.tokenPage("Invitation", Prefix+"invitation/open",
-		"Open the link of your invitation email in this browser, or paste the code that follows # in it."))
-	m.HandleFunc("POST /dashboard/invitation/open", d.sameOrigin(d.limitAnonymous(d.openInvitation)))
-	m.HandleFunc("POST /dashboard/invitation", d.sameOrigin(d.limitAnonymous(d.acceptWithPassword)))
-	m.HandleFunc("GET /dashboard/forgot", d.forgotPage)
-	m.HandleFunc("POST /dashboard/forgot", d.sameOrigin(d.limitAnonymous(d.forgot)))
-	m.HandleFunc("GET /dashboard/reset", d.tokenPage("Set a password", Prefix+"reset/open",
-		"Open the link of your password email in this browser, or paste the code that follows # in it."))
-	m.HandleFunc("POST /dashboard/reset/open", d.sameOrigin(d.limitAnonymous(d.openReset)))
-	m.HandleFunc("POST /dashboard/reset", d.sameOrigin(d.limitAnonymous(d.completeReset)))
-	m.HandleFunc("GET /dashboard/invitations", d.invitations)
-	m.HandleFunc("POST /dashboard/invitations/accept", d.sameOrigin(d.answerInvitation(true)))
-	m.HandleFunc("POST /dashboard/invitations/decline", d.sameOrigin(d.answerInvitation(false)))
-
-	org := func(pattern string, min string, h orgHandler) {
-		method, path, _ := strings.Cut(pattern, " ")
-		m.Handle(method+" /dashboard/o/{org}"+path, d.inOrg(min, method != http.MethodGet, h))
+	for _, rt := range d.publicRoutes() {
+		m.Handle(rt.pattern, rt.h)
 	}
-	org("GET /{$}", accounts.RoleMember, d.overview)
-	org("GET /transcripts", accounts.RoleMember, d.transcripts)
-	org("GET /transcripts/{id}", accounts.RoleMember, d.transcript)
-	org("GET /transcripts/{id}/download", accounts.RoleMember, d.download)
-	org("GET /live", accounts.RoleMember, d.liveEvents)
-	org("GET /keys", accounts.RoleMember, d.keys)
-	org("POST /keys", accounts.RoleAdmin, d.createKey)
-	org("POST /keys/{id}/reveal", accounts.RoleMember, d.revealKey)
-	org("POST /keys/{id}/revoke", accounts.RoleAdmin, d.revokeKey)
-	org("GET /endpoints", accounts.RoleMember, d.endpoints)
-	org("POST /endpoints", accounts.RoleAdmin, d.createEndpoint)
-	org("GET /endpoints/{id}", accounts.RoleMember, d.endpoint)
-	org("POST /endpoints/{id}", accounts.RoleAdmin, d.editEndpoint)
-	org("POST /endpoints/{id}/reveal", accounts.RoleMember, d.revealEndpoint)
-	org("POST /endpoints/{id}/rotate", accounts.RoleAdmin, d.rotateEndpoint)
-	org("POST /endpoints/{id}/pause", accounts.RoleAdmin, d.pauseEndpoint(true))
-	org("POST /endpoints/{id}/resume", accounts.RoleAdmin, d.pauseEndpoint(false))
-	org("POST /endpoints/{id}/delete", accounts.RoleAdmin, d.deleteEndpoint)
-	org("POST /endpoints/{id}/test", accounts.RoleAdmin, d.testEndpoint)
-	org("GET /deliveries/{id}", accounts.RoleMember, d.delivery)
-	org("POST /deliveries/{id}/replay", accounts.RoleAdmin, d.replayDelivery)
-	org("GET /members", accounts.RoleMember, d.members)
-	org("POST /members", accounts.RoleOwner, d.inviteMember)
-	org("POST /members/role", accounts.RoleOwner, d.changeRole)
-	org("POST /members/remove", accounts.RoleOwner, d.removeMember)
-	org("POST /members/invitations/revoke", accounts.RoleAdmin, d.revokeInvitation)
-	org("GET /audit", accounts.RoleAdmin, d.audit)
+	for _, rt := range d.orgRoutes() {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		m.Handle(method+" /dashboard/o/{org}"+path, d.inOrg(rt.min, method != http.MethodGet, rt.h))
+	}
 	return d.securityHeaders(m)
+}
+
+// publicRoute is a page or form of the dashboard outside any organization.
+type publicRoute struct {
+	pattern string
+	h       http.Handler
+}
+
+// publicRoutes are the dashboard's pages and forms outside organizations: sign-in, invitations,
+// password resets and static files.
+func (d *Dashboard) publicRoutes() []publicRoute {
+	static, _ := fs.Sub(staticFS, "static")
+	return []publicRoute{
+		{"GET /dashboard/static/", http.StripPrefix("/dashboard/static/", cacheFor(time.Hour, http.FileServerFS(static)))},
+		{"GET /dashboard/{$}", http.HandlerFunc(d.home)},
+		{"GET /dashboard/signin", http.HandlerFunc(d.signInPage)},
+		{"POST /dashboard/signin", d.sameOrigin(d.signIn)},
+		{"POST /dashboard/signout", d.sameOrigin(d.signOut)},
+		{"GET /dashboard/invitation", d.tokenPage("Invitation", Prefix+"invitation/open",
+			"Open the link of your invitation email in this browser, or paste the code that follows # in it.")},
+		{"POST /dashboard/invitation/open", d.sameOrigin(d.limitAnonymous(d.openInvitation))},
+		{"POST /dashboard/invitation", d.sameOrigin(d.limitAnonymous(d.acceptWithPassword))},
+		{"GET /dashboard/forgot", http.HandlerFunc(d.forgotPage)},
+		{"POST /dashboard/forgot", d.sameOrigin(d.limitAnonymous(d.forgot))},
+		{"GET /dashboard/reset", d.tokenPage("Set a password", Prefix+"reset/open",
+			"Open the link of your password email in this browser, or paste the code that follows # in it.")},
+		{"POST /dashboard/reset/open", d.sameOrigin(d.limitAnonymous(d.openReset))},
+		{"POST /dashboard/reset", d.sameOrigin(d.limitAnonymous(d.completeReset))},
+		{"GET /dashboard/invitations", http.HandlerFunc(d.invitations)},
+		{"POST /dashboard/invitations/accept", d.sameOrigin(d.answerInvitation(true))},
+		{"POST /dashboard/invitations/decline", d.sameOrigin(d.answerInvitation(false))},
+	}
+}
+
+// orgRoute is a page or form of one organization, below /dashboard/o/{org}: its pattern
+// (method and path below that), the role it needs, and its handler.
+type orgRoute struct {
+	pattern string
+	min     string
+	h       orgHandler
+}
+
+// orgRoutes are the pages and forms of an organization. Those that show transcripts read them
+// through Options.Transcripts only (TestEveryOrganizationRouteIsAccountedFor).
+func (d *Dashboard) orgRoutes() []orgRoute {
+	return []orgRoute{
+		{"GET /{$}", accounts.RoleMember, d.overview},
+		{"GET /transcripts", accounts.RoleMember, d.transcripts},
+		{"GET /transcripts/{id}", accounts.RoleMember, d.transcript},
+		{"GET /transcripts/{id}/download", accounts.RoleMember, d.download},
+		{"GET /live", accounts.RoleMember, d.liveEvents},
+		{"GET /keys", accounts.RoleMember, d.keys},
+		{"POST /keys", accounts.RoleAdmin, d.createKey},
+		{"POST /keys/{id}/reveal", accounts.RoleMember, d.revealKey},
+		{"POST /keys/{id}/revoke", accounts.RoleAdmin, d.revokeKey},
+		{"GET /endpoints", accounts.RoleMember, d.endpoints},
+		{"POST /endpoints", accounts.RoleAdmin, d.createEndpoint},
+		{"GET /endpoints/{id}", accounts.RoleMember, d.endpoint},
+		{"POST /endpoints/{id}", accounts.RoleAdmin, d.editEndpoint},
+		{"POST /endpoints/{id}/reveal", accounts.RoleMember, d.revealEndpoint},
+		{"POST /endpoints/{id}/rotate", accounts.RoleAdmin, d.rotateEndpoint},
+		{"POST /endpoints/{id}/pause", accounts.RoleAdmin, d.pauseEndpoint(true)},
+		{"POST /endpoints/{id}/resume", accounts.RoleAdmin, d.pauseEndpoint(false)},
+		{"POST /endpoints/{id}/delete", accounts.RoleAdmin, d.deleteEndpoint},
+		{"POST /endpoints/{id}/test", accounts.RoleAdmin, d.testEndpoint},
+		{"GET /deliveries/{id}", accounts.RoleMember, d.delivery},
+		{"POST /deliveries/{id}/replay", accounts.RoleAdmin, d.replayDelivery},
+		{"GET /members", accounts.RoleMember, d.members},
+		{"POST /members", accounts.RoleOwner, d.inviteMember},
+		{"POST /members/role", accounts.RoleOwner, d.changeRole},
+		{"POST /members/remove", accounts.RoleOwner, d.removeMember},
+		{"POST /members/invitations/revoke", accounts.RoleAdmin, d.revokeInvitation},
+		{"GET /audit", accounts.RoleAdmin, d.audit},
+	}
 }
 
 // RootRedirect sends / to the dashboard.

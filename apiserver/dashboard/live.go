@@ -16,6 +16,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/apiview"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
 // progress is what the live stream sends about a transcript: its API status and jobs.
@@ -105,7 +106,7 @@ func (h *hub) publish(obj any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for sub := range h.subs {
-		if sub.org != t.Spec.Organization || sub.gone {
+		if !transcripts.Belongs(sub.org, t) || sub.gone {
 			continue
 		}
 		select {

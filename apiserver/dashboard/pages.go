@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/apiserver"
 	"tcs.dev/tcs/internal/accounts"
 	"tcs.dev/tcs/internal/apiview"
 	"tcs.dev/tcs/internal/blob"
@@ -24,28 +24,55 @@ import (
 	"tcs.dev/tcs/internal/orgs"
 	"tcs.dev/tcs/internal/pipeline"
 	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/transcripts"
 )
 
-// list is the API's list object.
-type list[T any] struct {
-	Data    []T  `json:"data"`
-	HasMore bool `json:"has_more"`
-}
-
-// readErr answers a failed API read: the dashboard's one "not found" page when the API says
-// the object does not exist or belongs to another organization (its "does not have access"
-// would tell that it exists), the API's own message for another 4xx, or a server error.
+// readErr answers a failed read of the transcripts service: the dashboard's one "not found"
+// page when the transcript does not exist or belongs to another organization (saying it is
+// not theirs would tell that it exists), the refused parameter's message for a bad query, or a
+// server error.
 func (d *Dashboard) readErr(w http.ResponseWriter, r *http.Request, v *view, err error) {
-	var re *apiserver.ReadError
+	var pe *transcripts.ParamError
 	switch {
-	case errors.As(err, &re) && (re.Status == http.StatusNotFound || re.Status == http.StatusForbidden):
+	case errors.Is(err, transcripts.ErrNotFound), errors.Is(err, transcripts.ErrForeign):
 		d.notFound(w, r, v)
-	case re != nil && re.Status < 500:
-		v.Title, v.Data = http.StatusText(re.Status), re.Message
-		d.render(w, r, re.Status, "error", v)
+	case errors.As(err, &pe):
+		v.Title, v.Data = http.StatusText(http.StatusBadRequest), pe.Message
+		d.render(w, r, http.StatusBadRequest, "error", v)
 	default:
 		d.serverError(w, r, err)
 	}
+}
+
+// listPage reads the page of the organization's transcripts that the list query q selects
+// (the API's list parameters), as the API's list shows them: without content.
+func (d *Dashboard) listPage(ctx context.Context, org string, q url.Values) ([]apiview.Transcript, bool, error) {
+	o, err := transcripts.ParseListQuery(q)
+	if err != nil {
+		return nil, false, err
+	}
+	page, hasMore, err := d.o.Transcripts.List(ctx, org, o)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]apiview.Transcript, 0, len(page))
+	for _, t := range page {
+		out = append(out, apiview.NewTranscript(t, nil))
+	}
+	return out, hasMore, nil
+}
+
+// readTranscript reads transcript id of org with its corrected content, as the API shows it.
+func (d *Dashboard) readTranscript(ctx context.Context, org, id string) (*tcsv1.Transcript, apiview.Transcript, error) {
+	t, _, err := d.o.Transcripts.Get(ctx, org, id)
+	if err != nil {
+		return nil, apiview.Transcript{}, err
+	}
+	content, err := d.o.Transcripts.Content(ctx, org, t)
+	if err != nil {
+		return nil, apiview.Transcript{}, err
+	}
+	return t, apiview.NewTranscript(t, content), nil
 }
 
 // overviewData is the overview page's.
@@ -84,12 +111,12 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
 	q := url.Values{"limit": {"100"}, "created[gte]": {from.Format(time.RFC3339)}}
 	seen := 0
 	for {
-		var page list[apiview.Transcript]
-		if err := d.o.API.Read(r.Context(), v.Org.OrganizationID, "/transcripts", q, &page); err != nil {
+		items, hasMore, err := d.listPage(r.Context(), v.Org.OrganizationID, q)
+		if err != nil {
 			d.readErr(w, r, v, err)
 			return
 		}
-		for _, t := range page.Data {
+		for _, t := range items {
 			if len(data.Recent) < 10 {
 				data.Recent = append(data.Recent, t)
 			}
@@ -99,15 +126,15 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
 			}
 			data.BySource[string(t.SourceType)]++
 		}
-		seen += len(page.Data)
-		if !page.HasMore || len(page.Data) == 0 {
+		seen += len(items)
+		if !hasMore || len(items) == 0 {
 			break
 		}
 		if seen >= overviewMax {
 			data.Truncated = true
 			break
 		}
-		q.Set("starting_after", page.Data[len(page.Data)-1].ID)
+		q.Set("starting_after", items[len(items)-1].ID)
 	}
 	for i := range data.Days {
 		data.Days[i] = *byDay[data.Days[i].Day]
@@ -140,12 +167,11 @@ func (d *Dashboard) transcripts(w http.ResponseWriter, r *http.Request, v *view)
 		q.Set("limit", "20")
 	}
 	v.Title, v.Form = "Transcripts", q
-	var page list[apiview.Transcript]
-	err := d.o.API.Read(r.Context(), v.Org.OrganizationID, "/transcripts", q, &page)
-	var re *apiserver.ReadError
-	if errors.As(err, &re) && re.Status == http.StatusBadRequest {
+	items, hasMore, err := d.listPage(r.Context(), v.Org.OrganizationID, q)
+	var pe *transcripts.ParamError
+	if errors.As(err, &pe) {
 		// The API's message goes next to the field it names; nothing is listed.
-		v.Errors = map[string]string{re.Param: re.Message}
+		v.Errors = map[string]string{pe.Param: pe.Message}
 		v.Data = &transcriptsData{}
 		d.render(w, r, http.StatusBadRequest, "transcripts", v)
 		return
@@ -154,8 +180,8 @@ func (d *Dashboard) transcripts(w http.ResponseWriter, r *http.Request, v *view)
 		d.readErr(w, r, v, err)
 		return
 	}
-	data := &transcriptsData{Items: page.Data, HasMore: page.HasMore}
-	if n := len(page.Data); n > 0 {
+	data := &transcriptsData{Items: items, HasMore: hasMore}
+	if n := len(items); n > 0 {
 		base := url.Values{}
 		for _, p := range []string{"status", "source_type", "created[gte]", "created[lte]", "limit"} {
 			if q.Get(p) != "" {
@@ -163,14 +189,14 @@ func (d *Dashboard) transcripts(w http.ResponseWriter, r *http.Request, v *view)
 			}
 		}
 		backwards := q.Get("ending_before") != ""
-		if page.HasMore || backwards {
+		if hasMore || backwards {
 			nq := cloneValues(base)
-			nq.Set("starting_after", page.Data[n-1].ID)
+			nq.Set("starting_after", items[n-1].ID)
 			data.Next = "?" + nq.Encode()
 		}
-		if q.Get("starting_after") != "" || (backwards && page.HasMore) {
+		if q.Get("starting_after") != "" || (backwards && hasMore) {
 			pq := cloneValues(base)
-			pq.Set("ending_before", page.Data[0].ID)
+			pq.Set("ending_before", items[0].ID)
 			data.Prev = "?" + pq.Encode()
 		}
 	}
@@ -240,38 +266,27 @@ const maxChanges = 1000
 func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) {
 	ctx, org, id := r.Context(), v.Org.OrganizationID, r.PathValue("id")
 	data := &transcriptData{}
-	if err := d.o.API.Read(ctx, org, "/transcripts/"+id, nil, &data.T); err != nil {
+	t, view, err := d.readTranscript(ctx, org, id)
+	if err != nil {
 		d.readErr(w, r, v, err)
 		return
 	}
-	q := url.Values{"limit": {"100"}}
-	for len(data.Changes) < maxChanges {
-		var page list[struct {
-			pipeline.Change
-			Applied bool `json:"applied"`
-		}]
-		if err := d.o.API.Read(ctx, org, "/transcripts/"+id+"/changes", q, &page); err != nil {
-			d.readErr(w, r, v, err)
-			return
-		}
-		for _, c := range page.Data {
-			data.Changes = append(data.Changes, changeRow{Change: c.Change, Applied: c.Applied})
-		}
-		if !page.HasMore || len(page.Data) == 0 {
-			break
-		}
-		q.Set("starting_after", page.Data[len(page.Data)-1].ID)
+	data.T = view
+	_, changes, err := d.o.Transcripts.Changes(ctx, org, id)
+	if err != nil {
+		d.readErr(w, r, v, err)
+		return
+	}
+	for _, c := range changes[:min(len(changes), maxChanges)] {
+		data.Changes = append(data.Changes, changeRow{Change: c, Applied: c.IsApplied()})
 	}
 	if data.T.Content != nil {
 		withContext(data.Changes, *data.T.Content)
 	}
-	for _, j := range data.T.Jobs {
-		var job apiview.Job
-		if err := d.o.API.Read(ctx, org, "/jobs/"+j.ID, nil, &job); err != nil {
-			d.readErr(w, r, v, err)
-			return
+	for _, ref := range data.T.Jobs {
+		if j := t.Job(ref.ID); j != nil {
+			data.Jobs = append(data.Jobs, apiview.NewJob(t, j))
 		}
-		data.Jobs = append(data.Jobs, job)
 	}
 	dels, err := d.o.Endpoints.Deliveries(ctx, endpoints.DeliveryFilter{Organization: org, TranscriptID: id, Limit: 100})
 	if err != nil {
@@ -291,8 +306,8 @@ var contentTypes = map[string]string{"txt": "text/plain", "srt": "application/x-
 	"docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
 
 func (d *Dashboard) download(w http.ResponseWriter, r *http.Request, v *view) {
-	var t apiview.Transcript
-	if err := d.o.API.Read(r.Context(), v.Org.OrganizationID, "/transcripts/"+r.PathValue("id"), nil, &t); err != nil {
+	_, t, err := d.readTranscript(r.Context(), v.Org.OrganizationID, r.PathValue("id"))
+	if err != nil {
 		d.readErr(w, r, v, err)
 		return
 	}

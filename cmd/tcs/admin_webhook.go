@@ -169,7 +169,12 @@ func newAdminWebhookListCommand(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := m.List(cmd.Context(), org)
+			// Without --org the cluster admin lists every organization's.
+			list := m.ListAll
+			if org != "" {
+				list = func(ctx context.Context) ([]tcsv1.WebhookEndpoint, error) { return m.List(ctx, org) }
+			}
+			items, err := list(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -211,7 +216,12 @@ func endpointCommand(o *adminOptions, use, short string, run func(cmd *cobra.Com
 			if err != nil {
 				return err
 			}
-			ep, err := m.Get(cmd.Context(), args[0], org)
+			// Without --org the cluster admin reaches every organization's.
+			get := m.GetAny
+			if org != "" {
+				get = func(ctx context.Context, id string) (*tcsv1.WebhookEndpoint, error) { return m.Get(ctx, id, org) }
+			}
+			ep, err := get(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -342,7 +352,12 @@ func newAdminWebhookReplayCommand(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d, err := m.Delivery(cmd.Context(), args[0], org)
+			// Without --org the cluster admin reaches every organization's.
+			get := m.DeliveryAny
+			if org != "" {
+				get = func(ctx context.Context, id string) (*tcsv1.WebhookDelivery, error) { return m.Delivery(ctx, id, org) }
+			}
+			d, err := get(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

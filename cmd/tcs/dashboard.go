@@ -32,17 +32,17 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o se
 		return err
 	}
 	dash, err := dashboard.New(dashboard.Options{
-		Namespace: namespace,
-		Client:    mgr.GetClient(),
-		Reader:    mgr.GetAPIReader(),
-		Cache:     mgr.GetCache(),
-		API:       srv,
-		Accounts:  acc,
-		Endpoints: &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: svc.allow, Archive: svc.results},
-		Payloads:  svc.store,
-		Audit:     svc.results,
-		PublicURL: publicURL,
-		Mail:      sender,
+		Namespace:   namespace,
+		Client:      mgr.GetClient(),
+		Reader:      mgr.GetAPIReader(),
+		Cache:       mgr.GetCache(),
+		Transcripts: srv.Transcripts(),
+		Accounts:    acc,
+		Endpoints:   &endpoints.Manager{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), Namespace: namespace, AllowCIDRs: svc.allow, Archive: svc.results},
+		Payloads:    svc.store,
+		Audit:       svc.results,
+		PublicURL:   publicURL,
+		Mail:        sender,
 		// A limit of 0 or less reads as the default.
 		Limiter:          srv.Limiter(),
 		SignInPerAddress: ratelimit.PerMinute(o.signIn.perAddress),

@@ -3,7 +3,9 @@
 package apiview
 
 import (
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -195,3 +197,23 @@ func NewJob(t *tcsv1.Transcript, j *tcsv1.Job) Job {
 	}
 	return v
 }
+
+// MaxEcho is the most bytes of a request's own input (an id, a query value, a header, the
+// name of a member) that an error message repeats: more is cut, so that an answer stays small
+// whatever was sent.
+const MaxEcho = 64
+
+// Clip returns s cut to at most MaxEcho bytes, on a rune boundary, with "…" appended when cut.
+func Clip(s string) string {
+	if len(s) <= MaxEcho {
+		return s
+	}
+	cut := MaxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Quote returns s, clipped, as a quoted Go string: the way error messages repeat input.
+func Quote(s string) string { return strconv.Quote(Clip(s)) }

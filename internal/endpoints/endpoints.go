@@ -46,6 +46,18 @@ var Events = []string{
 // another organization than the one asked for.
 var ErrNotFound = errors.New("not found")
 
+// ErrNoOrganization is returned by the organization-scoped methods for an empty organization:
+// only the cluster admin's methods (ListAll, GetAny, DeliveryAny) read across organizations.
+var ErrNoOrganization = errors.New("no organization given")
+
+// checkOrg refuses an empty organization.
+func checkOrg(org string) error {
+	if org == "" {
+		return ErrNoOrganization
+	}
+	return nil
+}
+
 // FieldError is input refused before anything changed; Field names the offending input
 // ("url", "events").
 type FieldError struct {
@@ -176,9 +188,22 @@ func (m *Manager) Create(ctx context.Context, org, rawURL string, events []strin
 	return ep, secret, nil
 }
 
-// List returns the endpoints of org (every organization's when org is empty), by organization
-// then oldest first.
+// List returns the endpoints of org, oldest first; an empty org is ErrNoOrganization.
 func (m *Manager) List(ctx context.Context, org string) ([]tcsv1.WebhookEndpoint, error) {
+	if err := checkOrg(org); err != nil {
+		return nil, err
+	}
+	return m.list(ctx, org)
+}
+
+// ListAll returns the endpoints of every organization, by organization then oldest first: for
+// the cluster admin (`tcs admin webhook list`), never for a front-end of organizations.
+func (m *Manager) ListAll(ctx context.Context) ([]tcsv1.WebhookEndpoint, error) {
+	return m.list(ctx, "")
+}
+
+// list returns the endpoints of org, or every organization's when org is empty.
+func (m *Manager) list(ctx context.Context, org string) ([]tcsv1.WebhookEndpoint, error) {
 	opts := []client.ListOption{client.InNamespace(m.Namespace)}
 	if org != "" {
 		opts = append(opts, client.MatchingLabels{tcsv1.LabelOrganization: org})
@@ -213,8 +238,22 @@ func (e *OrgMismatchError) Error() string {
 
 func (e *OrgMismatchError) Unwrap() error { return ErrNotFound }
 
-// Get returns the endpoint id; when org is not empty the endpoint must belong to it.
+// Get returns the endpoint id of org: another organization's is an *OrgMismatchError (which
+// is ErrNotFound), an empty org is ErrNoOrganization.
 func (m *Manager) Get(ctx context.Context, id, org string) (*tcsv1.WebhookEndpoint, error) {
+	if err := checkOrg(org); err != nil {
+		return nil, err
+	}
+	return m.get(ctx, id, org)
+}
+
+// GetAny returns the endpoint id of whichever organization: for the cluster admin only.
+func (m *Manager) GetAny(ctx context.Context, id string) (*tcsv1.WebhookEndpoint, error) {
+	return m.get(ctx, id, "")
+}
+
+// get returns the endpoint id; when org is not empty the endpoint must belong to it.
+func (m *Manager) get(ctx context.Context, id, org string) (*tcsv1.WebhookEndpoint, error) {
 	if !ids.Valid("we", id) {
 		return nil, &FieldError{Field: "id", Message: fmt.Sprintf("%q is not a webhook endpoint id (we_…)", id)}
 	}
@@ -358,7 +397,8 @@ func (m *Manager) Delete(ctx context.Context, ep *tcsv1.WebhookEndpoint) error {
 	return nil
 }
 
-// DeliveryFilter selects deliveries; empty fields select all, but one must be set.
+// DeliveryFilter selects deliveries; empty fields select all, but Organization or Endpoint
+// must be set (an endpoint belongs to one organization).
 type DeliveryFilter struct {
 	// Organization is the organization the deliveries belong to.
 	Organization string
@@ -374,8 +414,8 @@ type DeliveryFilter struct {
 // archived ones. The cluster is read first, and the archiver writes a record before it deletes
 // the resource, so no delivery is missed while it moves.
 func (m *Manager) Deliveries(ctx context.Context, f DeliveryFilter) ([]tcsv1.WebhookDelivery, error) {
-	if f.Organization == "" && f.Endpoint == "" && f.TranscriptID == "" {
-		return nil, errors.New("listing webhook deliveries: select an organization, an endpoint or a transcript")
+	if f.Organization == "" && f.Endpoint == "" {
+		return nil, fmt.Errorf("listing webhook deliveries: select an organization or an endpoint: %w", ErrNoOrganization)
 	}
 	var list tcsv1.WebhookDeliveryList
 	if err := m.Client.List(ctx, &list, client.InNamespace(m.Namespace)); err != nil {
@@ -454,9 +494,23 @@ func (m *Manager) archivedDeliveries(ctx context.Context, f DeliveryFilter, shad
 	}
 }
 
-// Delivery returns the delivery id, from the cluster or else from the archive; when org is not
-// empty it must belong to it.
+// Delivery returns the delivery id of org, from the cluster or else from the archive: another
+// organization's is an *OrgMismatchError (which is ErrNotFound), an empty org is
+// ErrNoOrganization.
 func (m *Manager) Delivery(ctx context.Context, id, org string) (*tcsv1.WebhookDelivery, error) {
+	if err := checkOrg(org); err != nil {
+		return nil, err
+	}
+	return m.delivery(ctx, id, org)
+}
+
+// DeliveryAny returns the delivery id of whichever organization: for the cluster admin only.
+func (m *Manager) DeliveryAny(ctx context.Context, id string) (*tcsv1.WebhookDelivery, error) {
+	return m.delivery(ctx, id, "")
+}
+
+// delivery returns the delivery id; when org is not empty it must belong to it.
+func (m *Manager) delivery(ctx context.Context, id, org string) (*tcsv1.WebhookDelivery, error) {
 	if !ids.Valid("evt", id) {
 		return nil, &FieldError{Field: "id", Message: fmt.Sprintf("%q is not a delivery id (evt_…)", id)}
 	}

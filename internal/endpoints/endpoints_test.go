@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"context"
 	"errors"
 	"net/netip"
 	"slices"
@@ -69,5 +70,29 @@ func TestParseEvents(t *testing.T) {
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("ParseEvents(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
+	}
+}
+
+func TestOrganizationScopedMethodsRefuseAnEmptyOrganizationBeforeReadingAnything(t *testing.T) {
+	// No client: a method that read anything would panic.
+	m := &Manager{Namespace: "tcs-system"}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		call func() error
+	}{
+		{"List", func() error { _, err := m.List(ctx, ""); return err }},
+		{"Get", func() error { _, err := m.Get(ctx, "we_a", ""); return err }},
+		{"Delivery", func() error { _, err := m.Delivery(ctx, "evt_a", ""); return err }},
+		{"Deliveries of a transcript", func() error {
+			_, err := m.Deliveries(ctx, DeliveryFilter{TranscriptID: "tr_a"})
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.call(); !errors.Is(err, ErrNoOrganization) {
+				t.Fatalf("%s with no organization = %v, want ErrNoOrganization", tc.name, err)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package apiserver
+package transcripts
 
 import (
 	"fmt"
