@@ -85,7 +85,6 @@ type Options struct {
 type Server struct {
 	namespace string
 	cache     cache.Cache
-	apiReader client.Reader
 	client    client.Client
 	processor *pipeline.Processor
 	store     *blob.Store
@@ -153,7 +152,6 @@ func New(opts Options) *Server {
 	s := &Server{
 		namespace:     opts.Namespace,
 		cache:         opts.Cache,
-		apiReader:     opts.APIReader,
 		client:        opts.Client,
 		processor:     opts.Processor,
 		store:         opts.Store,
