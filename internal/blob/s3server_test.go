@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"tcs.dev/tcs/internal/testenv"
 )
 
 // Credentials of the test S3 server.
@@ -53,40 +54,11 @@ type s3Server struct {
 	log      *strings.Builder
 }
 
-// s3ServerBinary finds versitygw: $TCS_S3SERVER, else bin/versitygw* below the repository root.
-func s3ServerBinary() (string, error) {
-	if p := os.Getenv("TCS_S3SERVER"); p != "" {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			return "", fmt.Errorf("TCS_S3SERVER=%s is not an executable file", p)
-		}
-		return p, nil
-	}
-	// The test source lives in internal/blob below the root; go test runs in that directory,
-	// which stands in for the source's path when it is not absolute (go test -trimpath).
-	dir, err := os.Getwd()
-	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		dir, err = filepath.Dir(file), nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("finding the repository root: %w", err)
-	}
-	root := filepath.Join(dir, "..", "..")
-	matches, _ := filepath.Glob(filepath.Join(root, "bin", "versitygw*"))
-	slices.Sort(matches)
-	for _, p := range slices.Backward(matches) {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("versitygw not found: set TCS_S3SERVER or run `make s3server` (hack/s3server.sh installs it into %s)",
-		filepath.Join(filepath.Clean(root), "bin"))
-}
-
 // startS3Server starts versitygw on a free loopback port over a new temporary directory and
 // waits until it answers. It uses the sidecar metadata mode where the directory lacks user
 // extended attributes.
 func startS3Server() (*s3Server, error) {
-	bin, err := s3ServerBinary()
+	bin, err := testenv.Tool("TCS_S3SERVER", "versitygw", "s3server")
 	if err != nil {
 		return nil, err
 	}

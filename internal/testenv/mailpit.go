@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -29,20 +28,11 @@ import (
 // bin/; it fails t, never skips, when there is none.
 func mailpitBinary(t testing.TB) string {
 	t.Helper()
-	if bin := os.Getenv("TCS_MAILPIT"); bin != "" {
-		if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			t.Fatalf("TCS_MAILPIT=%q is not an executable mailpit (%v); run `make mailpit` (hack/mailpit.sh)", bin, err)
-		}
-		return bin
+	bin, err := Tool("TCS_MAILPIT", "mailpit", "mailpit")
+	if err != nil {
+		t.Fatalf("mailpit, the SMTP server of the email tests: %v", err)
 	}
-	found, _ := filepath.Glob(filepath.Join(Root(), "bin", "mailpit-*"))
-	for _, bin := range found {
-		if fi, err := os.Stat(bin); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 && !strings.HasSuffix(bin, ".tmp") {
-			return bin
-		}
-	}
-	t.Fatal("mailpit, the SMTP server of the email tests, is not found: run `make mailpit` (hack/mailpit.sh builds it once) or set TCS_MAILPIT")
-	return ""
+	return bin
 }
 
 // Mailpit is a running mailpit: a real SMTP server on loopback that keeps what it receives,

@@ -91,20 +91,11 @@ func waitHTTP(t *testing.T, url string) {
 
 // s3ServerBinary finds versitygw: $TCS_S3SERVER, else what hack/s3server.sh built.
 func s3ServerBinary(t *testing.T) string {
-	if p := os.Getenv("TCS_S3SERVER"); p != "" {
-		return p
+	bin, err := testenv.Tool("TCS_S3SERVER", "versitygw", "s3server")
+	if err != nil {
+		t.Fatal(err)
 	}
-	home, _ := os.UserHomeDir()
-	for _, pattern := range []string{filepath.Join(testenv.Root(), "bin", "versitygw*"), filepath.Join(home, ".cache", "tcs", "versitygw-v*")} {
-		matches, _ := filepath.Glob(pattern)
-		for _, m := range matches {
-			if !strings.HasSuffix(m, ".lock") {
-				return m
-			}
-		}
-	}
-	t.Fatal("versitygw not found: set TCS_S3SERVER or run `make s3server`")
-	return ""
+	return bin
 }
 
 // chaosReceiver is an HTTPS webhook receiver with two endpoints, /a and /b, that fails a share
