@@ -136,13 +136,13 @@ test: verify-generated vet lint envtest s3server mailpit redis postgres helm chr
 # package's testdata/fuzz/, where plain `go test` keeps replaying them.
 FUZZTIME ?= 3s
 FUZZ_TARGETS := \
-	./internal/formats:FuzzTXT ./internal/formats:FuzzSRT ./internal/formats:FuzzVTT \
-	./internal/formats:FuzzMarkdown ./internal/formats:FuzzHTML ./internal/formats:FuzzJSON \
-	./internal/formats:FuzzDOCX ./internal/formats:FuzzSniff \
-	./internal/correction:FuzzCorrect \
-	./internal/sources:FuzzParseYouTubeURL ./internal/sources:FuzzCheckURL \
-	./internal/sources:FuzzExtractPlayerResponse ./internal/sources:FuzzTrackURL \
-	./internal/ids:FuzzValid ./api/v1alpha1:FuzzTranscriptIDsOfJob \
+	./internal/text/formats:FuzzTXT ./internal/text/formats:FuzzSRT ./internal/text/formats:FuzzVTT \
+	./internal/text/formats:FuzzMarkdown ./internal/text/formats:FuzzHTML ./internal/text/formats:FuzzJSON \
+	./internal/text/formats:FuzzDOCX ./internal/text/formats:FuzzSniff \
+	./internal/text/correction:FuzzCorrect \
+	./internal/platform/sources:FuzzParseYouTubeURL ./internal/platform/sources:FuzzCheckURL \
+	./internal/platform/sources:FuzzExtractPlayerResponse ./internal/platform/sources:FuzzTrackURL \
+	./internal/domain/ids:FuzzValid ./api/v1alpha1:FuzzTranscriptIDsOfJob \
 	./pkg/webhook:FuzzVerify ./pkg/webhook:FuzzVerifyTimestamped \
 	./apiserver:FuzzReadCreate ./apiserver:FuzzListQuery ./apiserver:FuzzStringParam \
 	./apiserver/dashboard:FuzzClientAddress

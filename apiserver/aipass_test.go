@@ -10,10 +10,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/formats"
-	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/formats"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // jobTypes returns the types of a transcript answer's jobs.

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/domain/orgs"
 )
 
 // response is a decoded API answer.

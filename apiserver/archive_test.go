@@ -18,12 +18,12 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/controllers"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // archiverManager returns a manager (not started) running the archiver on h's namespace with

@@ -17,12 +17,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/apiview"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/formats"
-	"tcs.dev/tcs/internal/limits"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/transcripts"
+	"tcs.dev/tcs/internal/domain/apiview"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/text/formats"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // newTranscript returns the resource of a new transcript of org, made by the transcripts

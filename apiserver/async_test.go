@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 func TestCreateRemoteSources(t *testing.T) {

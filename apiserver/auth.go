@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/apikey"
-	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/domain/apikey"
+	"tcs.dev/tcs/internal/domain/orgs"
 )
 
 // IndexAPIKeyHash is the cache index of API-key Secrets by the lookup hash of their key.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/domain/limits"
 )
 
 // Every way a title, a URL or a filename enters a transcript refuses one beyond its limit

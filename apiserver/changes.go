@@ -7,9 +7,9 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // listView is the API's list object.

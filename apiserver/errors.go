@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"tcs.dev/tcs/internal/apiview"
+	"tcs.dev/tcs/internal/domain/apiview"
 )
 
 // Error types of the API (the spec's error table).

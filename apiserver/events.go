@@ -2,8 +2,8 @@ package apiserver
 
 import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/recorder"
+	"tcs.dev/tcs/internal/platform/kube/recorder"
+	"tcs.dev/tcs/internal/platform/metrics"
 )
 
 // transcriptEnded records t, just written in a final phase by the API server, in the metrics

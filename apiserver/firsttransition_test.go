@@ -13,12 +13,12 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/controllers"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/sources"
-	"tcs.dev/tcs/internal/statuspatch"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
+	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // TestFirstTransitionHasOneWriter shows that the API server alone writes a transcript's first

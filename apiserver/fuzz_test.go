@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/domain/limits"
 )
 
 // checkAPIError fails t unless aerr is a clear answer: a 4xx of the spec's types whose

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // HeaderIdempotencyKey and HeaderIdempotentReplayed are the idempotency headers of POSTs.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // post sends a JSON POST with an Idempotency-Key ("" for none).

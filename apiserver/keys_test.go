@@ -6,7 +6,7 @@ import (
 	"time"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/domain/orgs"
 )
 
 // TestKeyLastUsedAndRevoke checks that a key's use is recorded at most once a minute and that

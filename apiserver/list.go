@@ -8,8 +8,8 @@ import (
 	"github.com/gorilla/mux"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"tcs.dev/tcs/internal/apiview"
-	"tcs.dev/tcs/internal/transcripts"
+	"tcs.dev/tcs/internal/domain/apiview"
+	"tcs.dev/tcs/internal/domain/transcripts"
 )
 
 // IndexTranscriptOrganization is the cache index of transcripts by their organization id.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"tcs.dev/tcs/internal/metrics"
+	"tcs.dev/tcs/internal/platform/metrics"
 )
 
 // withMetrics records every request answered by next in the API metrics, labelled with the

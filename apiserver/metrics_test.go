@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/orgs"
-	"tcs.dev/tcs/internal/recorder"
+	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/platform/kube/recorder"
+	"tcs.dev/tcs/internal/platform/metrics"
 )
 
 // TestMetricsOfRequests drives real requests and reads the registry the server records into.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/domain/ids"
 )
 
 type ctxKey int

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"tcs.dev/tcs/internal/apidoc"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/tooling/apidoc"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // servedRoutes are the routes Server.Handler serves, as OpenAPI method and path template. The

@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/limits"
-	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/platform/ratelimit"
 )
 
 // rateClass is a rate-limit class of the spec.

@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/orgs"
+	"tcs.dev/tcs/internal/domain/orgs"
 )
 
 func TestRateLimits(t *testing.T) {

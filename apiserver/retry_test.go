@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // record reads the idempotency record of key on route for organization A.

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/transcripts"
+	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // countingScope is the transcripts service that counts its calls by organization.
@@ -175,7 +175,7 @@ func TestEveryRouteIsAccountedFor(t *testing.T) {
 	}
 	for _, r := range registered {
 		if _, ok := routes[r]; !ok {
-			t.Errorf("route %s is not accounted for: say whether it works on an organization's transcripts (and so goes through internal/transcripts)", r)
+			t.Errorf("route %s is not accounted for: say whether it works on an organization's transcripts (and so goes through internal/domain/transcripts)", r)
 		}
 	}
 	for r := range routes {

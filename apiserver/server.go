@@ -21,15 +21,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/clocks"
-	"tcs.dev/tcs/internal/limits"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/ratelimit"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/transcripts"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/metrics"
+	"tcs.dev/tcs/internal/platform/ratelimit"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // Options configures a Server.
@@ -136,7 +135,10 @@ func (s *Server) Mount(prefix string, h http.Handler) {
 
 // New returns a Server.
 func New(opts Options) *Server {
-	clk := clocks.Or(opts.Clock)
+	var clk clock.PassiveClock = clock.RealClock{}
+	if opts.Clock != nil {
+		clk = opts.Clock
+	}
 	expiry := opts.UploadExpiry
 	if expiry <= 0 {
 		expiry = 15 * time.Minute

@@ -10,8 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"tcs.dev/tcs/internal/ratelimit"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/ratelimit"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // TestSyncLimitAcrossReplicas runs three API servers of one service: two share a real

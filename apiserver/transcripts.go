@@ -14,12 +14,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/apiview"
-	"tcs.dev/tcs/internal/formats"
-	"tcs.dev/tcs/internal/limits"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/sources"
-	"tcs.dev/tcs/internal/transcripts"
+	"tcs.dev/tcs/internal/domain/apiview"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/text/formats"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // pasteFormats are the source formats a paste may declare; files (url, upload) may also be docx.
@@ -182,7 +182,7 @@ func formatParam(obj map[string]json.RawMessage, allowed []formats.Format, requi
 	return oneOfFormats(f, allowed)
 }
 
-// userError turns an error of internal/sources into the API's answer, naming param.
+// userError turns an error of internal/platform/sources into the API's answer, naming param.
 func userError(param string, err error) *apiError {
 	var ue *sources.UserError
 	if errors.As(err, &ue) && ue.Type == ErrUnprocessable {

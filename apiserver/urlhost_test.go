@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // TestURLHostThatDoesNotExist creates url transcripts whose host does not resolve: the client

@@ -20,11 +20,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/formats"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
+	"tcs.dev/tcs/internal/platform/metrics"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/text/formats"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // DefaultAIPassTimeout bounds one AI validation pass.

@@ -17,12 +17,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // runAIPass runs the transcript reconciler and ai, an AIPassReconciler to which it adds the

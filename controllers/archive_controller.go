@@ -19,12 +19,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/statuspatch"
-	"tcs.dev/tcs/internal/webhook"
-	"tcs.dev/tcs/internal/workingset"
+	"tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
+	"tcs.dev/tcs/internal/platform/kube/workingset"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // DefaultArchiveAfter is how long a finished transcript stays in the cluster by default.

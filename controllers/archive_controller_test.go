@@ -14,14 +14,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/testenv"
-	iwebhook "tcs.dev/tcs/internal/webhook"
-	"tcs.dev/tcs/internal/workingset"
+	"tcs.dev/tcs/internal/domain/ids"
+	iwebhook "tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/kube/workingset"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // archiveEnv is a namespace with an archiver running on it, its results store and object

@@ -20,11 +20,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // The environment of the child process of TestArchiveSurvivesKill and

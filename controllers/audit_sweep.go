@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/utils/clock"
 
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // DefaultAuditRetention is how long the entries of the audit trail are kept: over a year, so

@@ -9,7 +9,7 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // TestAuditSweeperKeepsEntriesForTheRetention fills the trail with more old entries than one

@@ -15,13 +15,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/endpoints"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/testenv"
-	iwebhook "tcs.dev/tcs/internal/webhook"
+	"tcs.dev/tcs/internal/domain/endpoints"
+	"tcs.dev/tcs/internal/domain/ids"
+	iwebhook "tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/tooling/testenv"
 	"tcs.dev/tcs/pkg/webhook"
 )
 

@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/recorder"
+	"tcs.dev/tcs/internal/platform/kube/recorder"
+	"tcs.dev/tcs/internal/platform/metrics"
 )
 
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=tcs-system

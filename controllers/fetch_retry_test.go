@@ -15,10 +15,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/apiview"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/sources"
+	"tcs.dev/tcs/internal/domain/apiview"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/sources"
 )
 
 // flakyOrigin is a loopback server of a url source (/sermon.srt) and of YouTube (/watch and

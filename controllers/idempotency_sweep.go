@@ -8,7 +8,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // DefaultIdempotencySweepEvery is how often expired idempotency records are removed.

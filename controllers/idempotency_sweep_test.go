@@ -8,8 +8,8 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // TestIdempotencySweeperRemovesExpiredRecords runs the sweeper in a manager over a results

@@ -17,15 +17,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/recorder"
-	"tcs.dev/tcs/internal/sources"
-	"tcs.dev/tcs/internal/testenv"
-	iwebhook "tcs.dev/tcs/internal/webhook"
+	iwebhook "tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/recorder"
+	"tcs.dev/tcs/internal/platform/metrics"
+	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // runObserved runs the transcript and AI-pass reconcilers on ns with their Event recorders

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 )
 
 // OrganizationReconciler keeps an Organization's Ready condition true to whether it can use

@@ -20,14 +20,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/formats"
-	"tcs.dev/tcs/internal/limits"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/sources"
-	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
+	"tcs.dev/tcs/internal/platform/metrics"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/text/formats"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // DefaultAdoptAfter is how long the reconciler leaves a new transcript without a phase to the

@@ -19,14 +19,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/sources"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 var env *testenv.Env

@@ -13,10 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/sources"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // TestReconcilerURLHostErrors fetches url sources through a resolver of the test's: a host that

@@ -10,9 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/scheme"
-	iwebhook "tcs.dev/tcs/internal/webhook"
+	iwebhook "tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
 )
 
 // BenchmarkDeliveryThroughput measures how many deliveries per second the delivery controller

@@ -25,13 +25,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/netpolicy"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/sources"
-	"tcs.dev/tcs/internal/statuspatch"
-	"tcs.dev/tcs/internal/webhook"
+	"tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
+	"tcs.dev/tcs/internal/platform/metrics"
+	"tcs.dev/tcs/internal/platform/netpolicy"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/platform/sources"
 )
 
 // IndexWebhookDeliveryStream is the field index of WebhookDeliveries by transcript id and

@@ -14,12 +14,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/apiview"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/statuspatch"
-	"tcs.dev/tcs/internal/webhook"
+	"tcs.dev/tcs/internal/domain/apiview"
+	"tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
+	"tcs.dev/tcs/internal/platform/metrics"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // IndexWebhookEndpointOrganization is the field index of WebhookEndpoints by organization.

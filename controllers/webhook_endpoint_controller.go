@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 )
 
 // WebhookEndpointReconciler records since when a WebhookEndpoint subscribes to each of its

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	iwebhook "tcs.dev/tcs/internal/webhook"
+	iwebhook "tcs.dev/tcs/internal/domain/webhook"
 )
 
 // TestWebhookRefusesAtSendWhatTheURLPolicyRefuses shows that a delivery checks its endpoint's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's PostgreSQL server, which the tests of internal/results run against, when it
+# Installs Debian's PostgreSQL server, which the tests of internal/platform/results run against, when it
 # is missing, and prints the directory of its initdb and postgres binaries.
 #
 # TCS_POSTGRES_BIN set by the user wins when it names a directory with initdb and postgres:

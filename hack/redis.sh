@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's redis-server, the server that the tests of internal/ratelimit run
+# Installs Debian's redis-server, the server that the tests of internal/platform/ratelimit run
 # against, when it is not on PATH, and prints the path of the binary.
 #
 # TCS_REDIS_SERVER set by the user wins when it names an executable: nothing is installed.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs (once per version and machine) versitygw, the S3-compatible server that the tests
-# of internal/blob run against (see hack/gotool.sh), and prints the path of its link in bin/.
+# of internal/platform/blob run against (see hack/gotool.sh), and prints the path of its link in bin/.
 #
 # TCS_S3SERVER set by the user wins when it names an executable: nothing is built.
 set -euo pipefail

@@ -13,7 +13,7 @@ const (
 	LabelArchived = "tcs.dev/archived"
 	// LabelAPIKeyID marks a Secret as an API key and holds its id (key_…).
 	LabelAPIKeyID = "tcs.dev/api-key-id"
-	// LabelAPIKeyHash holds the lookup hash of the key in a Secret (see internal/apikey).
+	// LabelAPIKeyHash holds the lookup hash of the key in a Secret (see internal/domain/apikey).
 	LabelAPIKeyHash = "tcs.dev/api-key-hash"
 	// AnnotationAPIKeyLabel holds the human label given to an API key.
 	AnnotationAPIKeyLabel = "tcs.dev/label"

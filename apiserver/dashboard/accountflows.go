@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/mail"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/platform/mail"
 )
 
 // The links that carry a token keep it in the fragment, which browsers never send: it reaches

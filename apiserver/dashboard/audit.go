@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/orgs"
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // AuditTrail keeps the organizations' audit trail: the results store.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // TestAuditBeforeRefusesWhenTheStoreIsGone shows the rule of reveals against a real SQLite

@@ -2,8 +2,8 @@
 // and password resets (sent by email), transcripts
 // with live progress, API keys, webhook endpoints, delivery history and replay, members and an
 // audit trail. It renders HTML on the server and reads and writes through the same code as the
-// API (internal/transcripts, the organization-scoped access to transcripts) and `tcs admin`
-// (internal/orgs, internal/endpoints, internal/accounts).
+// API (internal/domain/transcripts, the organization-scoped access to transcripts) and `tcs admin`
+// (internal/domain/orgs, internal/domain/endpoints, internal/domain/accounts).
 package dashboard
 
 import (
@@ -26,14 +26,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/clocks"
-	"tcs.dev/tcs/internal/endpoints"
-	"tcs.dev/tcs/internal/limits"
-	"tcs.dev/tcs/internal/mail"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/ratelimit"
-	"tcs.dev/tcs/internal/transcripts"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/endpoints"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/platform/mail"
+	"tcs.dev/tcs/internal/platform/ratelimit"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // The dashboard writes webhook endpoints, organizations (members) and Events (notifications of
@@ -165,7 +164,9 @@ type Dashboard struct {
 
 // New returns a Dashboard; its templates are parsed once here.
 func New(o Options) (*Dashboard, error) {
-	o.Clock = clocks.Or(o.Clock)
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
 	if o.Limiter == nil {
 		o.Limiter = ratelimit.NewMemory(o.Clock.Now)
 	}

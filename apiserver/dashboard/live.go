@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/apiview"
-	"tcs.dev/tcs/internal/transcripts"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/apiview"
+	"tcs.dev/tcs/internal/domain/transcripts"
 )
 
 // progress is what the live stream sends about a transcript: its API status and jobs.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 func TestWithContext(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/limits"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/limits"
 )
 
 // Webhook test events and replays of one organization are limited per minute; past the limit

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/transcripts"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // foreignTranscripts is a transcripts service that holds only another organization's
@@ -73,15 +73,15 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 		"GET /live": "the transcript watch, each event sent only where transcripts.Belongs",
 	}
 	for _, p := range []string{"GET /keys", "POST /keys", "POST /keys/{id}/reveal", "POST /keys/{id}/revoke"} {
-		viaOthers[p] = "internal/orgs (the organization's API keys)"
+		viaOthers[p] = "internal/domain/orgs (the organization's API keys)"
 	}
 	for _, p := range []string{"GET /endpoints", "POST /endpoints", "GET /endpoints/{id}", "POST /endpoints/{id}",
 		"POST /endpoints/{id}/reveal", "POST /endpoints/{id}/rotate", "POST /endpoints/{id}/pause", "POST /endpoints/{id}/resume",
 		"POST /endpoints/{id}/delete", "POST /endpoints/{id}/test", "GET /deliveries/{id}", "POST /deliveries/{id}/replay"} {
-		viaOthers[p] = "internal/endpoints, which refuses an empty organization"
+		viaOthers[p] = "internal/domain/endpoints, which refuses an empty organization"
 	}
 	for _, p := range []string{"GET /members", "POST /members", "POST /members/role", "POST /members/remove", "POST /members/invitations/revoke"} {
-		viaOthers[p] = "internal/accounts (the organization's members)"
+		viaOthers[p] = "internal/domain/accounts (the organization's members)"
 	}
 	viaOthers["GET /audit"] = "the results store's audit trail, listed by organization"
 	// The routes outside organizations hold nothing of one: sign-in, invitations (of the

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/platform/ratelimit"
 )
 
 // home sends a signed-in member to their first organization, anyone else to the sign-in page.

@@ -15,10 +15,10 @@ import (
 	"github.com/redis/go-redis/v9"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/ratelimit"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/ratelimit"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 func TestClientAddress(t *testing.T) {

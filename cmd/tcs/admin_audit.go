@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // auditListMax bounds --limit of `tcs admin audit list`.

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"tcs.dev/tcs/apiserver/dashboard"
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/ids"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/ids"
 )
 
 func (o *adminOptions) accounts() (*accounts.Accounts, error) {

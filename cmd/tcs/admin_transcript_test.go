@@ -12,9 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // TestAdminTranscriptArchived checks that tcs admin transcript get and restore reach archived

@@ -16,9 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/endpoints"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/domain/endpoints"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // webhookManager returns the endpoint manager of the cluster o reaches.

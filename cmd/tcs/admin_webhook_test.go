@@ -17,10 +17,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/orgs"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // adminCLI runs `tcs admin …` against the test control plane in one namespace.

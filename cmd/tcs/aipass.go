@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"tcs.dev/tcs/controllers"
-	"tcs.dev/tcs/internal/aipass"
+	"tcs.dev/tcs/internal/text/aipass"
 )
 
 // aiOptions configure the AI validation pass.

@@ -11,8 +11,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"tcs.dev/tcs/apiserver"
-	"tcs.dev/tcs/internal/ratelimit"
-	"tcs.dev/tcs/internal/recorder"
+	"tcs.dev/tcs/internal/platform/kube/recorder"
+	"tcs.dev/tcs/internal/platform/ratelimit"
 )
 
 // apiListener is where the API serves and how it tells that it does.

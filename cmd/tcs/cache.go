@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/cachecompact"
-	"tcs.dev/tcs/internal/workingset"
+	"tcs.dev/tcs/internal/platform/kube/cachecompact"
+	"tcs.dev/tcs/internal/platform/kube/workingset"
 )
 
 // cacheOptions are the options of the informer cache of the service in namespace ns: only

@@ -12,9 +12,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // newServiceCacheManager returns a manager (not started) with the service's cache on ns.

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/formats"
-	"tcs.dev/tcs/internal/pipeline"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/formats"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // cleanOutput is what `tcs clean --json` prints: the transcript's shape with its change list.

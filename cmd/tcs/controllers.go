@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"tcs.dev/tcs/controllers"
-	"tcs.dev/tcs/internal/recorder"
-	"tcs.dev/tcs/internal/sources"
+	"tcs.dev/tcs/internal/platform/kube/recorder"
+	"tcs.dev/tcs/internal/platform/sources"
 )
 
 // registration is one controller of the service and what registering it is called in errors.

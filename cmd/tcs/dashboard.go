@@ -8,9 +8,9 @@ import (
 
 	"tcs.dev/tcs/apiserver"
 	"tcs.dev/tcs/apiserver/dashboard"
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/endpoints"
-	"tcs.dev/tcs/internal/ratelimit"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/endpoints"
+	"tcs.dev/tcs/internal/platform/ratelimit"
 )
 
 // mountDashboard serves the dashboard on the API's port under /dashboard/, its live progress

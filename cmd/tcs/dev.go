@@ -17,11 +17,11 @@ import (
 
 	"tcs.dev/tcs/apiserver/dashboard"
 	"tcs.dev/tcs/config/crd"
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/controlplane"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/orgs"
-	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/platform/controlplane"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
 )
 
 func newDevCommand() *cobra.Command {

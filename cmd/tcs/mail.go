@@ -9,7 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 
-	"tcs.dev/tcs/internal/mail"
+	"tcs.dev/tcs/internal/platform/mail"
 )
 
 // mailOptions configure how the service sends invitations and password resets.

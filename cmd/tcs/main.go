@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"tcs.dev/tcs/internal/controlplane"
+	"tcs.dev/tcs/internal/platform/controlplane"
 )
 
 func main() {

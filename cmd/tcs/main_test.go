@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // env is the local control plane the admin tests run against; the other tests need no cluster.

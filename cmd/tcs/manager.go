@@ -13,7 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
-	"tcs.dev/tcs/internal/scheme"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
 )
 
 // newManager builds the manager of o: its cache, its metrics server, its health probes and

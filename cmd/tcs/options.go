@@ -10,8 +10,8 @@ import (
 
 	"tcs.dev/tcs/apiserver/dashboard"
 	"tcs.dev/tcs/controllers"
-	"tcs.dev/tcs/internal/accounts"
-	"tcs.dev/tcs/internal/webhook"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/webhook"
 )
 
 // serveOptions configures the API and the controllers.

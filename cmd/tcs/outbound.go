@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"tcs.dev/tcs/internal/sources"
+	"tcs.dev/tcs/internal/platform/sources"
 )
 
 // newOutboundClient returns the SSRF-safe client of all outbound traffic of user-chosen URLs:

@@ -10,12 +10,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"tcs.dev/tcs/internal/aipass"
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/correction"
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/pipeline"
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/metrics"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/text/aipass"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
 )
 
 // services are what the controllers and the API server of one process share.

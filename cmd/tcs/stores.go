@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"tcs.dev/tcs/internal/blob"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/results"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/results"
 )
 
 // openStores opens the object store of --store and the results store of --results-dsn.

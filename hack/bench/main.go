@@ -7,7 +7,7 @@
 //	go run ./hack/bench -micro=false only the end-to-end figures
 //	go run ./hack/bench -live 10000    only tcs's memory per live transcript (archiving off)
 //	go run ./hack/bench -pg-size results.db  bytes per archived transcript in SQLite and PostgreSQL
-//	go run ./hack/bench -results-only  only the results store (internal/results, SQLite and PostgreSQL)
+//	go run ./hack/bench -results-only  only the results store (internal/platform/results, SQLite and PostgreSQL)
 //	go run ./hack/bench -scale 100000  only the scale benchmark: archiving on vs --archive-after=0,
 //	                                 measured at -checkpoints (10,000, 50,000 and 100,000)
 package main
@@ -43,14 +43,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/statuspatch"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 )
 
 func main() {
 	ctrllog.SetLogger(logr.Discard())
-	micro := flag.Bool("micro", true, "run the go test benchmarks of internal/correction and internal/formats")
+	micro := flag.Bool("micro", true, "run the go test benchmarks of internal/text/correction and internal/text/formats")
 	n := flag.Int("n", 200, "transcripts per end-to-end measurement")
 	count := flag.Int("count", 3, "runs of each micro-benchmark (compare medians: this machine is noisy)")
 	tcsBin := flag.String("tcs", "bin/tcs", "the tcs binary (built when missing)")
@@ -127,7 +127,7 @@ func run(micro bool, count, n int, tcsBin string) error {
 	if micro {
 		fmt.Println("## Micro-benchmarks (one core)")
 		fmt.Println()
-		cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-cpu", "1", "-count", strconv.Itoa(count), "./internal/correction/", "./internal/formats/")
+		cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-cpu", "1", "-count", strconv.Itoa(count), "./internal/text/correction/", "./internal/text/formats/")
 		cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
@@ -156,10 +156,10 @@ func run(micro bool, count, n int, tcsBin string) error {
 	return endToEnd(n, tcsBin)
 }
 
-// resultsStore runs BenchmarkStore of internal/results: list and get latency at 1,000 records
+// resultsStore runs BenchmarkStore of internal/platform/results: list and get latency at 1,000 records
 // (the baseline) and 100,000, on SQLite and on a PostgreSQL it starts itself.
 func resultsStore() error {
-	fmt.Println("## Results store (internal/results)")
+	fmt.Println("## Results store (internal/platform/results)")
 	fmt.Println()
 	env := os.Environ()
 	if os.Getenv("TCS_POSTGRES_BIN") == "" {
@@ -169,11 +169,11 @@ func resultsStore() error {
 		}
 		env = append(env, "TCS_POSTGRES_BIN="+strings.TrimSpace(string(out)))
 	}
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "Store", "-benchtime", "2000x", "-v", "./internal/results/")
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "Store", "-benchtime", "2000x", "-v", "./internal/platform/results/")
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go test -bench Store ./internal/results/: %w", err)
+		return fmt.Errorf("go test -bench Store ./internal/platform/results/: %w", err)
 	}
 	fmt.Println()
 	return nil

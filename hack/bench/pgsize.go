@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/results"
-	"tcs.dev/tcs/internal/testenv/postgres"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/tooling/testenv/postgres"
 )
 
 // pgSize copies the archived transcripts of the SQLite results store at path (a copy made with

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"tcs.dev/tcs/internal/chartdoc"
+	"tcs.dev/tcs/internal/tooling/chartdoc"
 )
 
 func main() {

@@ -1,6 +1,6 @@
 # Builds the evaluation documents of hack/correction-eval in /tmp/eval/docs from
 # public repositories mirrored under /work/.mirror (see
-# internal/correction/testdata/eval/README.md): Whisper transcripts of two
+# internal/text/correction/testdata/eval/README.md): Whisper transcripts of two
 # churches' services, as lowercase captions without punctuation (cue lines kept)
 # and as punctuated text, and podcasts as controls; and the known errors of the
 # captions (/tmp/eval/errors.tsv): the Bible names the Whisper text capitalizes

@@ -12,7 +12,7 @@
 #       judge a change that restores the source's words, or that the source's
 #       own change (judged in realasr) matches.
 import re, os, glob, hashlib, random
-ERRORS = os.path.join(os.path.dirname(__file__), '../../internal/correction/testdata/eval/errors.tsv')
+ERRORS = os.path.join(os.path.dirname(__file__), '../../internal/text/correction/testdata/eval/errors.tsv')
 PERSONLIKE = set('Matthew Mark Luke John James Peter Jude Timothy Titus Philemon Daniel Samuel Joshua Ruth Esther Job Jonah Amos Hosea Joel Micah Nahum Habakkuk Zephaniah Haggai Zechariah Malachi Ezra Nehemiah Isaiah Jeremiah Ezekiel Obadiah'.split())
 BOOKS = set('Genesis Exodus Leviticus Numbers Deuteronomy Judges Kings Chronicles Psalms Psalm Proverbs Ecclesiastes Lamentations Acts Romans Corinthians Galatians Ephesians Philippians Colossians Thessalonians Hebrews Revelation'.split())
 PLACES = set('Jerusalem Egypt Babylon Samaria Galilee Bethlehem Nazareth Capernaum Jericho Damascus Judea Canaan Sodom Gomorrah Nineveh Bethany Gethsemane Golgotha Corinth Ephesus Antioch Macedonia Philippi Athens Thessalonica Galatia Emmaus Bethsaida Gadara Shechem Hebron Bethel Sinai Moab Edom Assyria Tyre Sidon Patmos Tarshish Joppa Caesarea Colossae Laodicea Smyrna Pergamum Thyatira Sardis Philadelphia Lystra Derbe Iconium Cyprus Crete Malta Goshen Ur Haran Gilead Bashan Megiddo Armageddon'.split())

@@ -3,8 +3,8 @@
 // against hand judgments kept as data.
 //
 //	go run ./hack/correction-eval -docs /tmp/eval/docs \
-//	    -judgments internal/correction/testdata/eval/judgments.tsv \
-//	    -errors internal/correction/testdata/eval/errors.tsv \
+//	    -judgments internal/text/correction/testdata/eval/judgments.tsv \
+//	    -errors internal/text/correction/testdata/eval/errors.tsv \
 //	    -unjudged /tmp/eval/unjudged.tsv
 //
 // The documents sit in one subdirectory per source shape (captions: lowercase
@@ -36,7 +36,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tcs.dev/tcs/internal/correction"
+	"tcs.dev/tcs/internal/text/correction"
 )
 
 func main() {

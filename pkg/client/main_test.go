@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // TestMain runs the examples against the real service: it starts `tcs dev` ($TCS_BIN, or a

@@ -28,8 +28,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"tcs.dev/tcs/internal/controlplane"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/controlplane"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 const (
@@ -487,7 +487,7 @@ func checkAccess(t *testing.T, cs kubernetes.Interface, user, ns string) {
 				access{verb, r.group, r.resource, "", "", false}) // all namespaces
 		}
 	}
-	// Status is written with merge patches only (internal/statuspatch): no update of a status,
+	// Status is written with merge patches only (internal/platform/kube/statuspatch): no update of a status,
 	// nor of a whole delivery.
 	for _, r := range []string{"transcripts", "organizations", "webhookendpoints", "webhookdeliveries"} {
 		cases = append(cases,

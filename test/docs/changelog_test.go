@@ -12,7 +12,7 @@ import (
 	"time"
 	_ "time/tzdata" // America/Chicago without the system's zone files
 
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 var (

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"tcs.dev/tcs/internal/controlplane"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/controlplane"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // lastJob returns the last entry of a transcript's jobs.

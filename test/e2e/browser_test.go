@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // browser is a real headless Chromium driven over the DevTools protocol.

@@ -29,9 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/ids"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/tooling/testenv"
 	"tcs.dev/tcs/pkg/webhook"
 )
 

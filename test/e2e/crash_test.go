@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"tcs.dev/tcs/internal/controlplane"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/controlplane"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // killDev kills p with SIGKILL, as a crash or the OOM killer does, and waits for it.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"tcs.dev/tcs/internal/controlplane"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/controlplane"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // dashboardGet fetches path of the dashboard with a session cookie, without following

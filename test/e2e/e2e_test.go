@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"tcs.dev/tcs/internal/controlplane"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/controlplane"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // tcsBin is the binary under test: $TCS_BIN, or one built for this run.

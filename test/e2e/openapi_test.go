@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"tcs.dev/tcs/internal/apidoc"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/tooling/apidoc"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // loadAPIDoc reads the API's OpenAPI document (apiserver/openapi.json, the one the server

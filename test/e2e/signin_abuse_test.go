@@ -18,7 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"tcs.dev/tcs/internal/accounts"
+	"tcs.dev/tcs/internal/domain/accounts"
 )
 
 // memoryOf returns the resident set size of process pid now (VmRSS) and at most so far

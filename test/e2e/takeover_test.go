@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // tokenLink matches a link that carries an invitation or reset token, in any form tcs ever made.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"tcs.dev/tcs/internal/controlplane"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/controlplane"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // dashClient is a signed-in member of the dashboard of a running tcs, over plain HTTP as a

@@ -37,8 +37,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"tcs.dev/tcs/config/crd"
-	"tcs.dev/tcs/internal/chartdoc"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/tooling/chartdoc"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // valueSet is one set of chart values and what the rendered Deployment must then carry.

@@ -32,9 +32,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/controlplane"
-	"tcs.dev/tcs/internal/scheme"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/controlplane"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // listenerFlags are the flags of `tcs run` that open a listener, each of which a pod reaches

@@ -22,8 +22,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"tcs.dev/tcs/internal/metrics"
-	"tcs.dev/tcs/internal/testenv"
+	"tcs.dev/tcs/internal/platform/metrics"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // metricsValues returns the metrics values of vs with the chart's defaults.

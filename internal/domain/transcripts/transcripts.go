@@ -1,0 +1,446 @@
+// Package transcripts is the organization-scoped access to transcripts: the one place that
+// decides what an organization may see and do of transcripts, their jobs, changes, uploads and
+// archived records. The API's handlers and the dashboard both call it as Go; neither reads a
+// transcript any other way.
+//
+// Every method takes the organization first and refuses an empty or malformed one before it
+// touches anything. A transcript of another organization is ErrForeign (the API answers 403;
+// the dashboard shows its "not found" page); one that does not exist, is deleted or is an
+// unconfirmed upload is ErrNotFound.
+package transcripts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
+	"tcs.dev/tcs/internal/platform/kube/workingset"
+	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/text/pipeline"
+)
+
+// ErrNotFound is returned for a transcript (or job, or upload) that does not exist for the
+// organization: never made, deleted, or an upload not yet confirmed.
+var ErrNotFound = errors.New("not found")
+
+// ErrForeign is returned for a transcript (or job, or upload) that exists but belongs to
+// another organization.
+var ErrForeign = errors.New("belongs to another organization")
+
+// ErrDeleted is returned by Delete for a transcript that a concurrent delete removed first.
+var ErrDeleted = errors.New("already deleted")
+
+// OrgError is an organization refused before anything was read: empty or not an org_… id.
+type OrgError struct{ Org string }
+
+func (e *OrgError) Error() string {
+	if e.Org == "" {
+		return "no organization given"
+	}
+	return fmt.Sprintf("%q is not an organization id (org_…)", e.Org)
+}
+
+// CheckOrg refuses an empty or malformed organization id.
+func CheckOrg(org string) error {
+	if !ids.Valid("org", org) {
+		return &OrgError{Org: org}
+	}
+	return nil
+}
+
+// Content reads stored objects (corrected content, changes) by key.
+type Content interface {
+	Content(ctx context.Context, key string) ([]byte, error)
+}
+
+// Service reads and writes the transcripts of organizations in one namespace.
+type Service struct {
+	// Namespace holds the transcripts.
+	Namespace string
+	// Cache serves lists; it must have the IndexOrganization index on transcripts.
+	Cache client.Reader
+	// APIReader reads from the API server directly, for objects the cache may not have yet.
+	APIReader client.Reader
+	// Client writes objects.
+	Client client.Client
+	// Store reads the stored content and changes.
+	Store Content
+	// Results is the results store of archived transcripts; nil means none are archived.
+	Results *results.Store
+	// Written, when set, is called after each status write with the transcript as written
+	// (the API waits there for its informer cache).
+	Written func(ctx context.Context, t *tcsv1.Transcript)
+}
+
+// IndexOrganization is the cache index of transcripts by their organization id.
+const IndexOrganization = "tcs.dev/transcript-organization"
+
+// OrganizationIndex extracts the index value of IndexOrganization.
+func OrganizationIndex(obj client.Object) []string {
+	if t, ok := obj.(*tcsv1.Transcript); ok && t.Spec.Organization != "" {
+		return []string{t.Spec.Organization}
+	}
+	return nil
+}
+
+func (s *Service) key(id string) types.NamespacedName {
+	return types.NamespacedName{Namespace: s.Namespace, Name: tcsv1.TranscriptName(id)}
+}
+
+// Belongs is the one "not yours" rule: it reports whether t belongs to org. An empty org
+// owns nothing.
+func Belongs(org string, t *tcsv1.Transcript) bool {
+	return org != "" && t.Spec.Organization == org
+}
+
+// owned is Belongs as an error: nil, or ErrForeign.
+func owned(org string, t *tcsv1.Transcript) error {
+	if !Belongs(org, t) {
+		return fmt.Errorf("transcript %s: %w", t.Spec.ID, ErrForeign)
+	}
+	return nil
+}
+
+// visible reports whether a transcript of the organization is shown: not deleted, and not an
+// upload grant waiting for its file.
+func visible(t *tcsv1.Transcript) bool {
+	return t.Status.DeletedAt == nil && !(t.Status.Phase == "" && t.Spec.Source.Type == tcsv1.SourceUpload)
+}
+
+// New returns the resource of a new transcript id of org (not yet created).
+func (s *Service) New(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) (*tcsv1.Transcript, error) {
+	if err := CheckOrg(org); err != nil {
+		return nil, err
+	}
+	src.InputRef = pipeline.KeysFor(org, id).Input
+	return &tcsv1.Transcript{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      tcsv1.TranscriptName(id),
+			Namespace: s.Namespace,
+			Labels: map[string]string{
+				tcsv1.LabelOrganization: org,
+				tcsv1.LabelSourceType:   string(src.Type),
+			},
+			Finalizers: []string{tcsv1.FinalizerStoredObjects},
+		},
+		Spec: tcsv1.TranscriptSpec{ID: id, Organization: org, Source: src, Options: opts},
+	}, nil
+}
+
+// Create creates t, a new transcript of org (made by New).
+func (s *Service) Create(ctx context.Context, org string, t *tcsv1.Transcript) error {
+	if err := CheckOrg(org); err != nil {
+		return err
+	}
+	if err := owned(org, t); err != nil {
+		return err
+	}
+	return s.Client.Create(ctx, t)
+}
+
+// Get returns transcript id of org, and whether it was read from its archived record rather
+// than from its resource. The resource is read first and the record after: the archiver writes
+// the record before it deletes the resource, so a transcript is always in one of the two.
+func (s *Service) Get(ctx context.Context, org, id string) (*tcsv1.Transcript, bool, error) {
+	if err := CheckOrg(org); err != nil {
+		return nil, false, err
+	}
+	if !ids.Valid("tr", id) {
+		return nil, false, fmt.Errorf("transcript %q: %w", id, ErrNotFound)
+	}
+	t := &tcsv1.Transcript{}
+	archived := false
+	// One read by name from the API server: the informer cache may lag a write of a moment ago
+	// (a create, a completion, a delete), and a client that just wrote must read its write.
+	err := s.APIReader.Get(ctx, s.key(id), t)
+	switch {
+	case apierrors.IsNotFound(err):
+		rec, err := s.record(ctx, id)
+		if err != nil {
+			return nil, false, err
+		}
+		if rec == nil {
+			return nil, false, fmt.Errorf("transcript %s: %w", id, ErrNotFound)
+		}
+		t, archived = rec, true
+	case err != nil:
+		return nil, false, fmt.Errorf("reading transcript %s: %w", id, err)
+	case !t.DeletionTimestamp.IsZero() && t.Annotations[tcsv1.AnnotationArchivedAt] != "":
+		// Leaving the cluster for its record, which already holds it: what is done to it
+		// from now on is done to the record.
+		rec, err := s.record(ctx, id)
+		if err != nil {
+			return nil, false, err
+		}
+		if rec != nil {
+			t, archived = rec, true
+		}
+	}
+	if err := owned(org, t); err != nil {
+		return nil, false, err
+	}
+	if !visible(t) {
+		return nil, false, fmt.Errorf("transcript %s: %w", id, ErrNotFound)
+	}
+	return t, archived, nil
+}
+
+// Find returns transcript id of org as it is, deleted or an unconfirmed upload alike, from
+// its resource or else its archived record; nil when there is neither. It is for requests
+// that resume what an earlier run of theirs made.
+func (s *Service) Find(ctx context.Context, org, id string) (*tcsv1.Transcript, error) {
+	if err := CheckOrg(org); err != nil {
+		return nil, err
+	}
+	t := &tcsv1.Transcript{}
+	err := s.APIReader.Get(ctx, s.key(id), t)
+	switch {
+	case apierrors.IsNotFound(err):
+		rec, err := s.record(ctx, id)
+		if err != nil || rec == nil {
+			return nil, err
+		}
+		t = rec
+	case err != nil:
+		return nil, fmt.Errorf("reading transcript %s: %w", id, err)
+	}
+	if err := owned(org, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Archived returns the archived record of transcript id of org, soft-deleted or not; nil when
+// there is none (or no results store).
+func (s *Service) Archived(ctx context.Context, org, id string) (*tcsv1.Transcript, error) {
+	if err := CheckOrg(org); err != nil {
+		return nil, err
+	}
+	rec, err := s.record(ctx, id)
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	if err := owned(org, rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// record reads the archived record of id, of whichever organization; only the methods above,
+// which check the organization, call it.
+func (s *Service) record(ctx context.Context, id string) (*tcsv1.Transcript, error) {
+	if s.Results == nil {
+		return nil, nil
+	}
+	rec, err := s.Results.Get(ctx, id, results.GetOptions{IncludeDeleted: true})
+	switch {
+	case errors.Is(err, results.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading the archived record of %s: %w", id, err)
+	}
+	return rec.Transcript, nil
+}
+
+// Upload returns the upload grant id of org for its confirmation, confirmed already or not,
+// from its resource or else (confirmed and archived since) its record.
+func (s *Service) Upload(ctx context.Context, org, id string) (*tcsv1.Transcript, error) {
+	if err := CheckOrg(org); err != nil {
+		return nil, err
+	}
+	if !ids.Valid("tr", id) {
+		return nil, fmt.Errorf("upload %q: %w", id, ErrNotFound)
+	}
+	t, err := s.Find(ctx, org, id)
+	switch {
+	case err != nil:
+		return nil, err
+	case t == nil:
+		return nil, fmt.Errorf("upload %s: %w", id, ErrNotFound)
+	}
+	return t, nil
+}
+
+// Content returns the corrected content of t, a transcript of org, once it is completed; nil
+// before, or when its content is gone.
+func (s *Service) Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error) {
+	if err := CheckOrg(org); err != nil {
+		return nil, err
+	}
+	if err := owned(org, t); err != nil {
+		return nil, err
+	}
+	if t.Status.Phase != tcsv1.PhaseCompleted || t.Status.ContentRef == "" {
+		return nil, nil
+	}
+	data, err := s.Store.Content(ctx, t.Status.ContentRef)
+	switch {
+	case errors.Is(err, blob.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading the content of %s: %w", t.Spec.ID, err)
+	}
+	c := string(data)
+	return &c, nil
+}
+
+// Changes returns transcript id of org with its changes in text order.
+func (s *Service) Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error) {
+	t, _, err := s.Get(ctx, org, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	var changes []pipeline.Change
+	if ref := t.Status.ChangesRef; ref != "" {
+		raw, err := s.Store.Content(ctx, ref)
+		if err != nil && !errors.Is(err, blob.ErrNotFound) {
+			return nil, nil, fmt.Errorf("reading the changes of %s: %w", t.Spec.ID, err)
+		}
+		if err == nil {
+			if err := json.Unmarshal(raw, &changes); err != nil {
+				return nil, nil, fmt.Errorf("decoding the changes of %s: %w", t.Spec.ID, err)
+			}
+		}
+	}
+	return t, changes, nil
+}
+
+// Job returns job jobID of org and its transcript. When the split of the id into its
+// transcript's is uncertain, the transcript that has the job is the one; ErrForeign only when
+// no candidate of org has it and one of another organization exists.
+func (s *Service) Job(ctx context.Context, org, jobID string) (*tcsv1.Transcript, *tcsv1.Job, error) {
+	if err := CheckOrg(org); err != nil {
+		return nil, nil, err
+	}
+	if !ids.Valid("job", jobID) {
+		return nil, nil, fmt.Errorf("job %q: %w", jobID, ErrNotFound)
+	}
+	foreign := false
+	for _, trID := range tcsv1.TranscriptIDsOfJob(jobID) {
+		cand, _, err := s.Get(ctx, org, trID)
+		switch {
+		case err == nil:
+			if j := cand.Job(jobID); j != nil {
+				return cand, j, nil
+			}
+		case errors.Is(err, ErrForeign):
+			foreign = true
+		case !errors.Is(err, ErrNotFound):
+			return nil, nil, err
+		}
+	}
+	if foreign {
+		return nil, nil, fmt.Errorf("job %s: %w", jobID, ErrForeign)
+	}
+	return nil, nil, fmt.Errorf("job %s: %w", jobID, ErrNotFound)
+}
+
+// UpdateStatus applies mutate to the latest t, a transcript of org, and patches its status
+// with the change, retrying on conflicts; mutate returns false to leave the status as it is.
+// The patch is locked, as mutate decides on what it read (a transcript deleted once answers
+// 404 the second time). A transcript the archiver marked (recorded, waiting out of the cache
+// for its deletion) is brought back into the working set first, so that the controllers see
+// the change and the list shows it.
+func (s *Service) UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
+	if err := CheckOrg(org); err != nil {
+		return err
+	}
+	if err := owned(org, t); err != nil {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := s.APIReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
+			return err
+		}
+		if err := owned(org, t); err != nil {
+			return err
+		}
+		if err := workingset.Rejoin(ctx, s.Client, t); err != nil {
+			return err
+		}
+		patch := statuspatch.New(t, statuspatch.OwnerAPI)
+		if !mutate(t) {
+			return nil
+		}
+		if err := patch.Patch(ctx, s.Client, t, statuspatch.Locked); err != nil {
+			return err
+		}
+		if s.Written != nil {
+			s.Written(ctx, t)
+		}
+		return nil
+	})
+}
+
+// SetOptions sets the options of t, an upload grant of org, before its confirmation queues
+// its job; a grant confirmed meanwhile is left as it is (t shows it).
+func (s *Service) SetOptions(ctx context.Context, org string, t *tcsv1.Transcript, opts tcsv1.TranscriptOptions) error {
+	if err := CheckOrg(org); err != nil {
+		return err
+	}
+	if err := owned(org, t); err != nil {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := s.APIReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
+			return err
+		}
+		if err := owned(org, t); err != nil {
+			return err
+		}
+		if t.Status.Phase != "" {
+			return nil // confirmed meanwhile: the caller's check answers
+		}
+		t.Spec.Options = opts
+		return s.Client.Update(ctx, t)
+	})
+}
+
+// Delete soft-deletes transcript id of org at now and returns it: it reads as ErrNotFound and
+// leaves lists at once; its content is purged after the retention window. ErrDeleted says a
+// concurrent delete came first.
+func (s *Service) Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error) {
+	t, archived, err := s.Get(ctx, org, id)
+	if err != nil {
+		return nil, err
+	}
+	var already bool
+	if !archived {
+		err = s.UpdateStatus(ctx, org, t, func(t *tcsv1.Transcript) bool {
+			if t.Status.DeletedAt != nil {
+				already = true
+				return false
+			}
+			t.Status.DeletedAt = &now
+			return true
+		})
+		// Archived since it was read: its record takes the delete.
+		archived = apierrors.IsNotFound(err) && s.Results != nil
+	}
+	if archived {
+		var changed bool
+		changed, err = s.Results.SoftDelete(ctx, t.Spec.ID, now.Time)
+		already = !changed || errors.Is(err, results.ErrNotFound)
+		if errors.Is(err, results.ErrNotFound) {
+			err = nil
+		}
+	}
+	switch {
+	case err != nil:
+		return t, fmt.Errorf("deleting transcript %s: %w", t.Spec.ID, err)
+	case already:
+		return t, fmt.Errorf("transcript %s: %w", t.Spec.ID, ErrDeleted)
+	}
+	return t, nil
+}
