@@ -123,8 +123,10 @@ func (c *Change) Written() string {
 
 // Decide recomputes the content of input, a document in format, and its change list changes
 // (the deterministic pass's or the AI pass's, with offsets into input) from the decisions
-// recorded, log, and those of a call, batch, applied in that order. Every byte of input
-// outside the spans of the applied changes is kept as it is.
+// recorded, log, and those of a call, batch, applied in that order. The content is input
+// rewritten through formats.View as the passes write theirs: bytes outside the spans of the
+// applied changes are kept, but for the copies of a rolling caption line, which change with
+// it, and the blanks a change across runs takes after it (see the formats package).
 //
 // A batch decision that cannot be applied fails with a *DecisionError naming it as
 // decisions[i]; a recorded one with an error matching ErrStaleDecisions; an input that cannot
