@@ -295,7 +295,7 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	if aerr != nil {
 		return nil, aerr
 	}
-	if opts != t.Spec.Options {
+	if !opts.Equal(t.Spec.Options) {
 		// The options given at confirmation join the grant's before the job is queued, so that
 		// every pass of the transcript runs with them.
 		err := s.transcripts.SetOptions(ctx, principalFrom(ctx).OrganizationID, t, opts)

@@ -44,7 +44,7 @@ func TestUploadConfirmationOptions(t *testing.T) {
 			t.Fatalf("jobs %v, want the ingest and an AI pass", jt)
 		}
 		want := tcsv1.TranscriptOptions{AIPass: tcsv1.AIPassOptions{Enabled: true, Apply: true}, NormalizeReferences: true}
-		if got := specOf(id); got != want {
+		if got := specOf(id); !got.Equal(want) {
 			t.Fatalf("options %+v, want %+v", got, want)
 		}
 		// Once confirmed, the options are as immutable as the rest of the spec.

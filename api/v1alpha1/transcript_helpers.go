@@ -1,9 +1,10 @@
 package v1alpha1
 
 import (
-	"slices"
-
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -314,4 +315,27 @@ func (t *Transcript) Unmark() bool {
 		t.Finalizers = append(t.Finalizers, FinalizerStoredObjects)
 	}
 	return true
+}
+
+// Equal reports whether o and p are the same options; a nil or empty list or map equals
+// another nil or empty one.
+func (o TranscriptOptions) Equal(p TranscriptOptions) bool {
+	return o.AIPass == p.AIPass && o.Language == p.Language && o.NormalizeReferences == p.NormalizeReferences &&
+		slices.Equal(o.Categories, p.Categories) && maps.Equal(o.Metadata, p.Metadata) &&
+		(o.Thresholds == nil) == (p.Thresholds == nil) && (o.Thresholds == nil || *o.Thresholds == *p.Thresholds)
+}
+
+// ParseConfidence reads a threshold of Thresholds: a decimal from 0 to 1 with at most three
+// decimal places, such as "0.85" or "1".
+func ParseConfidence(s string) (float64, error) {
+	whole, frac, dot := strings.Cut(s, ".")
+	if (whole != "0" && whole != "1") || dot && (len(frac) < 1 || len(frac) > 3 || !allDigits(frac)) ||
+		whole == "1" && strings.Trim(frac, "0") != "" {
+		return 0, fmt.Errorf("%q is not a confidence: a decimal from 0 to 1 with at most three decimal places, such as 0.85", s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("reading confidence %q: %w", s, err)
+	}
+	return v, nil
 }

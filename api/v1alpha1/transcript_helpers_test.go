@@ -87,3 +87,49 @@ func FuzzTranscriptIDsOfJob(f *testing.F) {
 		}
 	})
 }
+
+func TestParseConfidence(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"0", 0, true}, {"1", 1, true}, {"0.85", 0.85, true}, {"0.5", 0.5, true}, {"0.125", 0.125, true},
+		{"1.0", 1, true}, {"1.000", 1, true},
+		{"", 0, false}, {"1.5", 0, false}, {"1.001", 0, false}, {"0.1234", 0, false}, {"0.", 0, false},
+		{".5", 0, false}, {"-0.5", 0, false}, {"2", 0, false}, {"0.5e1", 0, false}, {"0,5", 0, false}, {" 0.5", 0, false},
+	} {
+		got, err := ParseConfidence(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseConfidence(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestTranscriptOptionsEqualComparesEveryField(t *testing.T) {
+	base := func() TranscriptOptions {
+		return TranscriptOptions{AIPass: AIPassOptions{Enabled: true}, Language: "en", Categories: []string{"bible"},
+			Thresholds: &Thresholds{AutoApply: "0.9"}, Metadata: map[string]string{"a": "b"}}
+	}
+	if !base().Equal(base()) {
+		t.Fatal("equal options are not Equal")
+	}
+	if !(TranscriptOptions{Categories: []string{}, Metadata: map[string]string{}}).Equal(TranscriptOptions{}) {
+		t.Error("empty and nil lists and maps are not Equal")
+	}
+	for name, change := range map[string]func(*TranscriptOptions){
+		"ai pass":              func(o *TranscriptOptions) { o.AIPass.Apply = true },
+		"language":             func(o *TranscriptOptions) { o.Language = "de" },
+		"normalize references": func(o *TranscriptOptions) { o.NormalizeReferences = true },
+		"categories":           func(o *TranscriptOptions) { o.Categories = append(o.Categories, "place") },
+		"no thresholds":        func(o *TranscriptOptions) { o.Thresholds = nil },
+		"a threshold":          func(o *TranscriptOptions) { o.Thresholds.Suggest = "0.5" },
+		"metadata":             func(o *TranscriptOptions) { o.Metadata["a"] = "c" },
+	} {
+		o := base()
+		change(&o)
+		if o.Equal(base()) || base().Equal(o) {
+			t.Errorf("options that differ in %s are Equal", name)
+		}
+	}
+}

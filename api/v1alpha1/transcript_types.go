@@ -114,6 +114,62 @@ type TranscriptOptions struct {
 	// NormalizeReferences rewrites spoken Bible references ("chapter thirteen verse four") as "13:4".
 	// +optional
 	NormalizeReferences bool `json:"normalizeReferences,omitempty"`
+
+	// Categories limits the corrections to these categories (bible, place, or a category of
+	// the organization's glossary); empty means every category.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=40
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9][a-z0-9_-]*$`
+	Categories []string `json:"categories,omitempty"`
+
+	// Thresholds are the confidence bounds that decide which changes are applied, suggested
+	// or dropped; nil keeps the engine's own.
+	// +optional
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+
+	// Metadata are the caller's own key-value pairs: at most 20, keys of 1 to 40 bytes,
+	// values of at most 500 bytes (as Stripe bounds them).
+	// +optional
+	// +kubebuilder:validation:MaxProperties=20
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(bytes(k)) <= 40)",message="metadata keys are 1 to 40 bytes long"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(bytes(self[k])) <= 500)",message="metadata values are at most 500 bytes long"
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// The bounds of TranscriptOptions, as its validation markers state them.
+const (
+	// MaxCategories bounds Categories.
+	MaxCategories = 32
+	// MaxCategoryBytes bounds a category name.
+	MaxCategoryBytes = 40
+	// MaxMetadataKeys bounds the pairs of Metadata.
+	MaxMetadataKeys = 20
+	// MaxMetadataKeyBytes bounds a key of Metadata.
+	MaxMetadataKeyBytes = 40
+	// MaxMetadataValueBytes bounds a value of Metadata.
+	MaxMetadataValueBytes = 500
+)
+
+// Thresholds are confidence bounds, each a decimal from 0 to 1 with at most three decimal
+// places, written as a string ("0.85"): controller-gen refuses floats in CRDs and asks for
+// them to be serialized as strings. ParseConfidence reads them.
+// +kubebuilder:validation:XValidation:rule="!has(self.autoApply) || !has(self.suggest) || double(self.suggest) <= double(self.autoApply)",message="thresholds.suggest must not be above thresholds.autoApply"
+type Thresholds struct {
+	// AutoApply is the confidence from which a change is applied automatically; empty keeps
+	// the engine's.
+	// +optional
+	// +kubebuilder:validation:MaxLength=5
+	// +kubebuilder:validation:Pattern=`^(0(\.[0-9]{1,3})?|1(\.0{1,3})?)$`
+	AutoApply string `json:"autoApply,omitempty"`
+	// Suggest is the confidence from which a change is suggested; changes below it are
+	// dropped. Empty keeps the engine's.
+	// +optional
+	// +kubebuilder:validation:MaxLength=5
+	// +kubebuilder:validation:Pattern=`^(0(\.[0-9]{1,3})?|1(\.0{1,3})?)$`
+	Suggest string `json:"suggest,omitempty"`
 }
 
 // AIPassOptions configures the AI validation pass.
@@ -293,6 +349,10 @@ type TranscriptStatus struct {
 	// +optional
 	AIPass *AIPassResult `json:"aiPass,omitempty"`
 
+	// Review is the state of the review decisions; nil before the first.
+	// +optional
+	Review *ReviewStatus `json:"review,omitempty"`
+
 	// DeletedAt is when the transcript was soft-deleted.
 	// +optional
 	DeletedAt *metav1.Time `json:"deletedAt,omitempty"`
@@ -349,6 +409,41 @@ type AIPassResult struct {
 	// FinishedAt is when the pass ended.
 	// +optional
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+}
+
+// ReviewStatus is the state of a transcript's review: the decisions people made on its
+// changes, and the content and change list recomputed from them. Each call that records
+// decisions makes a new version, whose objects are stored before the status names them.
+// +kubebuilder:validation:XValidation:rule="self.version >= oldSelf.version",message="review.version never decreases"
+type ReviewStatus struct {
+	// Version is the number of the current review version, from 1.
+	// +kubebuilder:validation:Minimum=1
+	Version int64 `json:"version"`
+	// Undecided counts the suggestions no one has decided on yet.
+	// +kubebuilder:validation:Minimum=0
+	Undecided int `json:"undecided"`
+	// Decided counts the changes with a decision, the added ones included.
+	// +kubebuilder:validation:Minimum=0
+	Decided int `json:"decided"`
+	// LastDecidedBy is who made the latest decision (an API key id, a member's email).
+	// +optional
+	LastDecidedBy string `json:"lastDecidedBy,omitempty"`
+	// LastDecidedAt is when the latest decision was made.
+	// +optional
+	LastDecidedAt *metav1.Time `json:"lastDecidedAt,omitempty"`
+	// ChangesSummary counts the changes as the review left them.
+	// +optional
+	ChangesSummary *ChangesSummary `json:"changesSummary,omitempty"`
+	// BaseChangesRef is the object-store key of the change list the decisions apply to (the
+	// deterministic pass's or the AI pass's); when the transcript's changesRef moves on, the
+	// decisions must be applied again.
+	BaseChangesRef string `json:"baseChangesRef"`
+	// ContentRef is the object-store key of the reviewed content.
+	ContentRef string `json:"contentRef"`
+	// ChangesRef is the object-store key of the change list with the decisions (JSON).
+	ChangesRef string `json:"changesRef"`
+	// DecisionsRef is the object-store key of the log of decisions (JSON), in the order made.
+	DecisionsRef string `json:"decisionsRef"`
 }
 
 // TokenUsage counts the tokens of a provider's calls.

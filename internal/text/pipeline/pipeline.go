@@ -122,7 +122,7 @@ func (p *Processor) CorrectWithin(content []byte, format formats.Format, opts co
 		if c.Status == correction.StatusAutoApplied {
 			edits = append(edits, formats.Edit{Start: c.Start, End: c.End, Replacement: c.Replacement})
 		}
-		changes = append(changes, toSource(view, content, c))
+		changes = append(changes, toSource(view, c))
 	}
 	out, err := view.Rewrite(edits)
 	if err != nil {
@@ -140,13 +140,13 @@ func (p *Processor) CorrectWithin(content []byte, format formats.Format, opts co
 	}, nil
 }
 
-// toSource returns c, found in the text of view, with offsets, original and line in the
-// submitted document content instead.
-func toSource(view *formats.View, content []byte, c correction.Change) correction.Change {
+// toSource returns c, found in the text of view, with offsets and line in the submitted
+// document instead. Its original stays the text's: where Source is ok the source holds the
+// same bytes, and a DOCX change's offsets are into word/document.xml, not into the archive.
+func toSource(view *formats.View, c correction.Change) correction.Change {
 	mapped := c
 	if s, e, ok := view.Source(c.Start, c.End); ok {
 		mapped.Start, mapped.End = s, e
-		mapped.Original = string(content[s:e])
 	} else {
 		s0, _, _ := view.Source(c.Start, c.Start)
 		e0, _, _ := view.Source(c.End, c.End)

@@ -31,6 +31,9 @@ type Change struct {
 	// Applied tells whether the change is written into the content; nil in the deterministic
 	// pass's list, where auto-applied changes are.
 	Applied *bool `json:"applied,omitempty"`
+	// Decision is the latest decision a person made on the change; nil when there is none
+	// and in the lists of the passes.
+	Decision *Decision `json:"decision,omitempty"`
 }
 
 // IsApplied reports whether c is written into the content.
@@ -143,7 +146,7 @@ func (p *Processor) review(ctx context.Context, input []byte, in ReviewInput, pr
 	if len(review.Judgements) != len(found) {
 		return nil, nil, &ProviderError{Err: fmt.Errorf("the %s provider judged %d of %d changes", provider.Name(), len(review.Judgements), len(found))}
 	}
-	rev, edits := revise(view, input, found, review, in.Apply)
+	rev, edits := revise(view, found, review, in.Apply)
 	content, err := view.Rewrite(edits)
 	if err != nil {
 		return nil, nil, fmt.Errorf("writing the revised %s: %w", in.Format, err)
@@ -176,7 +179,7 @@ func (p *Processor) checkStored(ctx context.Context, key string, found []correct
 // revise merges the verdicts and proposals of review into the changes found in view, and
 // returns the edits of the revised content: with apply, the auto-applied changes not rejected
 // and the needs-review changes confirmed; without, the auto-applied ones.
-func revise(view *formats.View, input []byte, found []correction.Change, review *aipass.Review, apply bool) (*Revision, []formats.Edit) {
+func revise(view *formats.View, found []correction.Change, review *aipass.Review, apply bool) (*Revision, []formats.Edit) {
 	rev := &Revision{Applied: apply, Usage: review.Usage, Changes: make([]Change, 0, len(found)+len(review.Proposals))}
 	var edits []formats.Edit
 	// Proposals go between the changes in text order (they overlap none), numbered after the
@@ -188,7 +191,7 @@ func revise(view *formats.View, input []byte, found []correction.Change, review 
 			c := correction.Change{ID: fmt.Sprintf("chg_%04d", len(found)+next+1), Category: aipass.CategoryAI, Original: pr.Original, Replacement: pr.Replacement,
 				Start: pr.Start, End: pr.End, Rule: RuleAIProposal, Confidence: 0.5, Status: correction.StatusNeedsReview}
 			applied := false
-			rev.Changes = append(rev.Changes, Change{Change: toSource(view, input, c), AIReason: pr.Reason, Applied: &applied})
+			rev.Changes = append(rev.Changes, Change{Change: toSource(view, c), AIReason: pr.Reason, Applied: &applied})
 			rev.Proposed++
 		}
 	}
@@ -210,7 +213,7 @@ func revise(view *formats.View, input []byte, found []correction.Change, review 
 		default:
 			rev.Uncertain++
 		}
-		rev.Changes = append(rev.Changes, Change{Change: toSource(view, input, c), AIVerdict: j.Verdict, AIReason: j.Reason, Applied: &applied})
+		rev.Changes = append(rev.Changes, Change{Change: toSource(view, c), AIVerdict: j.Verdict, AIReason: j.Reason, Applied: &applied})
 	}
 	propose(len(view.Text) + 1)
 	plain := make([]correction.Change, len(rev.Changes))
