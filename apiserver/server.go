@@ -107,8 +107,8 @@ type Server struct {
 	clock    clock.PassiveClock
 	metrics  *metrics.Metrics
 	recorder events.EventRecorder
-	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
-	mounts map[string]http.Handler
+	// mounts add the routes of other front-ends served on the same port (the dashboard).
+	mounts []func(*mux.Router)
 	// hsts sends Strict-Transport-Security.
 	hsts bool
 
@@ -124,13 +124,10 @@ type Server struct {
 	afterEffect func(ctx context.Context, id string)
 }
 
-// Mount serves h for the paths under prefix (such as "/dashboard/"), and redirects / there;
-// call it before Serve.
-func (s *Server) Mount(prefix string, h http.Handler) {
-	if s.mounts == nil {
-		s.mounts = map[string]http.Handler{}
-	}
-	s.mounts[prefix] = h
+// Mount serves another front-end (the dashboard) on the API's port: register adds that
+// front-end's routes, on paths of its own, to the API's router; call it before Serve.
+func (s *Server) Mount(register func(*mux.Router)) {
+	s.mounts = append(s.mounts, register)
 }
 
 // New returns a Server.
@@ -274,9 +271,8 @@ func (s *Server) router() *mux.Router {
 		r.PathPrefix("/uploads/").Handler(s.uploads).Methods(http.MethodPut)
 	}
 
-	for prefix, h := range s.mounts {
-		r.PathPrefix(prefix).Handler(h)
-		r.Handle("/", http.RedirectHandler(prefix, http.StatusFound)).Methods(http.MethodGet, http.MethodHead)
+	for _, register := range s.mounts {
+		register(r)
 	}
 	return r
 }

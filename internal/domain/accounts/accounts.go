@@ -234,8 +234,22 @@ func (a *Accounts) key(name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: a.o.Namespace, Name: name}
 }
 
-// Organization returns the organization id.
+// checkOrg refuses an empty organization id before anything is read (orgs.CheckOrganization),
+// with an error that is both orgs.ErrNoOrganization and notFound, what the caller answers for an
+// organization, or an invitation to one, that it does not find.
+func checkOrg(orgID string, notFound error) error {
+	if err := orgs.CheckOrganization(orgID); err != nil {
+		return fmt.Errorf("%w: %w", err, notFound)
+	}
+	return nil
+}
+
+// Organization returns the organization id; an empty id is orgs.ErrNoOrganization (and
+// ErrNotFound).
 func (a *Accounts) Organization(ctx context.Context, id string) (*tcsv1.Organization, error) {
+	if err := checkOrg(id, ErrNotFound); err != nil {
+		return nil, err
+	}
 	if !ids.Valid("org", id) {
 		return nil, fmt.Errorf("organization %q: %w", id, ErrNotFound)
 	}
@@ -299,6 +313,9 @@ func (a *Accounts) Role(ctx context.Context, orgID, email string) (string, error
 // LiveRole is Role read straight from the API server rather than from the cache, which may
 // lag behind a removal: for a long-lived stream that must end once its member is removed.
 func (a *Accounts) LiveRole(ctx context.Context, orgID, email string) (string, error) {
+	if err := checkOrg(orgID, ErrNotFound); err != nil {
+		return "", err
+	}
 	if !ids.Valid("org", orgID) {
 		return "", fmt.Errorf("organization %q: %w", orgID, ErrNotFound)
 	}

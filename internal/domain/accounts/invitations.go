@@ -172,8 +172,12 @@ func (a *Accounts) listInvitations(ctx context.Context, labels client.MatchingLa
 	return out, nil
 }
 
-// Invitations lists the pending invitations of organization orgID, by email.
+// Invitations lists the pending invitations of organization orgID, by email; an empty orgID is
+// orgs.ErrNoOrganization.
 func (a *Accounts) Invitations(ctx context.Context, orgID string) ([]Invitation, error) {
+	if err := checkOrg(orgID, ErrNotFound); err != nil {
+		return nil, err
+	}
 	invs, err := a.listInvitations(ctx, client.MatchingLabels{tcsv1.LabelOrganization: orgID})
 	if err != nil {
 		return nil, err
@@ -216,8 +220,12 @@ func (a *Accounts) PendingInvitations(ctx context.Context, email string) ([]Invi
 	return out, nil
 }
 
-// pending returns the pending invitation of email to organization orgID.
+// pending returns the pending invitation of email to organization orgID; an empty orgID is
+// orgs.ErrNoOrganization (and ErrInvitationGone).
 func (a *Accounts) pending(ctx context.Context, orgID, email string) (*Invitation, error) {
+	if err := checkOrg(orgID, ErrInvitationGone); err != nil {
+		return nil, err
+	}
 	email, err := NormalizeEmail(email)
 	if err != nil {
 		return nil, err
