@@ -20,26 +20,9 @@ import (
 	"tcs.dev/tcs/internal/domain/apiview"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/transcripts"
-	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/text/formats"
 	"tcs.dev/tcs/internal/text/pipeline"
 )
-
-// newTranscript returns the resource of a new transcript of org, made by the transcripts
-// service.
-func (s *Server) newTranscript(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) (*tcsv1.Transcript, *apiError) {
-	t, err := s.transcripts.New(org, id, src, opts)
-	if err != nil {
-		return nil, serverError(err)
-	}
-	return t, nil
-}
-
-// updateStatus applies mutate to the latest t, a transcript of the caller's organization, and
-// patches its status with the change: the transcripts service's UpdateStatus.
-func (s *Server) updateStatus(ctx context.Context, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
-	return s.transcripts.UpdateStatus(ctx, principalFrom(ctx).OrganizationID, t, mutate)
-}
 
 // cacheWait bounds how long awaitCached holds an answer for the informer cache.
 const cacheWait = 2 * time.Second
@@ -77,19 +60,6 @@ func (s *Server) awaitCached(ctx context.Context, t *tcsv1.Transcript) {
 	}
 }
 
-// queue marks t pending with its first job queued, on behalf of the idempotency record
-// record ("" for none).
-func (s *Server) queue(t *tcsv1.Transcript, jobType, record string) {
-	t.Status.Phase = tcsv1.PhasePending
-	t.Status.AIPassStatus = tcsv1.AIPassIdle
-	if job := t.AddJob(jobType, metav1.NewTime(s.clock.Now())); job.IdempotencyRecord == "" {
-		job.IdempotencyRecord = record
-	}
-	t.QueueRequestedAIPass(metav1.NewTime(s.clock.Now()))
-	t.Emit(tcsv1.EventTranscriptCreated, s.clock.Now())
-	t.SyncConditions()
-}
-
 // createRemote creates a youtube or url transcript with its fetch job queued.
 func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
 	ctx := r.Context()
@@ -106,46 +76,17 @@ func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Trans
 			return prior, nil
 		}
 	}
-	t, aerr := s.newTranscript(org, id, tcsv1.TranscriptSource{
-		Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title,
-	}, req.Options)
-	if aerr != nil {
-		return nil, aerr
-	}
-	if err := s.createOnce(ctx, t); err != nil {
-		return nil, serverError(fmt.Errorf("creating transcript %s: %w", t.Spec.ID, err))
+	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
+		Source: tcsv1.TranscriptSource{Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title}})
+	if err != nil {
+		return nil, serverError(fmt.Errorf("creating transcript %s: %w", id, err))
 	}
 	s.effected(ctx, id)
-	jobType := tcsv1.JobURLFetch
-	if req.SourceType == tcsv1.SourceYouTube {
-		jobType = tcsv1.JobYouTubeFetch
-	}
-	err := s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
-		if t.Status.Phase != "" {
-			return false // the reconciler took it over, the API request having been too slow
-		}
-		s.queue(t, jobType, requestRecord(ctx))
-		return true
-	})
-	if err != nil {
+	if err := s.transcripts.Queue(ctx, org, t, requestRecord(ctx), s.metaNow()); err != nil {
 		// The resource exists; the reconciler queues its job.
 		return nil, serverError(fmt.Errorf("queueing transcript %s: %w", t.Spec.ID, err))
 	}
 	return t, nil
-}
-
-// ownJob returns the job of t that the request of ctx queued in an earlier run, or nil.
-func ownJob(ctx context.Context, t *tcsv1.Transcript) *tcsv1.Job {
-	record := requestRecord(ctx)
-	if record == "" {
-		return nil
-	}
-	for i := range t.Status.Jobs {
-		if t.Status.Jobs[i].IdempotencyRecord == record {
-			return &t.Status.Jobs[i]
-		}
-	}
-	return nil
 }
 
 func serverError(err error) *apiError {
@@ -235,14 +176,9 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, fmt.Errorf("signing an upload URL: %w", err))
 		return
 	}
-	t, aerr := s.newTranscript(org, id, tcsv1.TranscriptSource{
-		Type: tcsv1.SourceUpload, Format: string(format), Title: title, Filename: filename, UploadExpiresAt: &expires,
-	}, opts)
-	if aerr != nil {
-		s.writeAPIError(w, r, aerr)
-		return
-	}
-	if err := s.createOnce(ctx, t); err != nil {
+	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: opts,
+		Source: tcsv1.TranscriptSource{Type: tcsv1.SourceUpload, Format: string(format), Title: title, Filename: filename, UploadExpiresAt: &expires}})
+	if err != nil {
 		s.serverError(w, r, fmt.Errorf("creating the upload grant %s: %w", id, err))
 		return
 	}
@@ -265,61 +201,32 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
 	ctx := r.Context()
 	id := req.TranscriptID
-	t, err := s.transcripts.Upload(ctx, principalFrom(ctx).OrganizationID, id)
+	t, err := s.transcripts.ConfirmUpload(ctx, principalFrom(ctx).OrganizationID, id, transcripts.Confirmation{
+		Options: req.Options, Given: req.OptionsGiven, Record: requestRecord(ctx), Now: s.metaNow()})
 	if err != nil {
-		return nil, scopedError(err, "transcript_id", fmt.Sprintf("No such upload: %s.", quote(id)),
-			fmt.Sprintf("This API key does not have access to upload %s.", quote(id)))
-	}
-	switch {
-	case t.Spec.Source.Type != tcsv1.SourceUpload:
-		return nil, invalid("transcript_id", fmt.Sprintf("%s is not an upload; its source_type is %s.", quote(id), t.Spec.Source.Type))
-	case t.Status.Phase != "" && ownJob(ctx, t) != nil:
-		return t, nil // an earlier run of this request confirmed it
-	case t.Status.Phase != "":
-		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %s is already confirmed.", quote(id))}
-	case t.Spec.Source.UploadExpiresAt != nil && !s.clock.Now().Before(t.Spec.Source.UploadExpiresAt.Time):
-		return nil, invalid("transcript_id", fmt.Sprintf("The upload grant %s expired at %s; request a new one.", quote(id), apiview.Timestamp(*t.Spec.Source.UploadExpiresAt)))
-	}
-	size, _, err := s.store.Attributes(ctx, t.Spec.Source.InputRef)
-	switch {
-	case errors.Is(err, blob.ErrNotFound):
-		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id",
-			Message: fmt.Sprintf("The file of upload %s has not arrived; PUT it to the upload_url first.", quote(id))}
-	case err != nil:
-		return nil, serverError(err)
-	case size > limits.MaxRemoteFile:
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: "transcript_id",
-			Message: fmt.Sprintf("The uploaded file is %d bytes; the limit is %d bytes (5 MB).", size, limits.MaxRemoteFile)}
-	}
-	opts, aerr := mergeOptions(t.Spec.Options, req.Options, req.OptionsGiven)
-	if aerr != nil {
-		return nil, aerr
-	}
-	if opts != t.Spec.Options {
-		// The options given at confirmation join the grant's before the job is queued, so that
-		// every pass of the transcript runs with them.
-		err := s.transcripts.SetOptions(ctx, principalFrom(ctx).OrganizationID, t, opts)
-		if err != nil {
-			return nil, serverError(fmt.Errorf("applying the options of upload %s: %w", id, err))
-		}
-	}
-	var already bool
-	err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
-		if t.Status.Phase != "" {
-			already = ownJob(ctx, t) == nil
-			return false
-		}
-		s.queue(t, tcsv1.JobUploadIngest, requestRecord(ctx))
-		return true
-	})
-	switch {
-	case err != nil:
-		return nil, serverError(err)
-	case already:
-		return nil, &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: "transcript_id", Message: fmt.Sprintf("Upload %s is already confirmed.", quote(id))}
+		return nil, confirmError(id, err)
 	}
 	s.effected(ctx, id)
 	return t, nil
+}
+
+// confirmError is the API's answer to a refused confirmation of upload id.
+func confirmError(id string, err error) *apiError {
+	var (
+		pe *transcripts.ParamError
+		ce *transcripts.ConflictError
+		ue *transcripts.UnprocessableError
+	)
+	switch {
+	case errors.As(err, &pe):
+		return invalid(pe.Param, pe.Message)
+	case errors.As(err, &ce):
+		return &apiError{Status: http.StatusConflict, Type: ErrConflict, Param: ce.Param, Message: ce.Message}
+	case errors.As(err, &ue):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: ue.Param, Message: ue.Message}
+	}
+	return scopedError(err, "transcript_id", fmt.Sprintf("No such upload: %s.", quote(id)),
+		fmt.Sprintf("This API key does not have access to upload %s.", quote(id)))
 }
 
 // getJob is GET /api/v1/jobs/{id}.

@@ -180,6 +180,9 @@ func New(opts Options) *Server {
 	}
 	s.service = &transcripts.Service{Namespace: opts.Namespace, Cache: opts.Cache, APIReader: opts.APIReader,
 		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached}
+	if opts.Store != nil {
+		s.service.Files = opts.Store
+	}
 	s.transcripts = s.service
 	// The filesystem store's upload URLs point at this server, which checks and stores them;
 	// an S3 store takes its uploads itself.
@@ -199,19 +202,18 @@ func (s *Server) Transcripts() *transcripts.Service { return s.service }
 // transcripts goes through: *transcripts.Service. Every method takes the organization of the
 // request's API key first.
 type scope interface {
-	New(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) (*tcsv1.Transcript, error)
-	Create(ctx context.Context, org string, t *tcsv1.Transcript) error
+	Make(ctx context.Context, org string, d transcripts.Draft) (*tcsv1.Transcript, error)
+	Queue(ctx context.Context, org string, t *tcsv1.Transcript, record string, now metav1.Time) error
+	Complete(ctx context.Context, org string, t *tcsv1.Transcript, res *pipeline.Result, now metav1.Time) (bool, error)
+	ConfirmUpload(ctx context.Context, org, id string, c transcripts.Confirmation) (*tcsv1.Transcript, error)
 	Get(ctx context.Context, org, id string) (*tcsv1.Transcript, bool, error)
 	Find(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
 	Archived(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
-	Upload(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
 	Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error)
 	Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error)
 	Job(ctx context.Context, org, jobID string) (*tcsv1.Transcript, *tcsv1.Job, error)
 	List(ctx context.Context, org string, o transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error)
-	UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error
 	Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error)
-	SetOptions(ctx context.Context, org string, t *tcsv1.Transcript, opts tcsv1.TranscriptOptions) error
 	Unarchive(ctx context.Context, org string, rec *tcsv1.Transcript, now time.Time) (*tcsv1.Transcript, error)
 	TriggerAIPass(ctx context.Context, org, id string, req transcripts.AIPassRequest) (*tcsv1.Transcript, error)
 }

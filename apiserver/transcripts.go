@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/apiview"
@@ -282,38 +281,6 @@ func givenOptions(raw json.RawMessage) []string {
 	return out
 }
 
-// mergeOptions returns the options of an upload grant with those given at its confirmation:
-// a member the grant left unset (false or empty) takes the confirmation's value; one the grant
-// set to another value is a 400 naming it.
-func mergeOptions(grant, confirm tcsv1.TranscriptOptions, given []string) (tcsv1.TranscriptOptions, *apiError) {
-	out := grant
-	for _, param := range given {
-		var g, c any
-		switch param {
-		case "options.ai_pass.enabled":
-			g, c = grant.AIPass.Enabled, confirm.AIPass.Enabled
-			out.AIPass.Enabled = grant.AIPass.Enabled || confirm.AIPass.Enabled
-		case "options.ai_pass.apply":
-			g, c = grant.AIPass.Apply, confirm.AIPass.Apply
-			out.AIPass.Apply = grant.AIPass.Apply || confirm.AIPass.Apply
-		case "options.normalize_references":
-			g, c = grant.NormalizeReferences, confirm.NormalizeReferences
-			out.NormalizeReferences = grant.NormalizeReferences || confirm.NormalizeReferences
-		case "options.language":
-			g, c = grant.Language, confirm.Language
-			if grant.Language == "" {
-				out.Language = confirm.Language
-			}
-		default:
-			continue
-		}
-		if g != c && g != false && g != "" {
-			return grant, invalid(param, fmt.Sprintf("%s is %v in the upload grant and %v at its confirmation; send the grant's value or leave it out.", param, g, c))
-		}
-	}
-	return out, nil
-}
-
 // createTranscript is POST /api/v1/transcripts.
 func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 	wait, aerr := boolQuery(r, "wait")
@@ -421,37 +388,22 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		s.serverError(w, r, err)
 		return
 	}
-	t, err := s.transcripts.New(org, id, tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}, req.Options)
+	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
+		Source: tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}})
 	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	if err := s.createOnce(ctx, t); err != nil {
 		s.serverError(w, r, fmt.Errorf("creating transcript %s: %w", id, err))
 		return
 	}
 	s.effected(ctx, id)
 	s.metrics.TranscriptCreated(string(req.SourceType))
-	completed := false
-	err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
-		completed = false
-		if t.Status.Phase == tcsv1.PhaseCompleted {
-			return false // the reconciler finished it first, with the same result
-		}
-		if t.Status.AIPassStatus == "" {
-			t.Status.AIPassStatus = tcsv1.AIPassIdle
-		}
-		res.Complete(t, keys, s.clock.Now())
-		completed = true
-		return true
-	})
-	if err == nil && completed {
-		s.transcriptEnded(t)
-	}
+	completed, err := s.transcripts.Complete(ctx, org, t, res, s.metaNow())
 	if err != nil {
 		// The resource exists and the reconciler completes it from the stored input.
 		s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", id, err))
 		return
+	}
+	if completed {
+		s.transcriptEnded(t)
 	}
 	if wait > 0 && t.AIPassBusy() {
 		s.waitAndRespond(w, r, t, wait, http.StatusCreated)
@@ -471,17 +423,7 @@ func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Tr
 			s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err))
 			return
 		}
-		err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
-			if t.Status.Phase == tcsv1.PhaseCompleted {
-				return false
-			}
-			if t.Status.AIPassStatus == "" {
-				t.Status.AIPassStatus = tcsv1.AIPassIdle
-			}
-			res.Complete(t, keys, s.clock.Now())
-			return true
-		})
-		if err != nil {
+		if _, err := s.transcripts.Complete(ctx, principalFrom(ctx).OrganizationID, t, res, s.metaNow()); err != nil {
 			s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err))
 			return
 		}
@@ -501,24 +443,6 @@ func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript
 		return nil, serverError(fmt.Errorf("transcript %s of an idempotent request: %w", id, err))
 	}
 	return t, nil
-}
-
-// createOnce creates t; when a transcript of that name exists already, made by an earlier run
-// of the same idempotent request (its id was recorded before), t becomes that one.
-func (s *Server) createOnce(ctx context.Context, t *tcsv1.Transcript) error {
-	err := s.transcripts.Create(ctx, principalFrom(ctx).OrganizationID, t)
-	if !apierrors.IsAlreadyExists(err) || !resumedRun(ctx) {
-		return err
-	}
-	prior, aerr := s.transcriptOf(ctx, t.Spec.ID)
-	switch {
-	case aerr != nil:
-		return aerr.cause
-	case prior == nil:
-		return err
-	}
-	*t = *prior
-	return nil
 }
 
 // effected is called once a request made its effect on transcript id, before it answers.
