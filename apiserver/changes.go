@@ -12,14 +12,6 @@ import (
 	"tcs.dev/tcs/internal/text/pipeline"
 )
 
-// listView is the API's list object.
-type listView[T any] struct {
-	Object  string `json:"object"`
-	Data    []T    `json:"data"`
-	HasMore bool   `json:"has_more"`
-	URL     string `json:"url"`
-}
-
 // changeView is a change object of the API.
 type changeView struct {
 	Object string `json:"object"`

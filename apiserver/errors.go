@@ -80,3 +80,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
+
+func serverError(err error) *apiError {
+	return &apiError{Status: http.StatusInternalServerError, Type: ErrServer, Message: "An unexpected error occurred. Retry later; quote the request id when you report it.", cause: err}
+}

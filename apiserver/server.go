@@ -221,18 +221,6 @@ type scope interface {
 // Limiter returns the rate limiter of the server, for the other front-ends on its port.
 func (s *Server) Limiter() ratelimit.Limiter { return s.limiter }
 
-// uploadError answers a refused upload with the API's error object.
-func (s *Server) uploadError(w http.ResponseWriter, r *http.Request, status int, message string) {
-	typ := ErrInvalidRequest
-	switch {
-	case status == http.StatusForbidden:
-		typ = ErrForbidden
-	case status >= 500:
-		typ = ErrServer
-	}
-	writeError(w, r, &apiError{Status: status, Type: typ, Message: message})
-}
-
 // Handler returns the HTTP handler of the whole API.
 func (s *Server) Handler() http.Handler {
 	r := s.router()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -111,174 +110,6 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 		req.OptionsGiven = givenOptions(raw)
 	}
 	return req, nil
-}
-
-// titleParam reads the optional title, trimmed, of at most limits.MaxTitle bytes.
-func titleParam(obj map[string]json.RawMessage) (string, *apiError) {
-	raw, ok := obj["title"]
-	if !ok || isNull(raw) {
-		return "", nil
-	}
-	if len(raw) > 6*limits.MaxTitle+2 {
-		// Longer than any title within the limit, however escaped: not decoded.
-		return "", invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
-	}
-	title, aerr := stringParam(raw, "title")
-	if aerr != nil {
-		return "", aerr
-	}
-	title = strings.TrimSpace(title)
-	if len(title) > limits.MaxTitle {
-		return "", invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
-	}
-	return title, nil
-}
-
-// urlParam reads the required url of a youtube or url source, of at most limits.MaxURL bytes.
-func urlParam(obj map[string]json.RawMessage, context string) (string, *apiError) {
-	if raw, ok := obj["url"]; ok && len(raw) > 6*limits.MaxURL+2 {
-		return "", invalid("url", fmt.Sprintf("url is longer than %d bytes.", limits.MaxURL))
-	}
-	u, aerr := requiredString(obj, "url", context)
-	if aerr != nil {
-		return "", aerr
-	}
-	if len(u) > limits.MaxURL {
-		return "", invalid("url", fmt.Sprintf("url is longer than %d bytes.", limits.MaxURL))
-	}
-	return u, nil
-}
-
-// requiredString reads a member that must be a non-blank string.
-func requiredString(obj map[string]json.RawMessage, name, context string) (string, *apiError) {
-	raw, ok := obj[name]
-	if !ok || isNull(raw) {
-		return "", invalid(name, fmt.Sprintf("%s is required %s.", name, context))
-	}
-	v, aerr := stringParam(raw, name)
-	if aerr != nil {
-		return "", aerr
-	}
-	if strings.TrimSpace(v) == "" {
-		return "", invalid(name, name+" is empty.")
-	}
-	return v, nil
-}
-
-// formatParam reads source_format from one of allowed; required says whether it may be absent.
-func formatParam(obj map[string]json.RawMessage, allowed []formats.Format, required bool) (formats.Format, *apiError) {
-	raw, ok := obj["source_format"]
-	if !ok || isNull(raw) {
-		if required {
-			return "", invalid("source_format", "source_format is required for this source_type: one of "+formatNames(allowed)+".")
-		}
-		return "", nil
-	}
-	f, aerr := stringParam(raw, "source_format")
-	if aerr != nil {
-		return "", aerr
-	}
-	return oneOfFormats(f, allowed)
-}
-
-// userError turns an error of internal/platform/sources into the API's answer, naming param.
-func userError(param string, err error) *apiError {
-	var ue *sources.UserError
-	if errors.As(err, &ue) && ue.Type == ErrUnprocessable {
-		return &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: param, Message: ue.Message}
-	}
-	if errors.As(err, &ue) {
-		return invalid(param, ue.Message)
-	}
-	return invalid(param, err.Error())
-}
-
-func oneOfFormats(f string, allowed []formats.Format) (formats.Format, *apiError) {
-	for _, a := range allowed {
-		if string(a) == f {
-			return a, nil
-		}
-	}
-	return "", invalid("source_format", fmt.Sprintf("source_format %s is not one of %s.", quote(f), formatNames(allowed)))
-}
-
-func formatNames(fs []formats.Format) string {
-	names := make([]string, len(fs))
-	for i, f := range fs {
-		names[i] = string(f)
-	}
-	return strings.Join(names, ", ")
-}
-
-func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
-	var o tcsv1.TranscriptOptions
-	obj, aerr := objectParam(raw, "options")
-	if aerr != nil {
-		return o, aerr
-	}
-	if aerr := members(obj, "options.", "ai_pass", "normalize_references", "language"); aerr != nil {
-		return o, aerr
-	}
-	if raw, ok := obj["language"]; ok && !isNull(raw) {
-		lang, aerr := stringParam(raw, "options.language")
-		if aerr != nil {
-			return o, aerr
-		}
-		if !validLanguage(lang) {
-			return o, invalid("options.language", fmt.Sprintf("options.language %s is not a language tag such as en or pt-BR.", quote(lang)))
-		}
-		o.Language = lang
-	}
-	if raw, ok := obj["normalize_references"]; ok {
-		if o.NormalizeReferences, aerr = boolParam(raw, "options.normalize_references"); aerr != nil {
-			return o, aerr
-		}
-	}
-	if raw, ok := obj["ai_pass"]; ok && !isNull(raw) {
-		ai, aerr := objectParam(raw, "options.ai_pass")
-		if aerr != nil {
-			return o, aerr
-		}
-		if aerr := members(ai, "options.ai_pass.", "enabled", "apply"); aerr != nil {
-			return o, aerr
-		}
-		if raw, ok := ai["enabled"]; ok {
-			if o.AIPass.Enabled, aerr = boolParam(raw, "options.ai_pass.enabled"); aerr != nil {
-				return o, aerr
-			}
-		}
-		if raw, ok := ai["apply"]; ok {
-			if o.AIPass.Apply, aerr = boolParam(raw, "options.ai_pass.apply"); aerr != nil {
-				return o, aerr
-			}
-		}
-	}
-	return o, nil
-}
-
-// givenOptions names the members of a valid options object that are present and not null.
-func givenOptions(raw json.RawMessage) []string {
-	var o struct {
-		AIPass              map[string]json.RawMessage `json:"ai_pass"`
-		Language            json.RawMessage            `json:"language"`
-		NormalizeReferences json.RawMessage            `json:"normalize_references"`
-	}
-	if json.Unmarshal(raw, &o) != nil {
-		return nil
-	}
-	var out []string
-	for _, m := range []string{"enabled", "apply"} {
-		if v, ok := o.AIPass[m]; ok && !isNull(v) {
-			out = append(out, "options.ai_pass."+m)
-		}
-	}
-	if len(o.Language) > 0 && !isNull(o.Language) {
-		out = append(out, "options.language")
-	}
-	if len(o.NormalizeReferences) > 0 && !isNull(o.NormalizeReferences) {
-		out = append(out, "options.normalize_references")
-	}
-	return out
 }
 
 // createTranscript is POST /api/v1/transcripts.
@@ -435,6 +266,35 @@ func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Tr
 	s.respondTranscript(w, r, t, http.StatusCreated)
 }
 
+// createRemote creates a youtube or url transcript with its fetch job queued.
+func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
+	ctx := r.Context()
+	org := principalFrom(ctx).OrganizationID
+	id, resumed := s.newTranscriptID(ctx)
+	if resumed {
+		// An earlier run of this request made it, and it may be finished and archived since:
+		// it is the answer, never made again.
+		prior, aerr := s.transcriptOf(ctx, id)
+		if aerr != nil {
+			return nil, aerr
+		}
+		if prior != nil && prior.Status.Phase != "" {
+			return prior, nil
+		}
+	}
+	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
+		Source: tcsv1.TranscriptSource{Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title}})
+	if err != nil {
+		return nil, serverError(fmt.Errorf("creating transcript %s: %w", id, err))
+	}
+	s.effected(ctx, id)
+	if err := s.transcripts.Queue(ctx, org, t, requestRecord(ctx), s.metaNow()); err != nil {
+		// The resource exists; the reconciler queues its job.
+		return nil, serverError(fmt.Errorf("queueing transcript %s: %w", t.Spec.ID, err))
+	}
+	return t, nil
+}
+
 // transcriptOf reads transcript id of the caller's organization, made by an earlier run of
 // the request, from the API server or its archived record; nil when it does not exist.
 func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
@@ -532,18 +392,4 @@ func terminal(p tcsv1.Phase) bool {
 // finished reports whether t is done: the deterministic pass and any AI pass queued for it.
 func finished(t *tcsv1.Transcript) bool {
 	return terminal(t.Status.Phase) && !(t.Status.Phase == tcsv1.PhaseCompleted && t.AIPassBusy())
-}
-
-// validLanguage accepts BCP 47-like tags: letters, digits and hyphens, 2 to 35 characters.
-func validLanguage(s string) bool {
-	if len(s) < 2 || len(s) > 35 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
