@@ -13,15 +13,13 @@ import (
 // which runs once the deterministic pass is done. The optional body {"apply": bool} overrides
 // the transcript's options.ai_pass.apply for this pass. An archived transcript is brought back
 // into the cluster for the pass, and archived again afterwards.
-func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
+func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) error {
 	obj, aerr := readOptionalJSONObject(w, r)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	if aerr := members(obj, "", "apply"); aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	ctx, id := r.Context(), mux.Vars(r)["id"]
 	var apply *bool
@@ -30,11 +28,9 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 		if aerr != nil {
 			// A transcript the caller cannot see is the answer before its body.
 			if _, _, lerr := s.lookup(ctx, id); lerr != nil {
-				s.writeAPIError(w, r, lerr)
-				return
+				return lerr
 			}
-			writeError(w, r, aerr)
-			return
+			return aerr
 		}
 		apply = &b
 	}
@@ -43,11 +39,10 @@ func (s *Server) triggerAIPass(w http.ResponseWriter, r *http.Request) {
 	var conflict *transcripts.ConflictError
 	switch {
 	case errors.As(err, &conflict):
-		writeError(w, r, &apiError{Status: http.StatusConflict, Type: ErrConflict, Message: conflict.Message})
+		return &apiError{Status: http.StatusConflict, Type: ErrConflict, Message: conflict.Message}
 	case err != nil:
-		s.writeAPIError(w, r, lookupError(id, err))
-	default:
-		s.effected(ctx, t.Spec.ID)
-		s.respondTranscript(w, r, t, http.StatusAccepted)
+		return lookupError(id, err)
 	}
+	s.effected(ctx, t.Spec.ID)
+	return s.respondTranscript(w, r, t, http.StatusAccepted)
 }

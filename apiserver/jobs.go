@@ -11,16 +11,16 @@ import (
 )
 
 // getJob is GET /api/v1/jobs/{id}.
-func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) error {
 	jobID := mux.Vars(r)["id"]
 	t, j, err := s.transcripts.Job(r.Context(), principalFrom(r.Context()).OrganizationID, jobID)
 	if err != nil {
-		s.writeAPIError(w, r, scopedError(err, "id", fmt.Sprintf("No such job: %s.", quote(jobID)),
-			fmt.Sprintf("This API key does not have access to job %s.", quote(jobID))))
-		return
+		return scopedError(err, "id", fmt.Sprintf("No such job: %s.", quote(jobID)),
+			fmt.Sprintf("This API key does not have access to job %s.", quote(jobID)))
 	}
 	if j.State == tcsv1.JobQueued || j.State == tcsv1.JobRunning {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, http.StatusOK, apiview.NewJob(t, j))
+	return nil
 }

@@ -230,13 +230,13 @@ func (s *Server) Handler() http.Handler {
 // router returns the routes of the API. Every route whose handler works on an organization's
 // transcripts reaches them through s.transcripts only (TestEveryRouteIsAccountedFor).
 func (s *Server) router() *mux.Router {
-	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: ErrNotFound,
-			Message: fmt.Sprintf("Unrecognized request URL (%s %s).", metrics.MethodLabel(r.Method), quote(r.URL.Path))})
+	notFound := s.handle(func(_ http.ResponseWriter, r *http.Request) error {
+		return &apiError{Status: http.StatusNotFound, Type: ErrNotFound,
+			Message: fmt.Sprintf("Unrecognized request URL (%s %s).", metrics.MethodLabel(r.Method), quote(r.URL.Path))}
 	})
-	notAllowed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed, Type: ErrInvalidRequest,
-			Message: fmt.Sprintf("Method %s is not allowed on %s.", quote(r.Method), quote(r.URL.Path))})
+	notAllowed := s.handle(func(_ http.ResponseWriter, r *http.Request) error {
+		return &apiError{Status: http.StatusMethodNotAllowed, Type: ErrInvalidRequest,
+			Message: fmt.Sprintf("Method %s is not allowed on %s.", quote(r.Method), quote(r.URL.Path))}
 	})
 	r := mux.NewRouter()
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
@@ -245,11 +245,12 @@ func (s *Server) router() *mux.Router {
 
 	// Routes are registered on the root router (not a subrouter) so that a wrong method
 	// answers 405 rather than 404.
-	v1 := func(path string, h http.HandlerFunc, methods ...string) {
-		r.Handle("/api/v1"+path, s.authenticate(h)).Methods(methods...)
+	// Handlers return their error, which s.handle answers (answerError).
+	v1 := func(path string, h handlerFunc, methods ...string) {
+		r.Handle("/api/v1"+path, s.handle(s.authenticate(h))).Methods(methods...)
 	}
-	create := func(h http.HandlerFunc) http.HandlerFunc { return s.rateLimited(classCreate, s.idempotent(h)) }
-	read := func(h http.HandlerFunc) http.HandlerFunc { return s.rateLimited(classRead, h) }
+	create := func(h handlerFunc) handlerFunc { return s.rateLimited(classCreate, s.idempotent(h)) }
+	read := func(h handlerFunc) handlerFunc { return s.rateLimited(classRead, h) }
 	v1("/me", s.me, http.MethodGet)
 	v1("/transcripts", create(s.createTranscript), http.MethodPost)
 	v1("/transcripts", read(s.listTranscripts), http.MethodGet)
@@ -324,21 +325,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// writeAPIError answers with aerr, logging the cause of a server error.
-func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, aerr *apiError) {
-	if aerr.Status >= 500 {
-		s.log.Error(aerr, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)
-	}
-	writeError(w, r, aerr)
-}
-
 func (s *Server) metaNow() metav1.Time { return metav1.NewTime(s.clock.Now()) }
-
-func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	s.log.Error(err, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)
-	writeError(w, r, &apiError{Status: http.StatusInternalServerError, Type: ErrServer,
-		Message: "An unexpected error occurred. Retry later; quote the request id when you report it."})
-}
 
 // healthz is the liveness check.
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -346,7 +333,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 }
 
 // me describes the API key of the request.
-func (s *Server) me(w http.ResponseWriter, r *http.Request) {
+func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	writeJSON(w, http.StatusOK, map[string]string{
 		"object":          "api_key",
@@ -354,4 +341,5 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) {
 		"organization_id": p.OrganizationID,
 		"label":           p.Label,
 	})
+	return nil
 }

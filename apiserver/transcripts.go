@@ -113,31 +113,26 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 }
 
 // createTranscript is POST /api/v1/transcripts.
-func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
+func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) error {
 	wait, aerr := boolQuery(r, "wait")
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	timeout, aerr := intQuery(r, "timeout", limits.WaitTimeoutDefault, limits.WaitTimeoutMin, limits.WaitTimeoutMax)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	obj, aerr := readJSONObject(w, r)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	req, aerr := parseCreate(obj, s.outboundAllow)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	if req.SourceType == tcsv1.SourceURL && s.resolver != nil {
 		if err := sources.CheckHost(r.Context(), s.resolver, req.URL); err != nil {
-			writeError(w, r, userError("url", err))
-			return
+			return userError("url", err)
 		}
 	}
 	// A paste is corrected inline: with wait=true it waits only for the AI pass it asks for.
@@ -151,9 +146,8 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			s.metrics.RateLimited("sync")
 			w.Header().Set("Retry-After", "1")
-			writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
-				Message: fmt.Sprintf("More than %d synchronous requests of this organization are waiting; retry later or poll instead.", limit)})
-			return
+			return &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
+				Message: fmt.Sprintf("More than %d synchronous requests of this organization are waiting; retry later or poll instead.", limit)}
 		}
 		defer release()
 	}
@@ -162,30 +156,31 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		if wait {
 			hold = time.Duration(timeout) * time.Second
 		}
-		s.createPaste(w, r, req, hold)
-		return
+		return s.createPaste(w, r, req, hold)
 	}
-	var t *tcsv1.Transcript
+	var (
+		t   *tcsv1.Transcript
+		err error
+	)
 	if req.SourceType == tcsv1.SourceUpload {
-		t, aerr = s.confirmUpload(r, req)
+		t, err = s.confirmUpload(r, req)
 	} else {
-		t, aerr = s.createRemote(r, req)
+		t, err = s.createRemote(r, req)
 	}
-	if aerr != nil {
-		s.writeAPIError(w, r, aerr)
-		return
+	if err != nil {
+		return err
 	}
 	s.metrics.TranscriptCreated(string(req.SourceType))
 	if wait {
-		s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second, http.StatusOK)
-		return
+		return s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second, http.StatusOK)
 	}
 	writeJSON(w, http.StatusAccepted, apiview.NewTranscript(t, nil))
+	return nil
 }
 
 // createPaste corrects a pasted transcript inline and stores it already completed; with a
 // wait, it answers once the AI pass it queued has ended too.
-func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *createRequest, wait time.Duration) {
+func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *createRequest, wait time.Duration) error {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
 	id, resumed := s.newTranscriptID(ctx)
@@ -193,14 +188,12 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	if resumed {
 		// An earlier run of this request may have made the transcript: it is the answer, and
 		// the body of this retry (which may differ) is not stored over its input.
-		t, aerr := s.transcriptOf(ctx, id)
+		t, err := s.transcriptOf(ctx, id)
 		switch {
-		case aerr != nil:
-			s.writeAPIError(w, r, aerr)
-			return
+		case err != nil:
+			return err
 		case t != nil:
-			s.resumePaste(w, r, t, keys, wait)
-			return
+			return s.resumePaste(w, r, t, keys, wait)
 		}
 	}
 	input := []byte(req.Content)
@@ -209,74 +202,66 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	if err != nil {
 		var ce *pipeline.ContentError
 		if errors.As(err, &ce) {
-			writeError(w, r, invalid("content", ce.Error()+"."))
-			return
+			return invalid("content", ce.Error()+".")
 		}
-		s.serverError(w, r, err)
-		return
+		return err
 	}
 	if err := s.processor.Save(ctx, keys, input, res); err != nil {
-		s.serverError(w, r, err)
-		return
+		return err
 	}
 	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
 		Source: tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}})
 	if err != nil {
-		s.serverError(w, r, fmt.Errorf("creating transcript %s: %w", id, err))
-		return
+		return fmt.Errorf("creating transcript %s: %w", id, err)
 	}
 	s.effected(ctx, id)
 	s.metrics.TranscriptCreated(string(req.SourceType))
 	completed, err := s.transcripts.Complete(ctx, org, t, res, s.metaNow())
 	if err != nil {
 		// The resource exists and the reconciler completes it from the stored input.
-		s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", id, err))
-		return
+		return fmt.Errorf("completing transcript %s: %w", id, err)
 	}
 	if completed {
 		s.transcriptEnded(t)
 	}
 	if wait > 0 && t.AIPassBusy() {
-		s.waitAndRespond(w, r, t, wait, http.StatusCreated)
-		return
+		return s.waitAndRespond(w, r, t, wait, http.StatusCreated)
 	}
 	content := string(res.Content)
 	writeJSON(w, http.StatusCreated, apiview.NewTranscript(t, &content))
+	return nil
 }
 
 // resumePaste answers a retried paste whose transcript an earlier run created: it completes it
 // from the stored input when that run died before, and answers as the first run would have.
-func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, keys pipeline.Keys, wait time.Duration) {
+func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, keys pipeline.Keys, wait time.Duration) error {
 	ctx := r.Context()
 	if t.Status.Phase != tcsv1.PhaseCompleted {
 		res, err := s.processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), pipeline.CorrectionOptions(t.Spec.Options))
 		if err != nil {
-			s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err))
-			return
+			return fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err)
 		}
 		if _, err := s.transcripts.Complete(ctx, principalFrom(ctx).OrganizationID, t, res, s.metaNow()); err != nil {
-			s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err))
-			return
+			return fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err)
 		}
 	}
 	if wait > 0 && t.AIPassBusy() {
-		s.waitAndRespond(w, r, t, wait, http.StatusCreated)
-		return
+		return s.waitAndRespond(w, r, t, wait, http.StatusCreated)
 	}
-	s.respondTranscript(w, r, t, http.StatusCreated)
+	return s.respondTranscript(w, r, t, http.StatusCreated)
 }
 
 // createRemote creates a youtube or url transcript with its fetch job queued.
-func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
+func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, error) {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
 	id, resumed := s.newTranscriptID(ctx)
 	if resumed {
 		// An earlier run of this request made it, and it may be finished and archived since:
 		// it is the answer, never made again.
-		prior, aerr := s.transcriptOf(ctx, id)
-		if aerr != nil {
-			return nil, aerr
+		prior, err := s.transcriptOf(ctx, id)
+		if err != nil {
+			return nil, err
 		}
 		if prior != nil && prior.Status.Phase != "" {
 			return prior, nil
@@ -285,22 +270,22 @@ func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Trans
 	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
 		Source: tcsv1.TranscriptSource{Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title}})
 	if err != nil {
-		return nil, serverError(fmt.Errorf("creating transcript %s: %w", id, err))
+		return nil, fmt.Errorf("creating transcript %s: %w", id, err)
 	}
 	s.effected(ctx, id)
 	if err := s.transcripts.Queue(ctx, org, t, requestRecord(ctx), s.metaNow()); err != nil {
 		// The resource exists; the reconciler queues its job.
-		return nil, serverError(fmt.Errorf("queueing transcript %s: %w", t.Spec.ID, err))
+		return nil, fmt.Errorf("queueing transcript %s: %w", t.Spec.ID, err)
 	}
 	return t, nil
 }
 
 // transcriptOf reads transcript id of the caller's organization, made by an earlier run of
 // the request, from the API server or its archived record; nil when it does not exist.
-func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
+func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript, error) {
 	t, err := s.transcripts.Find(ctx, principalFrom(ctx).OrganizationID, id)
 	if err != nil {
-		return nil, serverError(fmt.Errorf("transcript %s of an idempotent request: %w", id, err))
+		return nil, fmt.Errorf("transcript %s of an idempotent request: %w", id, err)
 	}
 	return t, nil
 }
@@ -313,50 +298,32 @@ func (s *Server) effected(ctx context.Context, id string) {
 }
 
 // getTranscript is GET /api/v1/transcripts/{id}.
-func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.ownedTranscript(w, r)
-	if !ok {
-		return
+func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) error {
+	t, _, err := s.lookup(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return err
 	}
 	if !finished(t) {
 		w.Header().Set("Retry-After", "1")
 	}
-	s.respondTranscript(w, r, t, http.StatusOK)
+	return s.respondTranscript(w, r, t, http.StatusOK)
 }
 
 // respondTranscript answers with t, its corrected content included once it is completed.
-func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, status int) {
+func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, status int) error {
 	content, err := s.transcripts.Content(r.Context(), principalFrom(r.Context()).OrganizationID, t)
 	if err != nil {
-		s.serverError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, status, apiview.NewTranscript(t, content))
-}
-
-// ownedTranscript reads the transcript of the {id} path variable for the caller's organization;
-// it answers 404 or 403 itself and returns false when there is none to show.
-func (s *Server) ownedTranscript(w http.ResponseWriter, r *http.Request) (*tcsv1.Transcript, bool) {
-	t, _, ok := s.ownedTranscriptOrRecord(w, r)
-	return t, ok
-}
-
-// ownedTranscriptOrRecord is ownedTranscript that also tells whether the transcript was read
-// from its archived record rather than from its resource.
-func (s *Server) ownedTranscriptOrRecord(w http.ResponseWriter, r *http.Request) (*tcsv1.Transcript, bool, bool) {
-	t, archived, aerr := s.lookup(r.Context(), mux.Vars(r)["id"])
-	if aerr != nil {
-		s.writeAPIError(w, r, aerr)
-		return nil, false, false
-	}
-	return t, archived, true
+	return nil
 }
 
 // lookup reads transcript id for the caller's organization, and tells whether it was read from
 // its archived record: the transcripts service's Get, with its errors as the API's answers
 // (404 when it does not exist, or is deleted, or an unconfirmed upload; 403 when another
 // organization owns it).
-func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool, *apiError) {
+func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool, error) {
 	t, archived, err := s.transcripts.Get(ctx, principalFrom(ctx).OrganizationID, id)
 	if err != nil {
 		return nil, false, lookupError(id, err)
@@ -366,22 +333,22 @@ func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool
 
 // lookupError is the API's answer to a failed read of transcript id by the transcripts
 // service: 404 when it does not exist for the caller, 403 when another organization owns it.
-func lookupError(id string, err error) *apiError {
+func lookupError(id string, err error) error {
 	return scopedError(err, "id", fmt.Sprintf("No such transcript: %s.", quote(id)),
 		fmt.Sprintf("This API key does not have access to transcript %s.", quote(id)))
 }
 
 // scopedError maps an error of the transcripts service to the API's answer naming param:
-// notFound for transcripts.ErrNotFound, forbidden for transcripts.ErrForeign, a server error
-// for anything else.
-func scopedError(err error, param, notFound, forbidden string) *apiError {
+// notFound for transcripts.ErrNotFound, forbidden for transcripts.ErrForeign; any other error
+// is returned as it is (a server error).
+func scopedError(err error, param, notFound, forbidden string) error {
 	switch {
 	case errors.Is(err, transcripts.ErrNotFound):
 		return &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: param, Message: notFound}
 	case errors.Is(err, transcripts.ErrForeign):
 		return &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: param, Message: forbidden}
 	}
-	return serverError(err)
+	return err
 }
 
 // terminal reports whether a transcript in phase p is done with the deterministic pass.

@@ -52,44 +52,37 @@ func formatOfFilename(name string) formats.Format {
 }
 
 // createUpload is POST /api/v1/transcripts/uploads: the upload grant.
-func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
+func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	obj, aerr := readJSONObject(w, r)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	if aerr := members(obj, "", "filename", "source_format", "title", "options"); aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	filename, aerr := requiredString(obj, "filename", "")
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	if len(filename) > limits.MaxFilename || strings.ContainsAny(filename, "/\\\x00") {
-		writeError(w, r, invalid("filename", fmt.Sprintf("filename must be a file name of at most %d bytes, without a path.", limits.MaxFilename)))
-		return
+		return invalid("filename", fmt.Sprintf("filename must be a file name of at most %d bytes, without a path.", limits.MaxFilename))
 	}
 	format, aerr := formatParam(obj, remoteFormats, false)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	if format == "" {
 		format = formatOfFilename(filename)
 	}
 	title, aerr := titleParam(obj)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	var opts tcsv1.TranscriptOptions
 	if raw, ok := obj["options"]; ok && !isNull(raw) {
 		if opts, aerr = parseOptions(raw); aerr != nil {
-			writeError(w, r, aerr)
-			return
+			return aerr
 		}
 	}
 	org := principalFrom(ctx).OrganizationID
@@ -98,14 +91,12 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 	contentType := uploadContentTypes[format]
 	url, headers, err := s.store.SignedPutURL(ctx, pipeline.KeysFor(org, id).Input, contentType, s.uploadExpiry)
 	if err != nil {
-		s.serverError(w, r, fmt.Errorf("signing an upload URL: %w", err))
-		return
+		return fmt.Errorf("signing an upload URL: %w", err)
 	}
 	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: opts,
 		Source: tcsv1.TranscriptSource{Type: tcsv1.SourceUpload, Format: string(format), Title: title, Filename: filename, UploadExpiresAt: &expires}})
 	if err != nil {
-		s.serverError(w, r, fmt.Errorf("creating the upload grant %s: %w", id, err))
-		return
+		return fmt.Errorf("creating the upload grant %s: %w", id, err)
 	}
 	s.effected(ctx, id)
 	if t.Spec.Source.UploadExpiresAt != nil {
@@ -120,10 +111,11 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) {
 		"expires_at":     apiview.Timestamp(expires),
 		"max_bytes":      limits.MaxRemoteFile,
 	})
+	return nil
 }
 
 // confirmUpload turns an upload grant whose file arrived into a pending transcript.
-func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Transcript, *apiError) {
+func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Transcript, error) {
 	ctx := r.Context()
 	id := req.TranscriptID
 	t, err := s.transcripts.ConfirmUpload(ctx, principalFrom(ctx).OrganizationID, id, transcripts.Confirmation{
@@ -135,8 +127,9 @@ func (s *Server) confirmUpload(r *http.Request, req *createRequest) (*tcsv1.Tran
 	return t, nil
 }
 
-// confirmError is the API's answer to a refused confirmation of upload id.
-func confirmError(id string, err error) *apiError {
+// confirmError is the API's answer to a refused confirmation of upload id; an error that is
+// none of the service's refusals is returned as it is (a server error).
+func confirmError(id string, err error) error {
 	var (
 		pe *transcripts.ParamError
 		ce *transcripts.ConflictError
@@ -163,5 +156,5 @@ func (s *Server) uploadError(w http.ResponseWriter, r *http.Request, status int,
 	case status >= 500:
 		typ = ErrServer
 	}
-	writeError(w, r, &apiError{Status: status, Type: typ, Message: message})
+	s.answerError(w, r, &apiError{Status: status, Type: typ, Message: message})
 }

@@ -106,7 +106,7 @@ func (ws *waiters) handler() toolscache.ResourceEventHandler {
 
 // waitAndRespond holds the request until t is completed or failed, with the AI pass it asked
 // for ended too, or timeout passes; it answers with status and the transcript.
-func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, timeout time.Duration, status int) {
+func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, timeout time.Duration, status int) error {
 	ctx := r.Context()
 	changed, stop := s.waiters.watch(t.Name)
 	defer stop()
@@ -120,13 +120,11 @@ func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1
 			err = transcripts.ErrNotFound
 		}
 		if err != nil {
-			s.serverError(w, r, fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err))
-			return
+			return fmt.Errorf("reading transcript %s: %w", t.Spec.ID, err)
 		}
 		t = found
 		if finished(t) {
-			s.respondTranscript(w, r, t, status)
-			return
+			return s.respondTranscript(w, r, t, status)
 		}
 		select {
 		case <-changed:
@@ -137,9 +135,9 @@ func (s *Server) waitAndRespond(w http.ResponseWriter, r *http.Request, t *tcsv1
 					Message: fmt.Sprintf("Transcript %s did not finish within %s; it goes on: poll GET /api/v1/transcripts/%s.", t.Spec.ID, timeout, t.Spec.ID)},
 				"transcript": apiview.NewTranscript(t, nil),
 			})
-			return
+			return nil
 		case <-ctx.Done():
-			return
+			return nil
 		}
 	}
 }
