@@ -114,7 +114,7 @@ func (run *idemRun) heartbeat(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(run.s.heartbeatEvery)
+		tick := time.NewTicker(run.s.idempotency.heartbeatEvery)
 		defer tick.Stop()
 		for {
 			select {
@@ -194,12 +194,12 @@ func (s *Server) idempotent(next handlerFunc) handlerFunc {
 // same request in progress elsewhere. It returns the record held, or the completed record of
 // an earlier run to replay.
 func (s *Server) claim(ctx context.Context, run *idemRun) (held, completed *results.IdempotencyRecord, err error) {
-	deadline := time.Now().Add(s.idempotencyWait)
+	deadline := time.Now().Add(s.idempotency.wait)
 	for {
 		now := s.clock.Now()
 		held, prior, err := s.results.ClaimIdempotency(ctx, run.key, results.IdempotencyClaim{
 			Holder: run.holder, TranscriptID: ids.NewSortable("tr", now),
-			Now: now, ExpiresAt: now.Add(s.idempotencyRetention), StaleBefore: now.Add(-s.staleAfter),
+			Now: now, ExpiresAt: now.Add(s.idempotency.retention), StaleBefore: now.Add(-s.idempotency.staleAfter),
 		})
 		switch {
 		case err != nil:
@@ -222,8 +222,8 @@ func (s *Server) claim(ctx context.Context, run *idemRun) (held, completed *resu
 
 // idempotencyStep calls the tests' hook after a step of an idempotent request.
 func (s *Server) idempotencyStep(ctx context.Context, step, transcriptID string) {
-	if s.afterIdempotencyStep != nil {
-		s.afterIdempotencyStep(ctx, step, transcriptID)
+	if s.hooks.afterIdempotencyStep != nil {
+		s.hooks.afterIdempotencyStep(ctx, step, transcriptID)
 	}
 }
 

@@ -39,7 +39,7 @@ type orgLimits struct {
 
 // limitsOf reads the limit overrides of organization org from the cache.
 func (s *Server) limitsOf(ctx context.Context, org string) orgLimits {
-	l := orgLimits{create: ratelimit.PerMinute(limits.CreatePerMinute), read: ratelimit.PerMinute(limits.ReadPerMinute), sync: s.syncSlots.limit}
+	l := orgLimits{create: ratelimit.PerMinute(limits.CreatePerMinute), read: ratelimit.PerMinute(limits.ReadPerMinute), sync: s.sync.slots.limit}
 	var list tcsv1.OrganizationList
 	if err := s.cache.List(ctx, &list, client.InNamespace(s.namespace), client.MatchingFields{IndexOrganizationID: org}); err != nil || len(list.Items) == 0 {
 		return l

@@ -82,6 +82,7 @@ type Options struct {
 
 // Server is the REST front-end.
 type Server struct {
+	// Where transcripts and keys are: the cluster, the object store and the results store.
 	namespace string
 	cache     cache.Cache
 	client    client.Client
@@ -90,37 +91,77 @@ type Server struct {
 	results   *results.Store
 	// service is the organization-scoped access to transcripts; transcripts is the same, as
 	// the handlers go through it (tests wrap it).
-	service       *transcripts.Service
-	transcripts   scope
-	uploads       http.Handler
-	outboundAllow []netip.Prefix
-	resolver      *net.Resolver
-	uploadExpiry  time.Duration
-	syncSlots     *syncSlots
-	syncSem       ratelimit.Semaphore
-	limiter       ratelimit.Limiter
-	aiProvider    aipass.Provider
-	waiters       *waiters
+	service     *transcripts.Service
+	transcripts scope
+
+	// What requests may ask for: the sources they may name, their upload grants, the AI
+	// provider their passes run with.
+	sources    sourceChecks
+	uploads    uploadGrants
+	aiProvider aipass.Provider
+
+	// How much an organization may ask for at once, and how its synchronous requests wait.
+	limiter ratelimit.Limiter
+	sync    syncLimit
+	waiters *waiters
+
+	// The idempotency of POSTs with an Idempotency-Key.
+	idempotency idempotencyTunables
+
+	// Serving and observing.
 	// keyUses holds when this process last recorded each key's use (by Secret name).
-	keyUses  sync.Map
+	keyUses sync.Map
+	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
+	mounts map[string]http.Handler
+	// hsts sends Strict-Transport-Security.
+	hsts     bool
 	log      logr.Logger
 	clock    clock.PassiveClock
 	metrics  *metrics.Metrics
 	recorder events.EventRecorder
-	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
-	mounts map[string]http.Handler
-	// hsts sends Strict-Transport-Security.
-	hsts bool
 
-	// The heartbeat of requests with an Idempotency-Key and how long their records replay;
-	// tests shorten them.
-	heartbeatEvery, staleAfter, idempotencyWait, idempotencyRetention time.Duration
-	// afterIdempotencyStep, when set (by tests only), is called once a request with an
-	// Idempotency-Key claimed its record ("claimed") and once it recorded its response
-	// ("recorded"), with the id of the transcript it makes.
+	// hooks are the tests' only.
+	hooks hooks
+}
+
+// sourceChecks are the checks of url sources at create time.
+type sourceChecks struct {
+	// allow lists the CIDRs outbound traffic may reach despite being private.
+	allow []netip.Prefix
+	// resolver, when set, looks up a url source's host (Options.Resolver).
+	resolver *net.Resolver
+}
+
+// uploadGrants are the upload grants the API signs.
+type uploadGrants struct {
+	// expiry is how long a grant lasts.
+	expiry time.Duration
+	// handler takes the uploads of a filesystem store, whose URLs point at this server; nil
+	// for an S3 store, which takes its uploads itself.
+	handler http.Handler
+}
+
+// syncLimit bounds the synchronous requests of each organization: shared across replicas when
+// shared is set (Redis), and counted by this replica (slots) without it or when it fails.
+type syncLimit struct {
+	slots  *syncSlots
+	shared ratelimit.Semaphore
+}
+
+// idempotencyTunables are the heartbeat of requests with an Idempotency-Key and how long
+// their records replay; tests shorten them.
+type idempotencyTunables struct {
+	heartbeatEvery, staleAfter, wait, retention time.Duration
+}
+
+// hooks are set by tests only, to stop or slow a request at a step.
+type hooks struct {
+	// afterIdempotencyStep is called once a request with an Idempotency-Key claimed its record
+	// ("claimed") and once it recorded its response ("recorded"), with the id of the
+	// transcript it makes.
 	afterIdempotencyStep func(ctx context.Context, step, transcriptID string)
-	// afterEffect, when set (by tests only), is called once a request made its effect (created
-	// or queued transcript id) and before it answers and records its response.
+	// afterEffect is called once a request made its effect (created or queued transcript id)
+	// and before it answers and records its response.
 	afterEffect func(ctx context.Context, id string)
 }
 
@@ -152,31 +193,25 @@ func New(opts Options) *Server {
 		limiter = ratelimit.NewMemory(clk.Now)
 	}
 	s := &Server{
-		namespace:     opts.Namespace,
-		cache:         opts.Cache,
-		client:        opts.Client,
-		processor:     opts.Processor,
-		store:         opts.Store,
-		results:       opts.Results,
-		outboundAllow: opts.OutboundAllow,
-		resolver:      opts.Resolver,
-		uploadExpiry:  expiry,
-		syncSlots:     newSyncSlots(sync),
-		syncSem:       opts.SyncSemaphore,
-		limiter:       limiter,
-		aiProvider:    opts.AIProvider,
-		waiters:       newWaiters(),
-		log:           opts.Log,
-		clock:         clk,
-		metrics:       opts.Metrics,
-		recorder:      opts.Recorder,
-		hsts:          opts.StrictTransportSecurity,
-
-		heartbeatEvery:  heartbeatEvery,
-		staleAfter:      staleAfter,
-		idempotencyWait: idempotencyWait,
-
-		idempotencyRetention: limits.IdempotencyRetention,
+		namespace:  opts.Namespace,
+		cache:      opts.Cache,
+		client:     opts.Client,
+		processor:  opts.Processor,
+		store:      opts.Store,
+		results:    opts.Results,
+		sources:    sourceChecks{allow: opts.OutboundAllow, resolver: opts.Resolver},
+		uploads:    uploadGrants{expiry: expiry},
+		aiProvider: opts.AIProvider,
+		limiter:    limiter,
+		sync:       syncLimit{slots: newSyncSlots(sync), shared: opts.SyncSemaphore},
+		waiters:    newWaiters(),
+		idempotency: idempotencyTunables{heartbeatEvery: heartbeatEvery, staleAfter: staleAfter, wait: idempotencyWait,
+			retention: limits.IdempotencyRetention},
+		hsts:     opts.StrictTransportSecurity,
+		log:      opts.Log,
+		clock:    clk,
+		metrics:  opts.Metrics,
+		recorder: opts.Recorder,
 	}
 	s.service = &transcripts.Service{Namespace: opts.Namespace, Cache: opts.Cache, APIReader: opts.APIReader,
 		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached}
@@ -188,7 +223,7 @@ func New(opts Options) *Server {
 	// an S3 store takes its uploads itself.
 	if opts.Store != nil {
 		if h, err := opts.Store.UploadHandler(limits.MaxRemoteFile, s.uploadError); err == nil {
-			s.uploads = h
+			s.uploads.handler = h
 		}
 	}
 	return s
@@ -260,9 +295,9 @@ func (s *Server) router() *mux.Router {
 	v1("/transcripts/{id}/changes", read(s.listChanges), http.MethodGet)
 	v1("/transcripts/{id}/ai_pass", create(s.triggerAIPass), http.MethodPost)
 	v1("/jobs/{id}", read(s.getJob), http.MethodGet)
-	if s.uploads != nil {
+	if s.uploads.handler != nil {
 		// Upload URLs carry their own signature; they need no API key.
-		r.PathPrefix("/uploads/").Handler(s.uploads).Methods(http.MethodPut)
+		r.PathPrefix("/uploads/").Handler(s.uploads.handler).Methods(http.MethodPut)
 	}
 
 	for prefix, h := range s.mounts {

@@ -9,17 +9,17 @@ import (
 // acquireSync takes one of the limit slots of synchronous requests of org: from the shared
 // semaphore when there is one, or from this replica's count when there is none or it fails.
 func (s *Server) acquireSync(ctx context.Context, org string, limit int) (release func(), ok bool) {
-	if s.syncSem != nil {
+	if s.sync.shared != nil {
 		// A Redis that does not answer must not hold the request for its client's retries.
 		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		release, ok, err := s.syncSem.Acquire(actx, org+":sync", limit)
+		release, ok, err := s.sync.shared.Acquire(actx, org+":sync", limit)
 		if err == nil {
 			return release, ok
 		}
 		s.log.Error(err, "the shared count of synchronous requests is unavailable; counting this replica's only", "organization", org)
 	}
-	return s.syncSlots.acquire(org, limit)
+	return s.sync.slots.acquire(org, limit)
 }
 
 // syncSlots bounds the synchronous requests waiting at once, per organization.

@@ -126,12 +126,12 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) error 
 	if aerr != nil {
 		return aerr
 	}
-	req, aerr := parseCreate(obj, s.outboundAllow)
+	req, aerr := parseCreate(obj, s.sources.allow)
 	if aerr != nil {
 		return aerr
 	}
-	if req.SourceType == tcsv1.SourceURL && s.resolver != nil {
-		if err := sources.CheckHost(r.Context(), s.resolver, req.URL); err != nil {
+	if req.SourceType == tcsv1.SourceURL && s.sources.resolver != nil {
+		if err := sources.CheckHost(r.Context(), s.sources.resolver, req.URL); err != nil {
 			return userError("url", err)
 		}
 	}
@@ -292,8 +292,8 @@ func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript
 
 // effected is called once a request made its effect on transcript id, before it answers.
 func (s *Server) effected(ctx context.Context, id string) {
-	if s.afterEffect != nil {
-		s.afterEffect(ctx, id)
+	if s.hooks.afterEffect != nil {
+		s.hooks.afterEffect(ctx, id)
 	}
 }
 

@@ -87,9 +87,9 @@ func (s *Server) createUpload(w http.ResponseWriter, r *http.Request) error {
 	}
 	org := principalFrom(ctx).OrganizationID
 	id, _ := s.newTranscriptID(ctx)
-	expires := metav1.NewTime(s.clock.Now().Add(s.uploadExpiry).Truncate(time.Second))
+	expires := metav1.NewTime(s.clock.Now().Add(s.uploads.expiry).Truncate(time.Second))
 	contentType := uploadContentTypes[format]
-	url, headers, err := s.store.SignedPutURL(ctx, pipeline.KeysFor(org, id).Input, contentType, s.uploadExpiry)
+	url, headers, err := s.store.SignedPutURL(ctx, pipeline.KeysFor(org, id).Input, contentType, s.uploads.expiry)
 	if err != nil {
 		return fmt.Errorf("signing an upload URL: %w", err)
 	}
