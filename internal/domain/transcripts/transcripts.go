@@ -78,6 +78,8 @@ type Service struct {
 	Store Content
 	// Results is the results store of archived transcripts; nil means none are archived.
 	Results *results.Store
+	// Files holds the files of uploads; nil refuses their confirmation.
+	Files Files
 	// Written, when set, is called after each status write with the transcript as written
 	// (the API waits there for its informer cache).
 	Written func(ctx context.Context, t *tcsv1.Transcript)
