@@ -96,11 +96,11 @@ type Glossary struct {
 	// its places; text words of soundMin to soundMax bytes are tried.
 	sounds             map[string][]glossarySound
 	soundMin, soundMax int
-	// shapes holds the shapes (see shape) of the keys of first, and
-	// soundShapes the length and first letter (the shape of a word whose
-	// last letter is no letter) of every word that may sound like a word
-	// of sounds: the words of a text of other shapes are not hashed.
-	shapes, soundShapes shapeSet
+	// soundShapes holds the length and first letter (the shape, see
+	// shape, of a word whose last letter is no letter) of every word that
+	// may sound like a word of sounds: a word of a text of another shape
+	// is not keyed.
+	soundShapes shapeSet
 }
 
 // glossaryPhrase is a listed form or a Term, as lowercase words.
@@ -248,7 +248,6 @@ func (g *Glossary) addPhrase(phrase string, words []string, entry int32, term bo
 	if _, ok := g.first[w]; !ok && isASCII(w) {
 		h := keyHash(w)
 		g.bloom[h>>54] |= 1<<(h>>32&63) | 1<<(h>>38&63)
-		g.shapes.add((min(len(w), 31)*27+letterIndex(w[0]))*27 + letterIndex(w[len(w)-1]))
 	}
 	g.first[w] = append(g.first[w], int32(len(g.phrases)-1))
 }
