@@ -87,7 +87,6 @@ func (s *Server) queue(t *tcsv1.Transcript, jobType, record string) {
 	}
 	t.QueueRequestedAIPass(metav1.NewTime(s.clock.Now()))
 	t.Emit(tcsv1.EventTranscriptCreated, s.clock.Now())
-	t.SyncConditions()
 }
 
 // createRemote creates a youtube or url transcript with its fetch job queued.

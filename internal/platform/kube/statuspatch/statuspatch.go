@@ -55,10 +55,27 @@ type Option int
 // value computed from the one read, such as a counter.
 const Locked Option = 1
 
-// Patch sends the changes of obj's status since New as a merge patch, and updates obj from the
-// answer. It sends nothing when the status did not change. A conflict error means another
-// writer changed a locked patch's object since it was read.
+// ConditionSyncer is an object whose conditions are derived from the rest of its status
+// (a Transcript's from its phase): SyncConditions sets them.
+type ConditionSyncer interface {
+	SyncConditions()
+}
+
+// Sync derives the conditions of obj from its status when obj is a ConditionSyncer. Patch calls
+// it before every write; a write of a status that does not go through Patch calls it first, so
+// that every written status holds the conditions it implies.
+func Sync(obj client.Object) {
+	if s, ok := obj.(ConditionSyncer); ok {
+		s.SyncConditions()
+	}
+}
+
+// Patch derives obj's conditions from its status (Sync), sends the changes of obj's status
+// since New as a merge patch, and updates obj from the answer. It sends nothing when the status
+// did not change. A conflict error means another writer changed a locked patch's object since
+// it was read.
 func (h *Helper) Patch(ctx context.Context, c client.StatusClient, obj client.Object, opts ...Option) error {
+	Sync(obj)
 	data, err := Diff(h.before, obj, opts...)
 	if err != nil || data == nil {
 		return err
