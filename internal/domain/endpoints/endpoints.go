@@ -260,15 +260,8 @@ func secretMissing(ep *tcsv1.WebhookEndpoint) error {
 
 // update applies mutate to the current ep and writes it when mutate reports a change.
 func (m *Manager) update(ctx context.Context, ep *tcsv1.WebhookEndpoint, mutate func(*tcsv1.WebhookEndpoint) bool) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := m.Client.Get(ctx, client.ObjectKeyFromObject(ep), ep); err != nil {
-			return err
-		}
-		if !mutate(ep) {
-			return nil
-		}
-		return m.Client.Update(ctx, ep)
-	})
+	_, err := statuspatch.Update(ctx, m.Client, m.Client, retry.DefaultRetry, ep, func() (bool, error) { return mutate(ep), nil })
+	return err
 }
 
 // SetPaused pauses or resumes ep: a paused endpoint's events are recorded as skipped.
@@ -312,11 +305,9 @@ func (m *Manager) Edit(ctx context.Context, ep *tcsv1.WebhookEndpoint, rawURL st
 // secret: for 24 hours deliveries carry a signature with it too.
 func (m *Manager) Rotate(ctx context.Context, ep *tcsv1.WebhookEndpoint, now time.Time) (string, error) {
 	secret := webhook.NewSecret()
-	sec := &corev1.Secret{}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := m.secrets().Get(ctx, secretRef(ep), sec); err != nil {
-			return err
-		}
+	ref := secretRef(ep)
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}
+	_, err := statuspatch.Update(ctx, m.Client, m.secrets(), retry.DefaultRetry, sec, func() (bool, error) {
 		if sec.Data == nil {
 			sec.Data = map[string][]byte{}
 		}
@@ -328,7 +319,7 @@ func (m *Manager) Rotate(ctx context.Context, ep *tcsv1.WebhookEndpoint, now tim
 			sec.Annotations = map[string]string{}
 		}
 		sec.Annotations[tcsv1.AnnotationRotatedAt] = now.UTC().Format(time.RFC3339)
-		return m.Client.Update(ctx, sec)
+		return true, nil
 	})
 	if apierrors.IsNotFound(err) {
 		return "", secretMissing(ep)
