@@ -36,17 +36,13 @@ const SecretType corev1.SecretType = "tcs.dev/webhook-secret"
 // another organization than the one asked for.
 var ErrNotFound = errors.New("not found")
 
-// ErrNoOrganization is returned by the organization-scoped methods for an empty organization:
-// only the cluster admin's methods (ListAll, GetAny, DeliveryAny) read across organizations.
-var ErrNoOrganization = errors.New("no organization given")
+// ErrNoOrganization is returned by the organization-scoped methods for an empty or malformed
+// organization: only the cluster admin's methods (ListAll, GetAny, DeliveryAny) read across
+// organizations. It is orgs.ErrNoOrganization.
+var ErrNoOrganization = orgs.ErrNoOrganization
 
-// checkOrg refuses an empty organization.
-func checkOrg(org string) error {
-	if org == "" {
-		return ErrNoOrganization
-	}
-	return nil
-}
+// checkOrg refuses an empty or malformed organization (orgs.CheckOrganization).
+func checkOrg(org string) error { return orgs.CheckOrganization(org) }
 
 // FieldError is input refused before anything changed; Field names the offending input
 // ("url", "events").

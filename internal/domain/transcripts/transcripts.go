@@ -23,6 +23,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 	"tcs.dev/tcs/internal/platform/kube/workingset"
@@ -51,9 +52,13 @@ func (e *OrgError) Error() string {
 	return fmt.Sprintf("%q is not an organization id (org_…)", e.Org)
 }
 
-// CheckOrg refuses an empty or malformed organization id.
+// Unwrap makes an OrgError an orgs.ErrNoOrganization.
+func (e *OrgError) Unwrap() error { return orgs.ErrNoOrganization }
+
+// CheckOrg refuses an empty or malformed organization id (orgs.CheckOrganization) with an
+// *OrgError.
 func CheckOrg(org string) error {
-	if !ids.Valid("org", org) {
+	if orgs.CheckOrganization(org) != nil {
 		return &OrgError{Org: org}
 	}
 	return nil
