@@ -32,6 +32,8 @@ type matcher struct {
 	doc          docKind    // what the whole text is (see sermon), read once when a rule asks
 	citedBooks   [2]uint64  // the versified books read before a reference so far, by dict.bookOf
 	citedChs     [16]uint16 // the latest chapters cited, book<<8|chapter, a ring (see citeChapter)
+	nounRead     [2]uint64  // the books whose use as a common noun nounUse has looked for, by dict.bookOf
+	nounUsed     [2]uint64  // those of them the text uses as a common noun
 	nCitedChs    int
 	caseRead     bool // captionCase has read the text's case
 	lowerCase    bool // the text is lowercase throughout, as auto-captions are (see captionCase)
