@@ -633,7 +633,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	// "i samuel 3" after "turn to", "in", "read": the ordinal, where
 	// elsewhere a lowercase "i" is the pronoun ("then i john 3 16").
 	lowerRoman := p.style == pRoman && !sc.tok(i).upper()
-	if lowerRoman && !m.weakCue(i) {
+	if lowerRoman && p.num == 1 && !m.weakCue(i) {
 		return 0, false
 	}
 	if p.style == pDigit || p.style == pCardWord {
@@ -648,6 +648,12 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 		}
 	}
 	r := m.parseRefIn(j+1, m.d.bookOf(b.id))
+	if !r.ok && p.style != pDigit && sc.isAny(j+1, "chapter", "chapters") && m.parseRef(j+1).ok {
+		// "being a disciple would be first / john chapter 8": a chapter
+		// the numbered book does not have (1 John has five) makes the
+		// word before a list's "first", and the name the other book.
+		return 0, false
+	}
 	baseRisk := f.risk != riskNone || f.pkind >= kAbbrev
 	var conf float64
 	switch {
@@ -656,6 +662,10 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 		case r.strong:
 			conf = 0.9
 		case r.ok:
+			conf = 0.86
+		case p.num >= 2 && m.sermon():
+			// "where are we here ii thessalonians": auto-captions write
+			// the spoken "second" so; "ii" is no English word.
 			conf = 0.86
 		default:
 			return 0, false
