@@ -42,6 +42,13 @@ func TestYouTubeCaptionRules(t *testing.T) {
 		{"a lowercase i before a book without a cue stays the pronoun",
 			captionSermon + "and then i john said it",
 			[]string{}},
+		{"psalms before hymns and spiritual songs stay the common noun, even with a misheard number",
+			sermonOpening + "speaking to one another in Psalms 10\nspiritual songs we sing",
+			[]string{}},
+		{"psalms before hymns stay the common noun", captionSermon + "we sing psalms and hymns together",
+			[]string{}},
+		{"a psalm cited before a reading stays the book", captionSermon + "according to psalms 104\nwe enter his gates",
+			[]string{"psalms 104>Psalm 104 psalm.singular auto"}},
 		{"world war ii before a name outside a sermon stays", "after world war ii john went home and " + podcastText,
 			[]string{}},
 	}

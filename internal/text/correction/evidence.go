@@ -165,6 +165,19 @@ func (m *matcher) sermonCue(i, j int) bool {
 		!sc.isAny(i-1, "a", "an", "the", "his", "her", "their", "our", "your", "my", "its", "these", "those", "this", "that", "some", "many", "no")
 }
 
+// hymnsAfter reports whether "hymns" or "spiritual songs" follows token j
+// within four tokens: psalms sung, as Ephesians 5:19 and Colossians 3:16 name
+// them.
+func (m *matcher) hymnsAfter(j int) bool {
+	sc := m.sc
+	for k := j + 1; k <= j+4 && sc.has(k); k++ {
+		if sc.isAny(k, "hymns", "hymn") || sc.is(k, "spiritual") && sc.is(k+1, "songs") {
+			return true
+		}
+	}
+	return false
+}
+
 // bookVerbAfter reports whether token j, a book's name, is followed by a
 // verb a book takes ("revelation says", "proverbs puts it") or by "series".
 func (m *matcher) bookVerbAfter(j int) bool {

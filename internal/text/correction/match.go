@@ -774,6 +774,12 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		// believers".
 		return 0, false
 	}
+	if f.book != nil && f.book.osis == "Ps" && !strongCue && m.hymnsAfter(j) {
+		// "speaking to one another in psalms [and] hymns and spiritual
+		// songs" (Ephesians 5:19), even where the recognizer heard the
+		// "and" as "10": the common noun of the verse, not the book.
+		return 0, false
+	}
 	var conf float64
 	switch {
 	case !r.ok && !strongCue && f.book != nil && m.d.bookOf(f.book.id) == 0:
