@@ -10,6 +10,10 @@
 #               the rules of the fourth round were tuned on these;
 #   ytcap-held  other sermons of the same shape, speakers and guests, read
 #               only to judge: held out from the tuning;
+#   ytcap-fresh more sermons of the same shape, speakers and guests, added
+#               after the round's rules were written and measured once, at
+#               the end: held out from the tuning and from the reading that
+#               found the round's wrong changes;
 #   ytmixed     newer videos of the same channel, whose captions capitalize
 #               names but have no punctuation;
 #   controls-yt lowercase auto-captions of political live streams and
@@ -40,7 +44,7 @@ def caseratio(lines):
     t = ''.join(lines)
     letters = sum(c.isalpha() for c in t)
     return sum(c.isupper() for c in t) / max(letters, 1)
-for d in ['ytcap', 'ytcap-held', 'ytmixed', 'controls-yt']:
+for d in ['ytcap', 'ytcap-held', 'ytcap-fresh', 'ytmixed', 'controls-yt']:
     os.makedirs(OUT + '/' + d, exist_ok=True)
 sources = open('/tmp/eval4/sources.tsv', 'w')
 titles = {e.get('id'): e.get('title') or '' for e in json.loads(git(HFC, 'show', 'HEAD:videos.json')).get('entries', [])}
@@ -61,11 +65,12 @@ for f in ls(HFC, 'HEAD', r'^sermon_transcripts/.*\.json$'):
     elif r > 0.01:
         mixed.append((vid, f))
 random.seed(2404)
-picked = []
-for sp, n in [('chas', 8), ('joni', 6), ('guest', 10)]:
+picked, fresh = [], []
+for sp, n, nf in [('chas', 8, 4), ('joni', 6, 3), ('guest', 10, 6)]:
     fs = lower[sp][:]
     random.shuffle(fs)
     picked += [(sp, x) for x in fs[:n]]
+    fresh += [(sp, x) for x in fs[n:n + nf]]
 random.shuffle(mixed)
 def write(shape, name, repo, path, lines):
     body = '\n'.join(lines) + '\n'
@@ -78,6 +83,9 @@ for i, (sp, (vid, f)) in enumerate(picked):
     shape = 'ytcap' if i % 2 == 0 else 'ytcap-held'
     name = 'hfc_%s_%s.txt' % (sp, vid)
     caps.append((shape, name, write(shape, name, 'NSA-in-My-Walls/HFC-QA-BOT', f, cues(HFC, 'HEAD', f))))
+for sp, (vid, f) in fresh:
+    name = 'hfc_%s_%s.txt' % (sp, vid)
+    caps.append(('ytcap-fresh', name, write('ytcap-fresh', name, 'NSA-in-My-Walls/HFC-QA-BOT', f, cues(HFC, 'HEAD', f))))
 for vid, f in mixed[:8]:
     write('ytmixed', 'hfcmix_%s.txt' % vid, 'NSA-in-My-Walls/HFC-QA-BOT', f, cues(HFC, 'HEAD', f))
 irs = []

@@ -49,6 +49,12 @@ func TestYouTubeCaptionRules(t *testing.T) {
 			[]string{}},
 		{"a psalm cited before a reading stays the book", captionSermon + "according to psalms 104\nwe enter his gates",
 			[]string{"psalms 104>Psalm 104 psalm.singular auto"}},
+		{"in psalms before the sermon cites the book is only suggested",
+			captionSermon + "sometimes i get them in psalms\nand in rhyming things",
+			[]string{"psalms>Psalms book.lowercase review"}},
+		{"in psalms after the sermon cites the book is applied",
+			captionSermon + "psalm 23 is a comfort\nand in psalms we find more",
+			[]string{"psalm 23>Psalm 23 book.lowercase auto", "psalms>Psalms book.lowercase auto"}},
 		{"world war ii before a name outside a sermon stays", "after world war ii john went home and " + podcastText,
 			[]string{}},
 	}

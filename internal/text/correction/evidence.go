@@ -165,6 +165,17 @@ func (m *matcher) sermonCue(i, j int) bool {
 		!sc.isAny(i-1, "a", "an", "the", "his", "her", "their", "our", "your", "my", "its", "these", "those", "this", "that", "some", "many", "no")
 }
 
+// nounBook reports whether the book of OSIS id osis is named by a noun
+// speakers use for what it holds: a revelation, psalms, proverbs,
+// lamentations.
+func nounBook(osis string) bool {
+	switch osis {
+	case "Rev", "Ps", "Prov", "Lam":
+		return true
+	}
+	return false
+}
+
 // hymnsAfter reports whether "hymns" or "spiritual songs" follows token j
 // within four tokens: psalms sung, as Ephesians 5:19 and Colossians 3:16 name
 // them.

@@ -820,11 +820,14 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// makes the book likelier than the English word. But
 			// "revelation" is a noun sermons use as often as the book:
 			// "his very heart in revelation to us" in a sermon that never
-			// reads Revelation. Its book is applied only once the sermon
-			// has cited it, and suggested before when "in" is its only cue
-			// ("turn to revelation", "revelation depicts" are the book's).
+			// reads Revelation, and so are the psalms, proverbs and
+			// lamentations a speaker sings or says ("sometimes i get them
+			// in psalms / and in rhyming things"). Such a book is applied
+			// only once the sermon has cited it, and suggested before when
+			// "in" is its only cue ("turn to revelation", "revelation
+			// depicts" are the book's).
 			conf = 0.86
-			if f.book != nil && f.book.osis == "Rev" && !m.cited(f.book) && sc.is(i-1, "in") && !m.bookVerbAfter(j) {
+			if f.book != nil && nounBook(f.book.osis) && !m.cited(f.book) && sc.is(i-1, "in") && !m.bookVerbAfter(j) {
 				conf = 0.7
 			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
