@@ -55,6 +55,12 @@ func TestYouTubeCaptionRules(t *testing.T) {
 		{"in psalms after the sermon cites the book is applied",
 			captionSermon + "psalm 23 is a comfort\nand in psalms we find more",
 			[]string{"psalm 23>Psalm 23 book.lowercase auto", "psalms>Psalms book.lowercase auto"}},
+		{"a run of digits ending in a chapter just cited is left as written",
+			sermonOpening + "do you meditate on Psalm 91 or are you all over the place\nwhen it comes to what Psalm 191 says",
+			[]string{}},
+		{"a run of digits without such a citation is a chapter and a verse",
+			sermonOpening + "do you meditate on Psalm 23 or are you all over the place\nwhen it comes to what Psalm 191 says",
+			[]string{"Psalm 191>Psalm 19:1 reference.normalize auto"}},
 		{"world war ii before a name outside a sermon stays", "after world war ii john went home and " + podcastText,
 			[]string{}},
 	}

@@ -1578,7 +1578,10 @@ func (m *matcher) readRef(k int, b uint8) ref {
 	if b != 0 && !spoken && (v == 0 || !m.d.hasChapter(b, v)) && !chapterWord {
 		// "Romans 828": a chapter and a verse without their colon.
 		if t := sc.tok(k); sc.has(k) && t.digits() && t.e()-t.s() >= 3 && t.e()-t.s() <= 4 {
-			if c, vs, ok := m.d.splitDigits(b, sc.text[t.s():t.e()]); ok {
+			if c, vs, ok := m.d.splitDigits(b, sc.text[t.s():t.e()]); ok && !(v%100 != c && m.citedChapter(b, v%100)) {
+				// But "on psalm 91 ... what psalm 191 says": a chapter the
+				// text has just cited, with a digit before it, is that
+				// chapter misheard, not 19:1; it is left as written.
 				r = ref{ok: true, bk: b, chapter: c, verse: vs, chapterTok: k, verseTok: k, endTok: k}
 				m.refRange(k+1, b, &r)
 				return r
