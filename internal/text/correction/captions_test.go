@@ -61,6 +61,9 @@ func TestYouTubeCaptionRules(t *testing.T) {
 		{"a run of digits without such a citation is a chapter and a verse",
 			sermonOpening + "do you meditate on Psalm 23 or are you all over the place\nwhen it comes to what Psalm 191 says",
 			[]string{"Psalm 191>Psalm 19:1 reference.normalize auto"}},
+		{"a biblical man's name before of and a place is not a misheard place",
+			sermonOpening + "the heir of my house is Eliezer of\nDamascus and Abram said",
+			[]string{}},
 		{"world war ii before a name outside a sermon stays", "after world war ii john went home and " + podcastText,
 			[]string{}},
 	}

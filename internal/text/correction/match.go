@@ -1122,6 +1122,12 @@ func (m *matcher) placeBefore(i int) {
 		return // a name the dictionary knows
 	}
 	lw := sc.lowerBytes(x)
+	if _, ok := m.d.kjvNames[string(lw)]; ok {
+		// "the heir of my house is Eliezer of Damascus": a man the Bible
+		// names, not a misheard Ellasar; a name the Bible itself has is
+		// no misheard other name.
+		return
+	}
 	for _, c := range lw {
 		if c < 'a' || c > 'z' {
 			return
