@@ -1580,6 +1580,14 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		chapterWord = true
 		k++
 	}
+	if b != 0 && !chapterWord && m.d.singleChapter(b) && sc.isAny(k, "verse", "verses", "v", "vs") && sc.refGap(k).ok {
+		// "is there any more to say jude / verse 17": a book of one
+		// chapter names its verse so; the chapter is understood.
+		if v, next, _ := m.parseNum(k + 1); m.d.hasVerse(b, 1, v) {
+			return ref{ok: true, chapter: v, chapterTok: next - 1, endTok: next - 1}
+		}
+		return r
+	}
 	v, next, spoken := m.parseNum(k)
 	if b != 0 && !spoken && (v == 0 || !m.d.hasChapter(b, v)) && !chapterWord {
 		// "Romans 828": a chapter and a verse without their colon.
