@@ -76,6 +76,9 @@ func TestYouTubeCaptionRules(t *testing.T) {
 		{"verse after a book of many chapters is no reference",
 			captionSermon + "and then mark verse 3 was read",
 			[]string{}},
+		{"a stone the KJV names in lowercase is no misheard town",
+			captionSermon + "brightness of jasper and\nfiery sardius and there was a halo",
+			[]string{}},
 		{"world war ii before a name outside a sermon stays", "after world war ii john went home and " + podcastText,
 			[]string{}},
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -236,8 +236,9 @@ type dict struct {
 	// spelling; personSounds indexes the longer ones by phonetic key.
 	persons      map[string]string
 	personSounds map[string][]personName
-	// englishNear holds the ordinary English words that sound or are
-	// spelt like a biblical place or book.
+	// englishNear holds the ordinary words that sound or are spelt like
+	// a biblical place or book: English words, and the KJV's own common
+	// words ("fiery sardius" is a stone, not Sardis).
 	englishNear map[string]struct{}
 }
 
