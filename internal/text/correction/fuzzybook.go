@@ -45,7 +45,7 @@ func cueWords() map[string]cueKind {
 		"derby": cueReal, "listerine": cueReal, "lister": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
-		"valley": cueHead, "mount": cueHead, "widow": cueHead,
+		"valley": cueHead, "mount": cueHead, "widow": cueHead, "island": cueHead, "isle": cueHead,
 		"look":   cueLook,
 		"writer": cueWriter, "writers": cueWriter, "right": cueWriter, "rider": cueWriter,
 		"author": cueWriter,
@@ -64,6 +64,10 @@ func headPlaceNames() map[string][]string {
 		"brook":  {"Kidron", "Cherith", "Besor"},
 		// The widows the Bible names by their town (1 Kings 17, Luke 7).
 		"widow":  {"Zarephath", "Nain"},
+		// The islands of Acts and Revelation: "the island called Melita",
+		// "the isle that is called Patmos".
+		"island": {"Melita", "Cyprus", "Crete", "Clauda", "Patmos", "Chios", "Samos", "Rhodes"},
+		"isle":   {"Patmos", "Melita", "Cyprus", "Crete"},
 		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
 		// "Mount Sinai": the mountains follow the noun without "of".
 		"mount": {"Sinai", "Carmel", "Hermon", "Moriah", "Horeb", "Tabor", "Ebal", "Gerizim", "Nebo",
@@ -440,8 +444,11 @@ func (m *matcher) headPlace(i int) int {
 	}
 	lower := !sc.firstUpper(c)
 	minLower := 7
-	if sc.is(i, "widow") {
-		minLower = 6 // "a widow of zelfat": the towns are short, and after a person no place noun is English
+	if sc.isAny(i, "widow", "island", "isle") {
+		// "a widow of zelfat", "the island of malita": the towns and
+		// islands are short, and after these nouns a word no English list
+		// has is no English word.
+		minLower = 6
 	}
 	if lower && (n < minLower || !m.sermon() || !m.captionCase() || m.isEnglishNear(c) ||
 		m.d.fuzzyEnglish[string(sc.lowerBytes(c))]) {
