@@ -499,7 +499,9 @@ func (m *matcher) at(i int) int {
 			}
 		}
 		if m.place && c.n.place != nil && (c.n.book == nil || c.n.book.kind == kNone) {
-			if next, ok := m.evalPlace(i, c.j, c.n.place); ok {
+			next, ok := m.evalPlace(i, c.j, c.n.place)
+			m.placeListAhead(c.j)
+			if ok {
 				return next
 			}
 		}
@@ -1224,6 +1226,54 @@ func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int, uint16) {
 	return best, bestD, best.idx
 }
 
+// placeListAhead tries the word after a place that token j ends and "and"
+// or "or" with listPlace, when the scanner marked it as a word no rule
+// tries: "galatia / and fergia" is heard for Phrygia, whose first letter
+// no shape of fuzzyPlace's has.
+func (m *matcher) placeListAhead(j int) {
+	sc := m.sc
+	if !sc.has(j+2) || sc.tok(j+2).flags&tried != 0 || !sc.isAny(j+1, "and", "or") {
+		return
+	}
+	if t := sc.tok(j + 2); t.e()-t.s() >= 5 && t.e()-t.s() <= 24 && t.flags&(tDigits|tMulti) == 0 {
+		m.listPlace(j+2, sc.lowerBytes(j+2))
+	}
+}
+
+// listPlace suggests the well-known place that token i, lw in lowercase,
+// sounds like where it continues a list of places in a sermon: "over the
+// region of galatia / and fergia" is heard for Phrygia. The list makes a
+// place likely, so the spelling may be one edit further from the name
+// than fuzzyBest allows, the sound the same.
+func (m *matcher) listPlace(i int, lw []byte) {
+	if len(lw) < 5 || !m.sermon() || m.d.fuzzyEnglish[string(lw)] || m.isEnglishNear(i) {
+		return
+	}
+	if changed, known := m.placeListBefore(i); !changed && !known {
+		return
+	}
+	if _, ok := m.d.kjvNames[string(lw)]; ok {
+		return // "Rome and Philippi", a name the Bible has, is written right
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	if len(key) < 3 || !m.d.maybeFuzzyKey(key) {
+		return
+	}
+	var best *fuzzyTarget
+	targets := m.d.fuzzy[string(key)]
+	for k := range targets {
+		tg := &targets[k]
+		if editDistance(lw, tg.lower, 3) <= 3 && (best == nil || tg.mentions > best.mentions) {
+			best = tg
+		}
+	}
+	if best != nil {
+		t := m.sc.tok(i)
+		m.add(t.s(), t.e(), best.id, rulePlaceFuzzy, 0.6)
+	}
+}
+
 // fuzzyPlace looks for a well-known place name that token i may be a
 // mishearing of ("capernum" for "Capernaum").
 func (m *matcher) fuzzyPlace(i int) {
@@ -1275,6 +1325,7 @@ func (m *matcher) fuzzyPlace(i int) {
 				dists: uint8(nearD) | uint8(wideD)<<2}
 		}
 		if near == nil && wide == nil {
+			m.listPlace(i, lw)
 			return
 		}
 	}
@@ -1488,8 +1539,12 @@ func (m *matcher) listAt(i, end int) bool {
 	if prev.e() == end {
 		return strings.TrimSpace(sc.text[end:sc.tok(i).s()]) == ","
 	}
+	cut := " ,"
+	if m.captionCase() {
+		cut = " ,\r\n" // a caption's cue line ends anywhere: "over the region of galatia / and fergia"
+	}
 	return sc.isAny(i-1, "and", "or") && i >= 2 && sc.tok(i-2).e() == end &&
-		strings.Trim(sc.text[end:prev.s()], " ,") == ""
+		strings.Trim(sc.text[end:prev.s()], cut) == ""
 }
 
 // demonymEnding reports whether w ends like a demonym or an adjective of
