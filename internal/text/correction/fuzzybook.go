@@ -45,7 +45,7 @@ func cueWords() map[string]cueKind {
 		"derby": cueReal, "listerine": cueReal, "lister": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
-		"valley": cueHead, "mount": cueHead, "widow": cueHead, "island": cueHead, "isle": cueHead,
+		"valley": cueHead, "mount": cueHead, "widow": cueHead, "island": cueHead, "isle": cueHead, "cave": cueHead,
 		"look":   cueLook,
 		"writer": cueWriter, "writers": cueWriter, "right": cueWriter, "rider": cueWriter,
 		"author": cueWriter,
@@ -68,6 +68,8 @@ func headPlaceNames() map[string][]string {
 		// "the isle that is called Patmos".
 		"island": {"Melita", "Cyprus", "Crete", "Clauda", "Patmos", "Chios", "Samos", "Rhodes"},
 		"isle":   {"Patmos", "Melita", "Cyprus", "Crete"},
+		// The caves David and Abraham are known by (1 Samuel 22, Genesis 23).
+		"cave": {"Adullam", "Machpelah", "Makkedah", "En-gedi"},
 		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
 		// "Mount Sinai": the mountains follow the noun without "of".
 		"mount": {"Sinai", "Carmel", "Hermon", "Moriah", "Horeb", "Tabor", "Ebal", "Gerizim", "Nebo",
@@ -444,10 +446,10 @@ func (m *matcher) headPlace(i int) int {
 	}
 	lower := !sc.firstUpper(c)
 	minLower := 7
-	if sc.isAny(i, "widow", "island", "isle") {
-		// "a widow of zelfat", "the island of malita": the towns and
-		// islands are short, and after these nouns a word no English list
-		// has is no English word.
+	if sc.isAny(i, "widow", "island", "isle", "cave") {
+		// "a widow of zelfat", "the island of malita", "the cave of
+		// adulum": the towns, islands and caves are short, and after these
+		// nouns a word no English list has is no English word.
 		minLower = 6
 	}
 	if lower && (n < minLower || !m.sermon() || !m.captionCase() || m.isEnglishNear(c) ||
