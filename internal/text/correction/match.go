@@ -826,10 +826,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// lamentations a speaker sings or says ("sometimes i get them
 			// in psalms / and in rhyming things"). Such a book is applied
 			// only once the sermon has cited it, and suggested before when
-			// "in" is its only cue ("turn to revelation", "revelation
-			// depicts" are the book's).
+			// "in" or "into" is its only cue ("breaking out into
+			// revelation"; but "turn to revelation", "revelation depicts"
+			// are the book's).
 			conf = 0.86
-			if f.book != nil && nounBook(f.book.osis) && !m.cited(f.book) && sc.is(i-1, "in") && !m.bookVerbAfter(j) {
+			if f.book != nil && nounBook(f.book.osis) && !m.cited(f.book) && sc.isAny(i-1, "in", "into") && !m.bookVerbAfter(j) {
 				conf = 0.7
 			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
@@ -1505,7 +1506,8 @@ func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
 func (m *matcher) placeOf(i int) bool {
 	return m.sc.is(i-1, "of") && m.sc.isAny(i-2, "brook", "city", "land", "sea", "valley", "mount",
 		"mountain", "river", "plain", "plains", "wilderness", "desert", "region", "town", "village",
-		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities", "garden")
+		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities", "garden",
+		"cave", "island", "isle")
 }
 
 // placeListBefore reports whether token i continues a list of places: a
