@@ -100,6 +100,13 @@ func TestYouTubeCaptionRules(t *testing.T) {
 		{"into revelation before the sermon cites the book is only suggested",
 			captionSermon + "how about breaking out into\nrevelation\nhow about a whole new body",
 			[]string{"revelation>Revelation book.lowercase review"}},
+		{"a tens verse and a digit on the next cue line are one number",
+			captionSermon + "everybody okay with that yes\ngalatians 3 verse 20\n8 there is neither jew nor greek",
+			[]string{"galatians 3 verse 20\n8>Galatians 3:28 book.lowercase auto"}},
+		{"a tens verse and a digit before a count stay apart", captionSermon + "read galatians 3 verse 20 8 times",
+			[]string{"galatians 3 verse 20>Galatians 3:20 book.lowercase auto"}},
+		{"a tens verse and a digit that make a verse the chapter lacks stay apart", captionSermon + "read romans 16 verse 20\n9 of us came",
+			[]string{"romans 16 verse 20>Romans 16:20 book.lowercase auto"}},
 		{"world war ii before a name outside a sermon stays", "after world war ii john went home and " + podcastText,
 			[]string{}},
 	}

@@ -1714,6 +1714,12 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 		if sc.has(n) && sc.refGap(n-1).ok {
 			if v2, nx, _ := m.parseNum(n); v2 >= 1 && v2 <= 176 {
 				r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+				if d := m.unitAfter(nx - 1); d > 0 && v2%10 == 0 && v2 >= 20 && v2 <= 90 && b != 0 && m.d.hasVerse(b, r.chapter, v2+d) &&
+					!m.countAfter(ref{endTok: nx}) {
+					// "galatians 3 verse 20 / 8": "twenty-eight" written
+					// as two numbers, here across a caption's cue line.
+					r.verse, r.verseTok, r.endTok, k = v2+d, nx, nx, nx+1
+				}
 			}
 		}
 	case !g.comma && !g.period:
@@ -1723,6 +1729,25 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 		}
 	}
 	return k
+}
+
+// unitAfter returns the digit 1 to 9 that token k+1 is, written as a
+// digit after a plain gap (spaces, or a line end in lowercase captions),
+// or 0.
+func (m *matcher) unitAfter(k int) int {
+	sc := m.sc
+	if !sc.has(k + 1) {
+		return 0
+	}
+	t := sc.tok(k + 1)
+	if t.e()-t.s() != 1 || sc.text[t.s()] < '1' || sc.text[t.s()] > '9' {
+		return 0
+	}
+	gap := sc.text[sc.tok(k).e():t.s()]
+	if strings.Trim(gap, " ") != "" && !(m.captionCase() && strings.Trim(gap, " \r\n") == "" && strings.Count(gap, "\n") == 1) {
+		return 0
+	}
+	return int(sc.text[t.s()] - '0')
 }
 
 // refRange reads the end of a range at token k after r: "through 7",
