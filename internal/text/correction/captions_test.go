@@ -110,6 +110,31 @@ func TestYouTubeCaptionRules(t *testing.T) {
 		{"world war ii before a name outside a sermon stays", "after world war ii john went home and " + podcastText,
 			[]string{}},
 	}
+	persons := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a word no list has after named is the person it sounds like, and so wherever the sermon says it again",
+			captionSermon + "there was a certain disciple at damascus\nnamed ananas\nand the lord said to him in a vision\nananas and he said here i am",
+			[]string{"damascus>Damascus place.lowercase auto", "ananas>Ananias person.fuzzy review", "ananas>Ananias person.fuzzy review"}},
+		{"the same word without a naming cue stays", captionSermon + "and the lord said to him in a vision\nananas and he said here i am",
+			[]string{}},
+		{"an English word after called stays", captionSermon + "the doctrine has been called\ntotal depravity",
+			[]string{}},
+		{"a modern name after named stays", captionSermon + "a story of a woman named teresa she had married",
+			[]string{}},
+		{"outside a sermon nothing is heard for a person", "there was a man named ananas in the office. " + podcastText,
+			[]string{}},
+	}
+	for _, tc := range persons {
+		t.Run(tc.name, func(t *testing.T) {
+			got := compactAll(e.Find(tc.in, Options{Categories: []string{CategoryBible, CategoryPlace, CategoryPerson}}))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Find(...%q) = %q, want %q", tc.in[max(0, len(tc.in)-80):], got, tc.want)
+			}
+		})
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := compactAll(e.Find(tc.in, Options{NormalizeReferences: true}))

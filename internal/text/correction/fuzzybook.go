@@ -63,13 +63,13 @@ func headPlaceNames() map[string][]string {
 		"pool":   {"Siloam", "Bethesda"},
 		"brook":  {"Kidron", "Cherith", "Besor"},
 		// The widows the Bible names by their town (1 Kings 17, Luke 7).
-		"widow":  {"Zarephath", "Nain"},
+		"widow": {"Zarephath", "Nain"},
 		// The islands of Acts and Revelation: "the island called Melita",
 		// "the isle that is called Patmos".
 		"island": {"Melita", "Cyprus", "Crete", "Clauda", "Patmos", "Chios", "Samos", "Rhodes"},
 		"isle":   {"Patmos", "Melita", "Cyprus", "Crete"},
 		// The caves David and Abraham are known by (1 Samuel 22, Genesis 23).
-		"cave": {"Adullam", "Machpelah", "Makkedah", "En-gedi"},
+		"cave":   {"Adullam", "Machpelah", "Makkedah", "En-gedi"},
 		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
 		// "Mount Sinai": the mountains follow the noun without "of".
 		"mount": {"Sinai", "Carmel", "Hermon", "Moriah", "Horeb", "Tabor", "Ebal", "Gerizim", "Nebo",

@@ -256,6 +256,16 @@ func (d *dict) buildNames() error {
 			d.englishNear[line] = struct{}{}
 		}
 	}
+	data, err = dataFS.ReadFile("data/person_near_words.txt")
+	if err != nil {
+		return err
+	}
+	d.personNear = make(map[string]struct{}, 1100)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line != "" && line[0] != '#' {
+			d.personNear[line] = struct{}{}
+		}
+	}
 	data, err = dataFS.ReadFile("data/kjv_common_words.txt")
 	if err != nil {
 		return err
