@@ -776,7 +776,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		// believers".
 		return 0, false
 	}
-	if f.book != nil && f.book.osis == "Ps" && !strongCue && m.hymnsAfter(j) {
+	if f.book != nil && f.book.osis == "Ps" && !strongCue && plural(sc.str(j)) && m.hymnsAfter(j) {
 		// "speaking to one another in psalms [and] hymns and spiritual
 		// songs" (Ephesians 5:19), even where the recognizer heard the
 		// "and" as "10": the common noun of the verse, not the book.
@@ -1233,7 +1233,7 @@ func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int, uint16) {
 // no shape of fuzzyPlace's has.
 func (m *matcher) placeListAhead(j int) {
 	sc := m.sc
-	if !sc.has(j+2) || sc.tok(j+2).flags&tried != 0 || !sc.isAny(j+1, "and", "or") {
+	if !sc.isAny(j+1, "and", "or") || !sc.has(j+2) || sc.tok(j+2).flags&tried != 0 {
 		return
 	}
 	if t := sc.tok(j + 2); t.e()-t.s() >= 5 && t.e()-t.s() <= 24 && t.flags&(tDigits|tMulti) == 0 {
