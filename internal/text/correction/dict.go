@@ -240,6 +240,8 @@ type dict struct {
 	// more by phonetic key, for a word heard after a naming cue ("a man
 	// named ananas").
 	personCueSounds map[string][]personName
+	// personsByLetter lists the same names by their first letter.
+	personsByLetter [26][]personName
 	// personNear holds the English words and modern names that sound
 	// like a biblical person's name: never that name after a naming cue.
 	personNear map[string]struct{}

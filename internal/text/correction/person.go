@@ -29,6 +29,9 @@ func (d *dict) buildPersons(names []string) {
 		if len(lower) >= 5 && !d.placeKeys[lower] && !d.isBookWord(lower) && !groupName(lower) {
 			k := phoneticKey(lower)
 			d.personCueSounds[k] = append(d.personCueSounds[k], personName{name: name, lower: lower})
+			if c := lower[0]; c >= 'a' && c <= 'z' {
+				d.personsByLetter[c-'a'] = append(d.personsByLetter[c-'a'], personName{name: name, lower: lower})
+			}
 		}
 		if d.placeKeys[lower] || d.isBookWord(lower) || len(lower) < 6 || groupName(lower) {
 			// Short names are as often English words or modern names
@@ -190,6 +193,14 @@ func (m *matcher) cuePerson(w string) string {
 	}
 	for _, p := range m.d.personCueSounds[string(key)] {
 		if p.lower[0] == lw[0] && editDistance(lw, p.lower, 2) <= 2 && !szOnly(lw, p.lower) {
+			return p.name
+		}
+	}
+	// One letter off a name whose sound the spelling changes ("skeva" for
+	// Sceva: a k for a c before e): the names of the same first letter and
+	// length within one.
+	for _, p := range m.d.personsByLetter[lw[0]-'a'] {
+		if n := len(p.lower) - len(lw); n >= -1 && n <= 1 && editDistance(lw, p.lower, 1) <= 1 && !szOnly(lw, p.lower) {
 			return p.name
 		}
 	}
