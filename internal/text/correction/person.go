@@ -116,6 +116,14 @@ func (m *matcher) findPersons() []personRec {
 				continue
 			}
 		}
+		if len(w) >= 5 && len(w) <= 20 && len(p1) <= 3 && prev2e == start-1 {
+			// "one sephoraus" for Onesiphorus: a long name heard as a short
+			// word and the rest.
+			if name := m.splitPerson(p1, w); name != "" && !notProse(text, prev2s, j) {
+				out = append(out, personRec{prev2s, j, name, 0.6})
+				continue
+			}
+		}
 		if len(w) < 6 || len(w) > 24 || (j < len(text) && text[j] >= 0x80) {
 			continue
 		}
@@ -146,6 +154,42 @@ func (m *matcher) findPersons() []personRec {
 		out = m.heardAgain(out, heard)
 	}
 	return out
+}
+
+// splitPerson returns the name of a biblical person of nine letters or
+// more that the short word a ("one", "a", "an") and the word w after it,
+// which no list holds, sound like together ("one sephoraus":
+// Onesiphorus), or "".
+func (m *matcher) splitPerson(a, w string) string {
+	switch strings.ToLower(a) {
+	case "one", "a", "an":
+	default:
+		return ""
+	}
+	var b [32]byte
+	lw := appendLower(b[:0], w)
+	for _, c := range lw {
+		if c < 'a' || c > 'z' {
+			return ""
+		}
+	}
+	if _, ok := m.d.kjvNames[string(lw)]; ok || m.d.placeKeys[string(lw)] || m.d.isBookWord(string(lw)) || m.d.fuzzyEnglish[string(lw)] {
+		return ""
+	}
+	if _, ok := m.d.englishNear[string(lw)]; ok {
+		return ""
+	}
+	joined := appendLower(append(b[:0:0], a...), w)
+	if len(joined) < 9 {
+		return ""
+	}
+	var kb [32]byte
+	for _, p := range m.d.personSounds[string(appendPhoneticKey(kb[:0], joined))] {
+		if p.lower[0] == joined[0] && editDistance(joined, p.lower, 2) <= 2 {
+			return p.name
+		}
+	}
+	return ""
 }
 
 // namingCue reports whether the words before a word, p2 and p1, name a
