@@ -439,6 +439,9 @@ func (m *matcher) headPlace(i int) int {
 	if !sc.has(c) {
 		return i
 	}
+	if !mount && sc.isAny(c, "a", "an") {
+		return m.headSplit(i, c)
+	}
 	t := sc.tok(c)
 	n := t.e() - t.s()
 	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || allUpper(sc.str(c)) {
@@ -529,6 +532,45 @@ func (m *matcher) headPlace(i int) int {
 	}
 	m.add(t.s(), t.e(), best.id, rulePlaceFuzzy, 0.7)
 	return c + 1
+}
+
+// headSplit suggests the noun's place that "a" or "an", token c, and the
+// lowercase word after it sound like together, in a sermon's captions:
+// "the cave of a doulam" is heard for Adullam. It returns the token to
+// continue from, or i.
+func (m *matcher) headSplit(i, c int) int {
+	sc := m.sc
+	if !sc.has(c+1) || !sc.plainGap(c) || !m.sermon() || !m.captionCase() {
+		return i
+	}
+	t := sc.tok(c + 1)
+	if n := t.e() - t.s(); n < 4 || n > 16 || t.flags&(tDigits|tMulti|tUpper) != 0 || m.isEnglishNear(c+1) {
+		return i
+	}
+	var b [24]byte
+	joined := appendLower(append(b[:0], sc.str(c)...), sc.str(c+1))
+	for _, ch := range joined {
+		if ch < 'a' || ch > 'z' {
+			return i
+		}
+	}
+	if m.d.fuzzyEnglish[string(joined[len(sc.str(c)):])] {
+		return i
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], joined)
+	if len(key) < 3 {
+		return i
+	}
+	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
+	for k := range targets {
+		tg := &targets[k]
+		if tg.key == string(key) && editDistance(joined, tg.lower, 3) <= 3 {
+			m.add(sc.tok(c).s(), t.e(), tg.id, rulePlaceFuzzy, 0.7)
+			return c + 2
+		}
+	}
+	return i
 }
 
 // somePsalm suggests "Psalm" for "some" after "in" and before a psalm
