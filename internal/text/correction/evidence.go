@@ -206,8 +206,9 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 		return false // only the book's own name: not "palms", not "lamentation"
 	}
 	if sc.isAny(i-1, "a", "an", "this", "that", "these", "those", "our", "your", "my", "his", "her", "their", "its",
-		"every", "each", "any", "some", "many", "other", "few") || (i > 0 && sc.tok(i-1).digits()) {
-		return false // "this revelation", "these psalms", "15 psalms"
+		"every", "each", "any", "some", "many", "other", "few") || (i > 0 && sc.tok(i-1).digits()) ||
+		i > 0 && strings.HasSuffix(strings.ToLower(sc.str(i-1)), "'s") {
+		return false // "this revelation", "these psalms", "15 psalms", "god's revelation"
 	}
 	switch b.osis {
 	case "Mark", "Job":
@@ -285,6 +286,9 @@ func nounUseIn(text, name string) bool {
 // nounDeterminer reports whether w, before a noun, makes it a common noun
 // rather than a name.
 func nounDeterminer(w string) bool {
+	if len(w) > 2 && (w[len(w)-2:] == "'s" || w[len(w)-2:] == "'S") {
+		return true // "god's revelation", "paul's revelation"
+	}
 	if len(w) < 1 || len(w) > 5 {
 		return false
 	}
