@@ -937,7 +937,7 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 		if !r.unsure {
 			m.citeChapter(r.bk, r.chapter)
 		}
-	} else if b := r.bk; b != 0 && conf >= autoThreshold && m.strongCue(i) {
+	} else if b := r.bk; b != 0 && conf >= autoThreshold && m.citedBooks[b>>6]&(1<<(b&63)) == 0 && m.strongCue(i) {
 		// "has anyone read the book of judges lately": the document names
 		// the book as a citation does, and "the end of judges" after it is
 		// the book (see citedCue).
