@@ -1004,6 +1004,12 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		notProse(m.sc.text, start, end) {
 		return
 	}
+	if m.found.n > 0 && start < m.found.end(m.found.last()) {
+		// Records are in text order and never overlap: a match that
+		// starts inside the last one ("romansh 1 pet 1": the chapter of
+		// one book is the number of the next) gives way to it.
+		return
+	}
 	m.found.add(start, end, repl, rule, confPct(conf))
 	if rule < rulePlaceLowercase && conf >= autoThreshold {
 		m.bibleSeen = true
