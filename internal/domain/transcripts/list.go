@@ -263,8 +263,18 @@ func (s *Service) archivedPage(ctx context.Context, org string, f listFilter, li
 // transcripts; hasMore tells whether either page had more, or the merge left some out.
 func mergePages(a, b []*tcsv1.Transcript, aMore, bMore bool, limit int, before bool) ([]*tcsv1.Transcript, bool) {
 	out := make([]*tcsv1.Transcript, 0, min(limit+1, len(a)+len(b)))
+	// A transcript archived after a was read from the cache and before b was read is in both:
+	// the resource in a is the truth.
+	live := make(map[string]bool, len(a))
+	for _, t := range a {
+		live[t.Spec.ID] = true
+	}
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
+		if j < len(b) && live[b[j].Spec.ID] {
+			j++
+			continue
+		}
 		if j >= len(b) || i < len(a) && newerFirst(a[i], b[j]) {
 			out = append(out, a[i])
 			i++
