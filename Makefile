@@ -139,7 +139,7 @@ FUZZ_TARGETS := \
 	./internal/text/formats:FuzzTXT ./internal/text/formats:FuzzSRT ./internal/text/formats:FuzzVTT \
 	./internal/text/formats:FuzzMarkdown ./internal/text/formats:FuzzHTML ./internal/text/formats:FuzzJSON \
 	./internal/text/formats:FuzzDOCX ./internal/text/formats:FuzzSniff \
-	./internal/text/correction:FuzzCorrect ./internal/text/pipeline:FuzzDecide \
+	./internal/text/correction:FuzzCorrect ./internal/text/correction:FuzzCorrectWithGlossary ./internal/text/pipeline:FuzzDecide \
 	./internal/platform/sources:FuzzParseYouTubeURL ./internal/platform/sources:FuzzCheckURL \
 	./internal/platform/sources:FuzzExtractPlayerResponse ./internal/platform/sources:FuzzTrackURL \
 	./internal/domain/ids:FuzzValid ./api/v1alpha1:FuzzTranscriptIDsOfJob \

@@ -64,8 +64,15 @@ type Options struct {
 	NormalizeReferences bool
 	// Categories limits the changes to these categories; empty means
 	// CategoryBible and CategoryPlace. CategoryPerson (the names of
-	// biblical people) is made only when listed.
+	// biblical people) is made only when listed. The changes of
+	// Glossary are made when Categories is empty or lists their category.
 	Categories []string
+	// Thresholds are the confidence bounds that decide what is applied,
+	// suggested and dropped; the zero value keeps the engine's decisions.
+	Thresholds Thresholds
+	// Glossary is an organization's own words, changed as its entries
+	// say; nil for none.
+	Glossary *Glossary
 }
 
 // Result is the outcome of Correct.
@@ -107,6 +114,14 @@ type findCounts struct {
 
 // find is Find, which also counts the changes for Correct.
 func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
+	if opts.Glossary != nil || opts.Thresholds != (Thresholds{}) {
+		return e.findWith(text, opts), findCounts{}
+	}
+	return e.findScan(text, opts, nil)
+}
+
+// findScan is find; gs, if not nil, sees every word the scanner reads.
+func (e *Engine) findScan(text string, opts Options, gs *glossaryScan) ([]Change, findCounts) {
 	var fc findCounts
 	wantBible, wantPlace, wantPerson := true, true, false
 	if len(opts.Categories) > 0 {
@@ -119,6 +134,7 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 	}
 	sc := new(scanner)
 	sc.init(e.d, text)
+	sc.gl = gs
 	m := matcher{d: e.d, sc: sc, opts: opts, bible: wantBible, place: wantPlace}
 	m.hasCode = strings.IndexByte(text, '`') >= 0 || strings.IndexByte(text, '<') >= 0
 	if wantBible {
@@ -305,6 +321,10 @@ func Summarize(changes []Change) Summary {
 // Correct finds the changes in text, applies the auto-applied ones and
 // summarizes them.
 func (e *Engine) Correct(text string, opts Options) Result {
+	if opts.Glossary != nil || opts.Thresholds != (Thresholds{}) {
+		changes := e.findWith(text, opts)
+		return Result{Content: Apply(text, changes), Changes: changes, Summary: Summarize(changes)}
+	}
 	changes, fc := e.find(text, opts)
 	// The changes of find are sorted, apart and match the text: Apply's
 	// checks and Summarize's pass are not needed.

@@ -1,6 +1,10 @@
 package correction
 
 import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -66,4 +70,64 @@ func checkFuzz(t *testing.T, e *Engine, text string, opts Options) {
 			t.Fatalf("bad reference %+v of %+v", *c.Reference, c)
 		}
 	}
+}
+
+func FuzzCorrectWithGlossary(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"today pastor okonquo will preach at beth el\ntabernacle",
+		"pastor okonko and sister\nadaeza, pastor-okonquo, pastor o'konkwo",
+		"the bethlehem quire sang in bethlehem; the have a cook youth 2 4",
+		"from caper naum to capernaum, the galilee kids and grays",
+		"see https://example.org/pastor-okonquo and `pastor okonquo`",
+		"\xff\xfe pastor okonquo \xc3 Ǆ pastor Ǆ okonquo",
+	} {
+		f.Add(s, "Pastor Okonkwo", "pastor okonquo", true, true, uint8(0))
+		f.Add(s, "O'Brien Chapel", "obrien chapel", false, true, uint8(90))
+		f.Add(s, "Ǆemal", "dzemal", true, false, uint8(60))
+	}
+	e, err := NewEngine()
+	if err != nil {
+		f.Fatal(err)
+	}
+	base := testGlossary(f)
+	all := []string{CategoryBible, CategoryPlace, CategoryPerson, "name", "church", CategoryGlossary}
+	f.Fuzz(func(t *testing.T, text, term, form string, sounds, auto bool, pct uint8) {
+		g, err := NewGlossary([]GlossaryEntry{
+			{Term: term, Forms: []string{form}, SoundsLike: sounds, Auto: auto, Category: "name"},
+			{Term: "Bethel Tabernacle", Forms: []string{"beth el tabernacle"}, Auto: true, Category: "church"},
+		})
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) || !strings.HasPrefix(fe.Field, "entries[") {
+				t.Fatalf("NewGlossary: %v is no *FieldError of an entry", err)
+			}
+			g = base
+		}
+		th := Thresholds{AutoApply: float64(pct%101) / 100, Suggest: float64(pct%101) / 200}
+		if err := th.Validate(); err != nil {
+			t.Fatalf("Validate(%+v): %v", th, err)
+		}
+		for _, opts := range []Options{{Glossary: g}, {Glossary: g, Categories: all, Thresholds: th}} {
+			checkFuzz(t, e, text, opts)
+			r := e.Correct(text, opts)
+			if r.Content != Apply(text, r.Changes) {
+				t.Fatal("Content is not the automatic changes applied")
+			}
+			if !reflect.DeepEqual(r.Summary, Summarize(r.Changes)) {
+				t.Fatalf("Summary %+v of changes %+v", r.Summary, r.Changes)
+			}
+			for i, c := range r.Changes {
+				if want := fmt.Sprintf("chg_%04d", i+1); c.ID != want {
+					t.Fatalf("change %d has ID %q", i, c.ID)
+				}
+				if c.Confidence < opts.Thresholds.Suggest || c.Status == StatusAutoApplied && c.Confidence < opts.Thresholds.AutoApply {
+					t.Fatalf("change %+v outside the thresholds %+v", c, opts.Thresholds)
+				}
+				if strings.HasPrefix(c.Rule, "glossary.") && c.Replacement != term && c.Replacement != "Bethel Tabernacle" && g != base {
+					t.Fatalf("glossary change %+v does not write a term", c)
+				}
+			}
+		}
+	})
 }

@@ -55,6 +55,7 @@ type scanner struct {
 	buf   []byte
 	win   [winSize]token
 	mwin  [winSize / 64]uint64
+	gl    *glossaryScan // sees every word read, or nil
 }
 
 // tried are the flags of the tokens the matcher tries (see matcher.run).
@@ -363,6 +364,9 @@ func (sc *scanner) scan() {
 		marks[k>>6] |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
+	}
+	if sc.gl != nil {
+		sc.gl.see(toks[first:])
 	}
 	sc.toks = toks
 }
