@@ -37,8 +37,8 @@ const (
 	MaxPageSize     = tcsv1.MaxGlossaryEntries
 )
 
-// ErrNoOrganization is returned by every method for an empty organization, before anything is
-// read.
+// ErrNoOrganization is returned by every method for an empty organization, and wrapped for one
+// that is not an organization id (org_…), before anything is read.
 var ErrNoOrganization = errors.New("no organization given")
 
 // ErrNotFound is returned for an entry that does not exist in the organization's glossary, and
@@ -77,10 +77,13 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
-// checkOrg refuses an empty organization.
+// checkOrg refuses an empty or malformed organization id.
 func checkOrg(org string) error {
-	if org == "" {
+	switch {
+	case org == "":
 		return ErrNoOrganization
+	case !ids.Valid("org", org):
+		return fmt.Errorf("%q is not an organization id (org_…): %w", org, ErrNoOrganization)
 	}
 	return nil
 }

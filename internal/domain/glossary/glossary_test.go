@@ -81,6 +81,25 @@ func TestEveryMethodRefusesAnEmptyOrganizationBeforeReadingAnything(t *testing.T
 	}
 }
 
+func TestEveryMethodRefusesAMalformedOrganizationBeforeReadingAnything(t *testing.T) {
+	// No client: a method that read anything would panic. "org-x" would name org_x's object.
+	m := &Manager{Namespace: "tcs-system"}
+	c := NewCompiler(nil, "tcs-system", 0)
+	ctx := context.Background()
+	for _, org := range []string{"org-x", "ORG_X", "key_x", "org_"} {
+		for name, call := range map[string]func() error{
+			"Get":      func() error { _, err := m.Get(ctx, org); return err },
+			"Add":      func() error { _, _, err := m.Add(ctx, org, "a@x", okonkwo, ""); return err },
+			"Delete":   func() error { _, err := m.Delete(ctx, org, "gle_a", ""); return err },
+			"Compiled": func() error { _, err := c.Compiled(ctx, org); return err },
+		} {
+			if err := call(); !errors.Is(err, ErrNoOrganization) || !strings.Contains(err.Error(), "not an organization id") {
+				t.Errorf("%s(%q) = %v, want it refused as not an organization id", name, org, err)
+			}
+		}
+	}
+}
+
 func TestAnOrganizationWithoutAGlossaryHasAnEmptyOne(t *testing.T) {
 	m, org := newManager(t)
 	g, err := m.Get(t.Context(), org)
