@@ -60,6 +60,11 @@ func (h *harness) request(t *testing.T, method, path, auth, contentType string, 
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
+	// Whatever the API accepts, the document allows; whatever the document forbids, the API
+	// refuses.
+	if err := openAPIDoc(t).CheckAgreement(method, req.URL.String(), req.Header, body, res.StatusCode); err != nil {
+		t.Errorf("%s %s: %v", method, path, err)
+	}
 	out := response{status: res.StatusCode, header: res.Header, raw: raw}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &out.body); err != nil {

@@ -58,21 +58,18 @@ var errUnauthorized = &apiError{Status: http.StatusUnauthorized, Type: ErrUnauth
 	Message: "Invalid API key. Send it as 'Authorization: Bearer sk_live_…'."}
 
 // authenticate requires a valid, unexpired API key in the Authorization header.
-func (s *Server) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) authenticate(next handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.lookupKey(r.Context(), r.Header.Get("Authorization"))
 		if err != nil {
 			var ae *apiError
 			if errors.As(err, &ae) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="tcs"`)
-				writeError(w, r, ae)
-				return
 			}
-			s.serverError(w, r, err)
-			return
+			return err
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
-	})
+		return next(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
+	}
 }
 
 func (s *Server) lookupKey(ctx context.Context, header string) (Principal, error) {

@@ -12,14 +12,6 @@ import (
 	"tcs.dev/tcs/internal/text/pipeline"
 )
 
-// listView is the API's list object.
-type listView[T any] struct {
-	Object  string `json:"object"`
-	Data    []T    `json:"data"`
-	HasMore bool   `json:"has_more"`
-	URL     string `json:"url"`
-}
-
 // changeView is a change object of the API.
 type changeView struct {
 	Object string `json:"object"`
@@ -29,33 +21,28 @@ type changeView struct {
 
 // listChanges is GET /api/v1/transcripts/{id}/changes: the transcript's changes in text order,
 // paginated by limit and starting_after or ending_before (change ids).
-func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) error {
 	limit, aerr := intQuery(r, "limit", 10, 1, 100)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	after, before := r.URL.Query().Get("starting_after"), r.URL.Query().Get("ending_before")
 	if after != "" && before != "" {
-		writeError(w, r, invalid("ending_before", "starting_after and ending_before cannot be used together."))
-		return
+		return invalid("ending_before", "starting_after and ending_before cannot be used together.")
 	}
 	keep, aerr := changeFilter(r)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	id := mux.Vars(r)["id"]
 	t, changes, err := s.transcripts.Changes(r.Context(), principalFrom(r.Context()).OrganizationID, id)
 	if err != nil {
-		s.writeAPIError(w, r, lookupError(id, err))
-		return
+		return lookupError(id, err)
 	}
 	changes = slices.DeleteFunc(changes, func(c pipeline.Change) bool { return !keep(&c) })
 	page, hasMore, aerr := paginate(changes, limit, after, before, func(c pipeline.Change) string { return c.ID })
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	out := listView[changeView]{Object: "list", Data: make([]changeView, 0, len(page)), HasMore: hasMore,
 		URL: "/api/v1/transcripts/" + t.Spec.ID + "/changes"}
@@ -63,6 +50,7 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) {
 		out.Data = append(out.Data, changeView{Object: "change", Change: c, Applied: c.IsApplied()})
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // changeFilter returns the filter of the change list's query: category, status (auto_applied,

@@ -92,9 +92,9 @@ func runCrashChild() int {
 		OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		AIProvider:    aipass.NewRules(), Log: mgr.GetLogger(),
 	})
-	srv.heartbeatEvery = testHeartbeat
-	srv.afterEffect = func(_ context.Context, id string) { step("effect", id) }
-	srv.afterIdempotencyStep = func(_ context.Context, name, id string) { step(name, id) }
+	srv.idempotency.heartbeatEvery = testHeartbeat
+	srv.hooks.afterEffect = func(_ context.Context, id string) { step("effect", id) }
+	srv.hooks.afterIdempotencyStep = func(_ context.Context, name, id string) { step(name, id) }
 	go func() {
 		if err := mgr.Start(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "crash child: manager:", err)

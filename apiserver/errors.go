@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"tcs.dev/tcs/internal/domain/apiview"
@@ -26,16 +27,9 @@ type apiError struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
 	Param   string `json:"param,omitempty"`
-	// cause is the internal error behind a server_error; it is logged, never shown.
-	cause error
 }
 
-func (e *apiError) Error() string {
-	if e.cause != nil {
-		return e.Type + ": " + e.cause.Error()
-	}
-	return e.Type + ": " + e.Message
-}
+func (e *apiError) Error() string { return e.Type + ": " + e.Message }
 
 // maxEcho is the most bytes of a request's own input that an error message repeats.
 const maxEcho = apiview.MaxEcho
@@ -61,7 +55,39 @@ type errorObject struct {
 	RequestID string `json:"request_id"`
 }
 
-// writeError answers with the spec's error object.
+// handlerFunc is a handler of the API: it answers a request itself, or returns the error to
+// answer with, which s.handle writes.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts h to net/http: the error h returns is answered by answerError.
+func (s *Server) handle(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.answerError(w, r, err)
+		}
+	}
+}
+
+// serverErrorMessage is the message of every server error: what went wrong is logged, never
+// shown.
+const serverErrorMessage = "An unexpected error occurred. Retry later; quote the request id when you report it."
+
+// answerError is the one place that decides how a request's error is answered: an *apiError
+// below 500 is the client's (a 4xx, as it says); anything else is logged with the request id,
+// and answered as a server_error: an *apiError of 5xx as it says, any other error with
+// serverErrorMessage, which shows nothing of it.
+func (s *Server) answerError(w http.ResponseWriter, r *http.Request, err error) {
+	var aerr *apiError
+	if !errors.As(err, &aerr) || aerr.Status >= 500 {
+		s.log.Error(err, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)
+	}
+	if aerr == nil {
+		aerr = &apiError{Status: http.StatusInternalServerError, Type: ErrServer, Message: serverErrorMessage}
+	}
+	writeError(w, r, aerr)
+}
+
+// writeError writes the spec's error object of e: the primitive under answerError.
 func writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	writeJSON(w, e.Status, errorBody{Error: errorObject{
 		Type:      e.Type,

@@ -32,7 +32,7 @@ func TestFirstTransitionHasOneWriter(t *testing.T) {
 	t.Cleanup(hang.Close)
 	h.runTranscriptReconciler(t, hang.URL)
 	// The request pauses between creating the transcript and writing its first transition.
-	h.srv.afterEffect = func(context.Context, string) { time.Sleep(time.Second) }
+	h.srv.hooks.afterEffect = func(context.Context, string) { time.Sleep(time.Second) }
 
 	for _, tc := range []struct {
 		name, body, jobType string

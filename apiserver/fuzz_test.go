@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -72,8 +73,12 @@ func FuzzListQuery(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, query string) {
 		r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/api/v1/transcripts", RawQuery: query}, Header: http.Header{}}
-		limit, _, after, before, aerr := parseListQuery(r)
-		if aerr != nil {
+		limit, _, after, before, err := parseListQuery(r)
+		if err != nil {
+			var aerr *apiError
+			if !errors.As(err, &aerr) {
+				t.Fatalf("a refusal that is not the API's error: %v", err)
+			}
 			checkAPIError(t, aerr)
 			if aerr.Param == "" {
 				t.Fatalf("a 400 without param: %+v", aerr)

@@ -114,7 +114,7 @@ func (run *idemRun) heartbeat(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(run.s.heartbeatEvery)
+		tick := time.NewTicker(run.s.idempotency.heartbeatEvery)
 		defer tick.Stop()
 		for {
 			select {
@@ -142,20 +142,17 @@ func (run *idemRun) heartbeat(ctx context.Context) (stop func()) {
 // that finds the first run dead (its heartbeat stopped: the process was killed) or interrupted
 // (a 500 or a timed-out wait, which are not replayed) runs the request again with the same
 // transcript id; every handler treats what an earlier run made under that id as its own.
-func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) idempotent(next handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		key, sent := r.Header[http.CanonicalHeaderKey(HeaderIdempotencyKey)]
 		if !sent {
-			next(w, r)
-			return
+			return next(w, r)
 		}
 		if len(key) != 1 || !validIdempotencyKey(key[0]) {
-			writeError(w, r, invalid(HeaderIdempotencyKey, "Idempotency-Key must be 1 to 255 printable ASCII characters, sent once."))
-			return
+			return invalid(HeaderIdempotencyKey, "Idempotency-Key must be 1 to 255 printable ASCII characters, sent once.")
 		}
 		if s.results == nil {
-			s.serverError(w, r, errors.New("idempotency keys need the results store, and the API server has none"))
-			return
+			return errors.New("idempotency keys need the results store, and the API server has none")
 		}
 		ctx := r.Context()
 		org := principalFrom(ctx).OrganizationID
@@ -163,14 +160,13 @@ func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 		keySum := sha256.Sum256([]byte(key[0]))
 		run := &idemRun{s: s, name: IdempotencyRecordName(org, route, key[0]), holder: ids.Random(16),
 			key: results.IdempotencyKey{Organization: org, Route: route, KeyHash: hex.EncodeToString(keySum[:])}}
-		held, prior, aerr := s.claim(ctx, run)
+		held, prior, err := s.claim(ctx, run)
 		switch {
-		case aerr != nil:
-			s.writeAPIError(w, r, aerr)
-			return
+		case err != nil:
+			return err
 		case prior != nil:
 			s.replay(w, prior)
-			return
+			return nil
 		}
 		run.transcriptID, run.resumed = held.TranscriptID, held.Resumed()
 		s.idempotencyStep(ctx, "claimed", run.transcriptID)
@@ -185,27 +181,29 @@ func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 				s.interrupt(context.WithoutCancel(ctx), run)
 			}
 		}()
-		next(rw, r.WithContext(context.WithValue(ctx, idemRunKey{}, run)))
+		// The handler's error is answered here, so that its answer is recorded.
+		s.handle(next)(rw, r.WithContext(context.WithValue(ctx, idemRunKey{}, run)))
 		done = true
 		stop()
 		s.record(context.WithoutCancel(ctx), run, rw)
+		return nil
 	}
 }
 
 // claim makes run the holder of its key's record, waiting a bounded time for a run of the
 // same request in progress elsewhere. It returns the record held, or the completed record of
 // an earlier run to replay.
-func (s *Server) claim(ctx context.Context, run *idemRun) (held, completed *results.IdempotencyRecord, aerr *apiError) {
-	deadline := time.Now().Add(s.idempotencyWait)
+func (s *Server) claim(ctx context.Context, run *idemRun) (held, completed *results.IdempotencyRecord, err error) {
+	deadline := time.Now().Add(s.idempotency.wait)
 	for {
 		now := s.clock.Now()
 		held, prior, err := s.results.ClaimIdempotency(ctx, run.key, results.IdempotencyClaim{
 			Holder: run.holder, TranscriptID: ids.NewSortable("tr", now),
-			Now: now, ExpiresAt: now.Add(s.idempotencyRetention), StaleBefore: now.Add(-s.staleAfter),
+			Now: now, ExpiresAt: now.Add(s.idempotency.retention), StaleBefore: now.Add(-s.idempotency.staleAfter),
 		})
 		switch {
 		case err != nil:
-			return nil, nil, serverError(fmt.Errorf("recording an idempotency key: %w", err))
+			return nil, nil, fmt.Errorf("recording an idempotency key: %w", err)
 		case held != nil:
 			return held, nil, nil
 		case prior.State == results.IdempotencyCompleted:
@@ -216,7 +214,7 @@ func (s *Server) claim(ctx context.Context, run *idemRun) (held, completed *resu
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil, serverError(ctx.Err())
+			return nil, nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -224,8 +222,8 @@ func (s *Server) claim(ctx context.Context, run *idemRun) (held, completed *resu
 
 // idempotencyStep calls the tests' hook after a step of an idempotent request.
 func (s *Server) idempotencyStep(ctx context.Context, step, transcriptID string) {
-	if s.afterIdempotencyStep != nil {
-		s.afterIdempotencyStep(ctx, step, transcriptID)
+	if s.hooks.afterIdempotencyStep != nil {
+		s.hooks.afterIdempotencyStep(ctx, step, transcriptID)
 	}
 }
 

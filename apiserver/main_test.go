@@ -174,12 +174,12 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 		Recorder:       rec,
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
-	srv.heartbeatEvery, srv.staleAfter, srv.idempotencyWait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
+	srv.idempotency.heartbeatEvery, srv.idempotency.staleAfter, srv.idempotency.wait = testHeartbeat, 1500*time.Millisecond, 5*time.Second
 	if opts.wrapScope != nil {
 		srv.transcripts = opts.wrapScope(srv.transcripts)
 	}
 	if opts.idempotencyRetention > 0 {
-		srv.idempotencyRetention = opts.idempotencyRetention
+		srv.idempotency.retention = opts.idempotencyRetention
 	}
 	if h.srv == nil {
 		h.srv = srv

@@ -75,6 +75,8 @@ func withLogging(log logr.Logger) func(http.Handler) http.Handler {
 					}
 					log.Error(fmt.Errorf("panic: %v", p), "handler panicked", "requestID", RequestID(r.Context()), "path", r.URL.Path)
 					if rec.status == 0 {
+						// Not an error a handler returned (answerError answers those): the
+						// panic is logged above and answered with the primitive.
 						writeError(rec, r, &apiError{Status: http.StatusInternalServerError, Type: ErrServer, Message: "An unexpected error occurred."})
 					}
 				}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"tcs.dev/tcs/internal/platform/blob"
@@ -34,6 +35,19 @@ var servedRoutes = []struct{ method, path string }{
 	{http.MethodPost, "/api/v1/transcripts/{id}/ai_pass"},
 	{http.MethodGet, "/api/v1/jobs/{id}"},
 	{http.MethodPut, "/uploads/"},
+}
+
+// loadedOpenAPI is the embedded document, parsed once for every request the tests send.
+var loadedOpenAPI = sync.OnceValues(func() (*apidoc.Doc, error) { return apidoc.Load(openAPIDocument) })
+
+// openAPIDoc returns the embedded document, parsed once.
+func openAPIDoc(t *testing.T) *apidoc.Doc {
+	t.Helper()
+	doc, err := loadedOpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // loadOpenAPI parses and validates the embedded document.
@@ -158,6 +172,9 @@ func TestOpenAPIResponses(t *testing.T) {
 		t.Logf("%s %s: %d", method, path, res.StatusCode)
 		if err := doc.Check(method, req.URL.String(), res.StatusCode, res.Header, raw); err != nil {
 			t.Errorf("%s %s: %d %s\n%v", method, path, res.StatusCode, raw, err)
+		}
+		if err := doc.CheckAgreement(method, req.URL.String(), req.Header, []byte(body), res.StatusCode); err != nil {
+			t.Errorf("%s %s: %v", method, path, err)
 		}
 		var out map[string]any
 		_ = json.Unmarshal(raw, &out)

@@ -39,7 +39,7 @@ type orgLimits struct {
 
 // limitsOf reads the limit overrides of organization org from the cache.
 func (s *Server) limitsOf(ctx context.Context, org string) orgLimits {
-	l := orgLimits{create: ratelimit.PerMinute(limits.CreatePerMinute), read: ratelimit.PerMinute(limits.ReadPerMinute), sync: s.syncSlots.limit}
+	l := orgLimits{create: ratelimit.PerMinute(limits.CreatePerMinute), read: ratelimit.PerMinute(limits.ReadPerMinute), sync: s.sync.slots.limit}
 	var list tcsv1.OrganizationList
 	if err := s.cache.List(ctx, &list, client.InNamespace(s.namespace), client.MatchingFields{IndexOrganizationID: org}); err != nil || len(list.Items) == 0 {
 		return l
@@ -60,8 +60,8 @@ func (s *Server) limitsOf(ctx context.Context, org string) orgLimits {
 
 // rateLimited counts a request against its organization's class and answers 429 past the
 // limit; every response carries the X-RateLimit headers.
-func (s *Server) rateLimited(class rateClass, next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) rateLimited(class rateClass, next handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		org := principalFrom(ctx).OrganizationID
 		l := s.limitsOf(ctx, org)
@@ -73,16 +73,14 @@ func (s *Server) rateLimited(class rateClass, next http.HandlerFunc) http.Handle
 		if err != nil {
 			// The limiter's store is down: serve rather than refuse everyone, and say so.
 			s.log.Error(err, "rate limiter unavailable; request not counted", "organization", org)
-			next(w, r)
-			return
+			return next(w, r)
 		}
 		res.Headers(w.Header())
 		if !res.Allowed {
 			s.metrics.RateLimited(string(class))
-			writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
-				Message: fmt.Sprintf("Rate limit of %d %s requests per minute exceeded for this organization; retry in %d s.", limit.Rate, class, res.RetryAfterSeconds())})
-			return
+			return &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
+				Message: fmt.Sprintf("Rate limit of %d %s requests per minute exceeded for this organization; retry in %d s.", limit.Rate, class, res.RetryAfterSeconds())}
 		}
-		next(w, r)
+		return next(w, r)
 	}
 }

@@ -12,6 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/text/formats"
 )
 
 // maxJSONBody bounds a JSON request body: a 2 MB content may grow several times when escaped.
@@ -181,4 +186,186 @@ func intQuery(r *http.Request, name string, def, lo, hi int) (int, *apiError) {
 		return 0, invalid(name, fmt.Sprintf("%s must be an integer from %d to %d.", name, lo, hi))
 	}
 	return n, nil
+}
+
+// titleParam reads the optional title, trimmed, of at most limits.MaxTitle bytes.
+func titleParam(obj map[string]json.RawMessage) (string, *apiError) {
+	raw, ok := obj["title"]
+	if !ok || isNull(raw) {
+		return "", nil
+	}
+	if len(raw) > 6*limits.MaxTitle+2 {
+		// Longer than any title within the limit, however escaped: not decoded.
+		return "", invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
+	}
+	title, aerr := stringParam(raw, "title")
+	if aerr != nil {
+		return "", aerr
+	}
+	title = strings.TrimSpace(title)
+	if len(title) > limits.MaxTitle {
+		return "", invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
+	}
+	return title, nil
+}
+
+// urlParam reads the required url of a youtube or url source, of at most limits.MaxURL bytes.
+func urlParam(obj map[string]json.RawMessage, context string) (string, *apiError) {
+	if raw, ok := obj["url"]; ok && len(raw) > 6*limits.MaxURL+2 {
+		return "", invalid("url", fmt.Sprintf("url is longer than %d bytes.", limits.MaxURL))
+	}
+	u, aerr := requiredString(obj, "url", context)
+	if aerr != nil {
+		return "", aerr
+	}
+	if len(u) > limits.MaxURL {
+		return "", invalid("url", fmt.Sprintf("url is longer than %d bytes.", limits.MaxURL))
+	}
+	return u, nil
+}
+
+// requiredString reads a member that must be a non-blank string.
+func requiredString(obj map[string]json.RawMessage, name, context string) (string, *apiError) {
+	raw, ok := obj[name]
+	if !ok || isNull(raw) {
+		return "", invalid(name, fmt.Sprintf("%s is required %s.", name, context))
+	}
+	v, aerr := stringParam(raw, name)
+	if aerr != nil {
+		return "", aerr
+	}
+	if strings.TrimSpace(v) == "" {
+		return "", invalid(name, name+" is empty.")
+	}
+	return v, nil
+}
+
+// formatParam reads source_format from one of allowed; required says whether it may be absent.
+func formatParam(obj map[string]json.RawMessage, allowed []formats.Format, required bool) (formats.Format, *apiError) {
+	raw, ok := obj["source_format"]
+	if !ok || isNull(raw) {
+		if required {
+			return "", invalid("source_format", "source_format is required for this source_type: one of "+formatNames(allowed)+".")
+		}
+		return "", nil
+	}
+	f, aerr := stringParam(raw, "source_format")
+	if aerr != nil {
+		return "", aerr
+	}
+	return oneOfFormats(f, allowed)
+}
+
+func oneOfFormats(f string, allowed []formats.Format) (formats.Format, *apiError) {
+	for _, a := range allowed {
+		if string(a) == f {
+			return a, nil
+		}
+	}
+	return "", invalid("source_format", fmt.Sprintf("source_format %s is not one of %s.", quote(f), formatNames(allowed)))
+}
+
+func formatNames(fs []formats.Format) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// userError turns an error of internal/platform/sources into the API's answer, naming param.
+func userError(param string, err error) *apiError {
+	var ue *sources.UserError
+	if errors.As(err, &ue) && ue.Type == ErrUnprocessable {
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: param, Message: ue.Message}
+	}
+	if errors.As(err, &ue) {
+		return invalid(param, ue.Message)
+	}
+	return invalid(param, err.Error())
+}
+
+func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
+	var o tcsv1.TranscriptOptions
+	obj, aerr := objectParam(raw, "options")
+	if aerr != nil {
+		return o, aerr
+	}
+	if aerr := members(obj, "options.", "ai_pass", "normalize_references", "language"); aerr != nil {
+		return o, aerr
+	}
+	if raw, ok := obj["language"]; ok && !isNull(raw) {
+		lang, aerr := stringParam(raw, "options.language")
+		if aerr != nil {
+			return o, aerr
+		}
+		if !validLanguage(lang) {
+			return o, invalid("options.language", fmt.Sprintf("options.language %s is not a language tag such as en or pt-BR.", quote(lang)))
+		}
+		o.Language = lang
+	}
+	if raw, ok := obj["normalize_references"]; ok {
+		if o.NormalizeReferences, aerr = boolParam(raw, "options.normalize_references"); aerr != nil {
+			return o, aerr
+		}
+	}
+	if raw, ok := obj["ai_pass"]; ok && !isNull(raw) {
+		ai, aerr := objectParam(raw, "options.ai_pass")
+		if aerr != nil {
+			return o, aerr
+		}
+		if aerr := members(ai, "options.ai_pass.", "enabled", "apply"); aerr != nil {
+			return o, aerr
+		}
+		if raw, ok := ai["enabled"]; ok {
+			if o.AIPass.Enabled, aerr = boolParam(raw, "options.ai_pass.enabled"); aerr != nil {
+				return o, aerr
+			}
+		}
+		if raw, ok := ai["apply"]; ok {
+			if o.AIPass.Apply, aerr = boolParam(raw, "options.ai_pass.apply"); aerr != nil {
+				return o, aerr
+			}
+		}
+	}
+	return o, nil
+}
+
+// givenOptions names the members of a valid options object that are present and not null.
+func givenOptions(raw json.RawMessage) []string {
+	var o struct {
+		AIPass              map[string]json.RawMessage `json:"ai_pass"`
+		Language            json.RawMessage            `json:"language"`
+		NormalizeReferences json.RawMessage            `json:"normalize_references"`
+	}
+	if json.Unmarshal(raw, &o) != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range []string{"enabled", "apply"} {
+		if v, ok := o.AIPass[m]; ok && !isNull(v) {
+			out = append(out, "options.ai_pass."+m)
+		}
+	}
+	if len(o.Language) > 0 && !isNull(o.Language) {
+		out = append(out, "options.language")
+	}
+	if len(o.NormalizeReferences) > 0 && !isNull(o.NormalizeReferences) {
+		out = append(out, "options.normalize_references")
+	}
+	return out
+}
+
+// validLanguage accepts BCP 47-like tags: letters, digits and hyphens, 2 to 35 characters.
+func validLanguage(s string) bool {
+	if len(s) < 2 || len(s) > 35 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

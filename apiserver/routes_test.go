@@ -22,6 +22,25 @@ type countingScope struct {
 	scope
 	mu    sync.Mutex
 	calls map[string]int
+	// writes are the calls of the methods that create and queue, as "Method org".
+	writes []string
+}
+
+// wrote records a call of a creating method.
+func (c *countingScope) wrote(method, org string) {
+	c.saw(org)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, method+" "+org)
+}
+
+// takeWrites returns the calls of the creating methods since the last takeWrites.
+func (c *countingScope) takeWrites() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.writes
+	c.writes = nil
+	return out
 }
 
 func (c *countingScope) saw(org string) {
@@ -39,14 +58,24 @@ func (c *countingScope) take() map[string]int {
 	return out
 }
 
-func (c *countingScope) New(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) (*tcsv1.Transcript, error) {
-	c.saw(org)
-	return c.scope.New(org, id, src, opts)
+func (c *countingScope) Make(ctx context.Context, org string, d transcripts.Draft) (*tcsv1.Transcript, error) {
+	c.wrote("Make", org)
+	return c.scope.Make(ctx, org, d)
 }
 
-func (c *countingScope) Create(ctx context.Context, org string, t *tcsv1.Transcript) error {
-	c.saw(org)
-	return c.scope.Create(ctx, org, t)
+func (c *countingScope) Queue(ctx context.Context, org string, t *tcsv1.Transcript, record string, now metav1.Time) error {
+	c.wrote("Queue", org)
+	return c.scope.Queue(ctx, org, t, record, now)
+}
+
+func (c *countingScope) Complete(ctx context.Context, org string, t *tcsv1.Transcript, res *pipeline.Result, now metav1.Time) (bool, error) {
+	c.wrote("Complete", org)
+	return c.scope.Complete(ctx, org, t, res, now)
+}
+
+func (c *countingScope) ConfirmUpload(ctx context.Context, org, id string, cf transcripts.Confirmation) (*tcsv1.Transcript, error) {
+	c.wrote("ConfirmUpload", org)
+	return c.scope.ConfirmUpload(ctx, org, id, cf)
 }
 
 func (c *countingScope) Get(ctx context.Context, org, id string) (*tcsv1.Transcript, bool, error) {
@@ -62,11 +91,6 @@ func (c *countingScope) Find(ctx context.Context, org, id string) (*tcsv1.Transc
 func (c *countingScope) Archived(ctx context.Context, org, id string) (*tcsv1.Transcript, error) {
 	c.saw(org)
 	return c.scope.Archived(ctx, org, id)
-}
-
-func (c *countingScope) Upload(ctx context.Context, org, id string) (*tcsv1.Transcript, error) {
-	c.saw(org)
-	return c.scope.Upload(ctx, org, id)
 }
 
 func (c *countingScope) Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error) {
@@ -89,19 +113,9 @@ func (c *countingScope) List(ctx context.Context, org string, o transcripts.List
 	return c.scope.List(ctx, org, o)
 }
 
-func (c *countingScope) UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
-	c.saw(org)
-	return c.scope.UpdateStatus(ctx, org, t, mutate)
-}
-
 func (c *countingScope) Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error) {
 	c.saw(org)
 	return c.scope.Delete(ctx, org, id, now)
-}
-
-func (c *countingScope) SetOptions(ctx context.Context, org string, t *tcsv1.Transcript, opts tcsv1.TranscriptOptions) error {
-	c.saw(org)
-	return c.scope.SetOptions(ctx, org, t, opts)
 }
 
 func (c *countingScope) Unarchive(ctx context.Context, org string, rec *tcsv1.Transcript, now time.Time) (*tcsv1.Transcript, error) {
@@ -210,6 +224,30 @@ func TestEveryRouteIsAccountedFor(t *testing.T) {
 			t.Errorf("%s reached the transcripts service as %v, want only as %s", r, calls, org)
 		case !rt.scoped && len(calls) != 0:
 			t.Errorf("%s is not scoped but reached the transcripts service as %v", r, calls)
+		}
+	}
+
+	// Each source kind of a create reaches the service's rules of creating, as organization A.
+	g := h.grant(t, key, `{"filename":"sermon.txt","source_format":"txt"}`)
+	if status := put(t, g, []byte("turn to john 3 16"), nil); status/100 != 2 {
+		t.Fatalf("upload: %d", status)
+	}
+	for _, tc := range []struct {
+		kind, body string
+		want       []string
+	}{
+		{"paste", `{"source_type":"paste","content":"romans 8 28"}`, []string{"Make " + org, "Complete " + org}},
+		{"youtube", `{"source_type":"youtube","url":"https://youtu.be/dQw4w9WgXcQ"}`, []string{"Make " + org, "Queue " + org}},
+		{"url", `{"source_type":"url","url":"http://127.0.0.1:9/a.txt","source_format":"txt"}`, []string{"Make " + org, "Queue " + org}},
+		{"upload", `{"source_type":"upload","transcript_id":"` + g["transcript_id"].(string) + `"}`, []string{"ConfirmUpload " + org}},
+	} {
+		counter.takeWrites()
+		res := h.do(t, http.MethodPost, "/api/v1/transcripts", key, "application/json", []byte(tc.body))
+		if res.status/100 != 2 {
+			t.Errorf("create of a %s: %d %s", tc.kind, res.status, res.raw)
+		}
+		if got := counter.takeWrites(); !slices.Equal(got, tc.want) {
+			t.Errorf("create of a %s reached the service's creating methods as %v, want %v", tc.kind, got, tc.want)
 		}
 	}
 }

@@ -82,6 +82,7 @@ type Options struct {
 
 // Server is the REST front-end.
 type Server struct {
+	// Where transcripts and keys are: the cluster, the object store and the results store.
 	namespace string
 	cache     cache.Cache
 	client    client.Client
@@ -90,47 +91,84 @@ type Server struct {
 	results   *results.Store
 	// service is the organization-scoped access to transcripts; transcripts is the same, as
 	// the handlers go through it (tests wrap it).
-	service       *transcripts.Service
-	transcripts   scope
-	uploads       http.Handler
-	outboundAllow []netip.Prefix
-	resolver      *net.Resolver
-	uploadExpiry  time.Duration
-	syncSlots     *syncSlots
-	syncSem       ratelimit.Semaphore
-	limiter       ratelimit.Limiter
-	aiProvider    aipass.Provider
-	waiters       *waiters
+	service     *transcripts.Service
+	transcripts scope
+
+	// What requests may ask for: the sources they may name, their upload grants, the AI
+	// provider their passes run with.
+	sources    sourceChecks
+	uploads    uploadGrants
+	aiProvider aipass.Provider
+
+	// How much an organization may ask for at once, and how its synchronous requests wait.
+	limiter ratelimit.Limiter
+	sync    syncLimit
+	waiters *waiters
+
+	// The idempotency of POSTs with an Idempotency-Key.
+	idempotency idempotencyTunables
+
+	// Serving and observing.
 	// keyUses holds when this process last recorded each key's use (by Secret name).
-	keyUses  sync.Map
+	keyUses sync.Map
+	// mounts add the routes of other front-ends served on the same port (the dashboard).
+	mounts []func(*mux.Router)
+	// hsts sends Strict-Transport-Security.
+	hsts     bool
 	log      logr.Logger
 	clock    clock.PassiveClock
 	metrics  *metrics.Metrics
 	recorder events.EventRecorder
-	// mounts are other front-ends served on the same port (the dashboard), by path prefix.
-	mounts map[string]http.Handler
-	// hsts sends Strict-Transport-Security.
-	hsts bool
 
-	// The heartbeat of requests with an Idempotency-Key and how long their records replay;
-	// tests shorten them.
-	heartbeatEvery, staleAfter, idempotencyWait, idempotencyRetention time.Duration
-	// afterIdempotencyStep, when set (by tests only), is called once a request with an
-	// Idempotency-Key claimed its record ("claimed") and once it recorded its response
-	// ("recorded"), with the id of the transcript it makes.
+	// hooks are the tests' only.
+	hooks hooks
+}
+
+// sourceChecks are the checks of url sources at create time.
+type sourceChecks struct {
+	// allow lists the CIDRs outbound traffic may reach despite being private.
+	allow []netip.Prefix
+	// resolver, when set, looks up a url source's host (Options.Resolver).
+	resolver *net.Resolver
+}
+
+// uploadGrants are the upload grants the API signs.
+type uploadGrants struct {
+	// expiry is how long a grant lasts.
+	expiry time.Duration
+	// handler takes the uploads of a filesystem store, whose URLs point at this server; nil
+	// for an S3 store, which takes its uploads itself.
+	handler http.Handler
+}
+
+// syncLimit bounds the synchronous requests of each organization: shared across replicas when
+// shared is set (Redis), and counted by this replica (slots) without it or when it fails.
+type syncLimit struct {
+	slots  *syncSlots
+	shared ratelimit.Semaphore
+}
+
+// idempotencyTunables are the heartbeat of requests with an Idempotency-Key and how long
+// their records replay; tests shorten them.
+type idempotencyTunables struct {
+	heartbeatEvery, staleAfter, wait, retention time.Duration
+}
+
+// hooks are set by tests only, to stop or slow a request at a step.
+type hooks struct {
+	// afterIdempotencyStep is called once a request with an Idempotency-Key claimed its record
+	// ("claimed") and once it recorded its response ("recorded"), with the id of the
+	// transcript it makes.
 	afterIdempotencyStep func(ctx context.Context, step, transcriptID string)
-	// afterEffect, when set (by tests only), is called once a request made its effect (created
-	// or queued transcript id) and before it answers and records its response.
+	// afterEffect is called once a request made its effect (created or queued transcript id)
+	// and before it answers and records its response.
 	afterEffect func(ctx context.Context, id string)
 }
 
-// Mount serves h for the paths under prefix (such as "/dashboard/"), and redirects / there;
-// call it before Serve.
-func (s *Server) Mount(prefix string, h http.Handler) {
-	if s.mounts == nil {
-		s.mounts = map[string]http.Handler{}
-	}
-	s.mounts[prefix] = h
+// Mount serves another front-end (the dashboard) on the API's port: register adds that
+// front-end's routes, on paths of its own, to the API's router; call it before Serve.
+func (s *Server) Mount(register func(*mux.Router)) {
+	s.mounts = append(s.mounts, register)
 }
 
 // New returns a Server.
@@ -152,40 +190,37 @@ func New(opts Options) *Server {
 		limiter = ratelimit.NewMemory(clk.Now)
 	}
 	s := &Server{
-		namespace:     opts.Namespace,
-		cache:         opts.Cache,
-		client:        opts.Client,
-		processor:     opts.Processor,
-		store:         opts.Store,
-		results:       opts.Results,
-		outboundAllow: opts.OutboundAllow,
-		resolver:      opts.Resolver,
-		uploadExpiry:  expiry,
-		syncSlots:     newSyncSlots(sync),
-		syncSem:       opts.SyncSemaphore,
-		limiter:       limiter,
-		aiProvider:    opts.AIProvider,
-		waiters:       newWaiters(),
-		log:           opts.Log,
-		clock:         clk,
-		metrics:       opts.Metrics,
-		recorder:      opts.Recorder,
-		hsts:          opts.StrictTransportSecurity,
-
-		heartbeatEvery:  heartbeatEvery,
-		staleAfter:      staleAfter,
-		idempotencyWait: idempotencyWait,
-
-		idempotencyRetention: limits.IdempotencyRetention,
+		namespace:  opts.Namespace,
+		cache:      opts.Cache,
+		client:     opts.Client,
+		processor:  opts.Processor,
+		store:      opts.Store,
+		results:    opts.Results,
+		sources:    sourceChecks{allow: opts.OutboundAllow, resolver: opts.Resolver},
+		uploads:    uploadGrants{expiry: expiry},
+		aiProvider: opts.AIProvider,
+		limiter:    limiter,
+		sync:       syncLimit{slots: newSyncSlots(sync), shared: opts.SyncSemaphore},
+		waiters:    newWaiters(),
+		idempotency: idempotencyTunables{heartbeatEvery: heartbeatEvery, staleAfter: staleAfter, wait: idempotencyWait,
+			retention: limits.IdempotencyRetention},
+		hsts:     opts.StrictTransportSecurity,
+		log:      opts.Log,
+		clock:    clk,
+		metrics:  opts.Metrics,
+		recorder: opts.Recorder,
 	}
 	s.service = &transcripts.Service{Namespace: opts.Namespace, Cache: opts.Cache, APIReader: opts.APIReader,
 		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached}
+	if opts.Store != nil {
+		s.service.Files = opts.Store
+	}
 	s.transcripts = s.service
 	// The filesystem store's upload URLs point at this server, which checks and stores them;
 	// an S3 store takes its uploads itself.
 	if opts.Store != nil {
 		if h, err := opts.Store.UploadHandler(limits.MaxRemoteFile, s.uploadError); err == nil {
-			s.uploads = h
+			s.uploads.handler = h
 		}
 	}
 	return s
@@ -199,37 +234,24 @@ func (s *Server) Transcripts() *transcripts.Service { return s.service }
 // transcripts goes through: *transcripts.Service. Every method takes the organization of the
 // request's API key first.
 type scope interface {
-	New(org, id string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) (*tcsv1.Transcript, error)
-	Create(ctx context.Context, org string, t *tcsv1.Transcript) error
+	Make(ctx context.Context, org string, d transcripts.Draft) (*tcsv1.Transcript, error)
+	Queue(ctx context.Context, org string, t *tcsv1.Transcript, record string, now metav1.Time) error
+	Complete(ctx context.Context, org string, t *tcsv1.Transcript, res *pipeline.Result, now metav1.Time) (bool, error)
+	ConfirmUpload(ctx context.Context, org, id string, c transcripts.Confirmation) (*tcsv1.Transcript, error)
 	Get(ctx context.Context, org, id string) (*tcsv1.Transcript, bool, error)
 	Find(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
 	Archived(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
-	Upload(ctx context.Context, org, id string) (*tcsv1.Transcript, error)
 	Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error)
 	Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error)
 	Job(ctx context.Context, org, jobID string) (*tcsv1.Transcript, *tcsv1.Job, error)
 	List(ctx context.Context, org string, o transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error)
-	UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error
 	Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error)
-	SetOptions(ctx context.Context, org string, t *tcsv1.Transcript, opts tcsv1.TranscriptOptions) error
 	Unarchive(ctx context.Context, org string, rec *tcsv1.Transcript, now time.Time) (*tcsv1.Transcript, error)
 	TriggerAIPass(ctx context.Context, org, id string, req transcripts.AIPassRequest) (*tcsv1.Transcript, error)
 }
 
 // Limiter returns the rate limiter of the server, for the other front-ends on its port.
 func (s *Server) Limiter() ratelimit.Limiter { return s.limiter }
-
-// uploadError answers a refused upload with the API's error object.
-func (s *Server) uploadError(w http.ResponseWriter, r *http.Request, status int, message string) {
-	typ := ErrInvalidRequest
-	switch {
-	case status == http.StatusForbidden:
-		typ = ErrForbidden
-	case status >= 500:
-		typ = ErrServer
-	}
-	writeError(w, r, &apiError{Status: status, Type: typ, Message: message})
-}
 
 // Handler returns the HTTP handler of the whole API.
 func (s *Server) Handler() http.Handler {
@@ -240,13 +262,13 @@ func (s *Server) Handler() http.Handler {
 // router returns the routes of the API. Every route whose handler works on an organization's
 // transcripts reaches them through s.transcripts only (TestEveryRouteIsAccountedFor).
 func (s *Server) router() *mux.Router {
-	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: ErrNotFound,
-			Message: fmt.Sprintf("Unrecognized request URL (%s %s).", metrics.MethodLabel(r.Method), quote(r.URL.Path))})
+	notFound := s.handle(func(_ http.ResponseWriter, r *http.Request) error {
+		return &apiError{Status: http.StatusNotFound, Type: ErrNotFound,
+			Message: fmt.Sprintf("Unrecognized request URL (%s %s).", metrics.MethodLabel(r.Method), quote(r.URL.Path))}
 	})
-	notAllowed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed, Type: ErrInvalidRequest,
-			Message: fmt.Sprintf("Method %s is not allowed on %s.", quote(r.Method), quote(r.URL.Path))})
+	notAllowed := s.handle(func(_ http.ResponseWriter, r *http.Request) error {
+		return &apiError{Status: http.StatusMethodNotAllowed, Type: ErrInvalidRequest,
+			Message: fmt.Sprintf("Method %s is not allowed on %s.", quote(r.Method), quote(r.URL.Path))}
 	})
 	r := mux.NewRouter()
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, notAllowed
@@ -255,11 +277,12 @@ func (s *Server) router() *mux.Router {
 
 	// Routes are registered on the root router (not a subrouter) so that a wrong method
 	// answers 405 rather than 404.
-	v1 := func(path string, h http.HandlerFunc, methods ...string) {
-		r.Handle("/api/v1"+path, s.authenticate(h)).Methods(methods...)
+	// Handlers return their error, which s.handle answers (answerError).
+	v1 := func(path string, h handlerFunc, methods ...string) {
+		r.Handle("/api/v1"+path, s.handle(s.authenticate(h))).Methods(methods...)
 	}
-	create := func(h http.HandlerFunc) http.HandlerFunc { return s.rateLimited(classCreate, s.idempotent(h)) }
-	read := func(h http.HandlerFunc) http.HandlerFunc { return s.rateLimited(classRead, h) }
+	create := func(h handlerFunc) handlerFunc { return s.rateLimited(classCreate, s.idempotent(h)) }
+	read := func(h handlerFunc) handlerFunc { return s.rateLimited(classRead, h) }
 	v1("/me", s.me, http.MethodGet)
 	v1("/transcripts", create(s.createTranscript), http.MethodPost)
 	v1("/transcripts", read(s.listTranscripts), http.MethodGet)
@@ -269,14 +292,13 @@ func (s *Server) router() *mux.Router {
 	v1("/transcripts/{id}/changes", read(s.listChanges), http.MethodGet)
 	v1("/transcripts/{id}/ai_pass", create(s.triggerAIPass), http.MethodPost)
 	v1("/jobs/{id}", read(s.getJob), http.MethodGet)
-	if s.uploads != nil {
+	if s.uploads.handler != nil {
 		// Upload URLs carry their own signature; they need no API key.
-		r.PathPrefix("/uploads/").Handler(s.uploads).Methods(http.MethodPut)
+		r.PathPrefix("/uploads/").Handler(s.uploads.handler).Methods(http.MethodPut)
 	}
 
-	for prefix, h := range s.mounts {
-		r.PathPrefix(prefix).Handler(h)
-		r.Handle("/", http.RedirectHandler(prefix, http.StatusFound)).Methods(http.MethodGet, http.MethodHead)
+	for _, register := range s.mounts {
+		register(r)
 	}
 	return r
 }
@@ -334,21 +356,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// writeAPIError answers with aerr, logging the cause of a server error.
-func (s *Server) writeAPIError(w http.ResponseWriter, r *http.Request, aerr *apiError) {
-	if aerr.Status >= 500 {
-		s.log.Error(aerr, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)
-	}
-	writeError(w, r, aerr)
-}
-
 func (s *Server) metaNow() metav1.Time { return metav1.NewTime(s.clock.Now()) }
-
-func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	s.log.Error(err, "request failed", "requestID", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path)
-	writeError(w, r, &apiError{Status: http.StatusInternalServerError, Type: ErrServer,
-		Message: "An unexpected error occurred. Retry later; quote the request id when you report it."})
-}
 
 // healthz is the liveness check.
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -356,7 +364,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 }
 
 // me describes the API key of the request.
-func (s *Server) me(w http.ResponseWriter, r *http.Request) {
+func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	writeJSON(w, http.StatusOK, map[string]string{
 		"object":          "api_key",
@@ -364,4 +372,5 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) {
 		"organization_id": p.OrganizationID,
 		"label":           p.Label,
 	})
+	return nil
 }

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/apiview"
@@ -114,232 +112,27 @@ func parseCreate(obj map[string]json.RawMessage, allow []netip.Prefix) (*createR
 	return req, nil
 }
 
-// titleParam reads the optional title, trimmed, of at most limits.MaxTitle bytes.
-func titleParam(obj map[string]json.RawMessage) (string, *apiError) {
-	raw, ok := obj["title"]
-	if !ok || isNull(raw) {
-		return "", nil
-	}
-	if len(raw) > 6*limits.MaxTitle+2 {
-		// Longer than any title within the limit, however escaped: not decoded.
-		return "", invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
-	}
-	title, aerr := stringParam(raw, "title")
-	if aerr != nil {
-		return "", aerr
-	}
-	title = strings.TrimSpace(title)
-	if len(title) > limits.MaxTitle {
-		return "", invalid("title", fmt.Sprintf("title is longer than %d bytes.", limits.MaxTitle))
-	}
-	return title, nil
-}
-
-// urlParam reads the required url of a youtube or url source, of at most limits.MaxURL bytes.
-func urlParam(obj map[string]json.RawMessage, context string) (string, *apiError) {
-	if raw, ok := obj["url"]; ok && len(raw) > 6*limits.MaxURL+2 {
-		return "", invalid("url", fmt.Sprintf("url is longer than %d bytes.", limits.MaxURL))
-	}
-	u, aerr := requiredString(obj, "url", context)
-	if aerr != nil {
-		return "", aerr
-	}
-	if len(u) > limits.MaxURL {
-		return "", invalid("url", fmt.Sprintf("url is longer than %d bytes.", limits.MaxURL))
-	}
-	return u, nil
-}
-
-// requiredString reads a member that must be a non-blank string.
-func requiredString(obj map[string]json.RawMessage, name, context string) (string, *apiError) {
-	raw, ok := obj[name]
-	if !ok || isNull(raw) {
-		return "", invalid(name, fmt.Sprintf("%s is required %s.", name, context))
-	}
-	v, aerr := stringParam(raw, name)
-	if aerr != nil {
-		return "", aerr
-	}
-	if strings.TrimSpace(v) == "" {
-		return "", invalid(name, name+" is empty.")
-	}
-	return v, nil
-}
-
-// formatParam reads source_format from one of allowed; required says whether it may be absent.
-func formatParam(obj map[string]json.RawMessage, allowed []formats.Format, required bool) (formats.Format, *apiError) {
-	raw, ok := obj["source_format"]
-	if !ok || isNull(raw) {
-		if required {
-			return "", invalid("source_format", "source_format is required for this source_type: one of "+formatNames(allowed)+".")
-		}
-		return "", nil
-	}
-	f, aerr := stringParam(raw, "source_format")
-	if aerr != nil {
-		return "", aerr
-	}
-	return oneOfFormats(f, allowed)
-}
-
-// userError turns an error of internal/platform/sources into the API's answer, naming param.
-func userError(param string, err error) *apiError {
-	var ue *sources.UserError
-	if errors.As(err, &ue) && ue.Type == ErrUnprocessable {
-		return &apiError{Status: http.StatusUnprocessableEntity, Type: ErrUnprocessable, Param: param, Message: ue.Message}
-	}
-	if errors.As(err, &ue) {
-		return invalid(param, ue.Message)
-	}
-	return invalid(param, err.Error())
-}
-
-func oneOfFormats(f string, allowed []formats.Format) (formats.Format, *apiError) {
-	for _, a := range allowed {
-		if string(a) == f {
-			return a, nil
-		}
-	}
-	return "", invalid("source_format", fmt.Sprintf("source_format %s is not one of %s.", quote(f), formatNames(allowed)))
-}
-
-func formatNames(fs []formats.Format) string {
-	names := make([]string, len(fs))
-	for i, f := range fs {
-		names[i] = string(f)
-	}
-	return strings.Join(names, ", ")
-}
-
-func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
-	var o tcsv1.TranscriptOptions
-	obj, aerr := objectParam(raw, "options")
-	if aerr != nil {
-		return o, aerr
-	}
-	if aerr := members(obj, "options.", "ai_pass", "normalize_references", "language"); aerr != nil {
-		return o, aerr
-	}
-	if raw, ok := obj["language"]; ok && !isNull(raw) {
-		lang, aerr := stringParam(raw, "options.language")
-		if aerr != nil {
-			return o, aerr
-		}
-		if !validLanguage(lang) {
-			return o, invalid("options.language", fmt.Sprintf("options.language %s is not a language tag such as en or pt-BR.", quote(lang)))
-		}
-		o.Language = lang
-	}
-	if raw, ok := obj["normalize_references"]; ok {
-		if o.NormalizeReferences, aerr = boolParam(raw, "options.normalize_references"); aerr != nil {
-			return o, aerr
-		}
-	}
-	if raw, ok := obj["ai_pass"]; ok && !isNull(raw) {
-		ai, aerr := objectParam(raw, "options.ai_pass")
-		if aerr != nil {
-			return o, aerr
-		}
-		if aerr := members(ai, "options.ai_pass.", "enabled", "apply"); aerr != nil {
-			return o, aerr
-		}
-		if raw, ok := ai["enabled"]; ok {
-			if o.AIPass.Enabled, aerr = boolParam(raw, "options.ai_pass.enabled"); aerr != nil {
-				return o, aerr
-			}
-		}
-		if raw, ok := ai["apply"]; ok {
-			if o.AIPass.Apply, aerr = boolParam(raw, "options.ai_pass.apply"); aerr != nil {
-				return o, aerr
-			}
-		}
-	}
-	return o, nil
-}
-
-// givenOptions names the members of a valid options object that are present and not null.
-func givenOptions(raw json.RawMessage) []string {
-	var o struct {
-		AIPass              map[string]json.RawMessage `json:"ai_pass"`
-		Language            json.RawMessage            `json:"language"`
-		NormalizeReferences json.RawMessage            `json:"normalize_references"`
-	}
-	if json.Unmarshal(raw, &o) != nil {
-		return nil
-	}
-	var out []string
-	for _, m := range []string{"enabled", "apply"} {
-		if v, ok := o.AIPass[m]; ok && !isNull(v) {
-			out = append(out, "options.ai_pass."+m)
-		}
-	}
-	if len(o.Language) > 0 && !isNull(o.Language) {
-		out = append(out, "options.language")
-	}
-	if len(o.NormalizeReferences) > 0 && !isNull(o.NormalizeReferences) {
-		out = append(out, "options.normalize_references")
-	}
-	return out
-}
-
-// mergeOptions returns the options of an upload grant with those given at its confirmation:
-// a member the grant left unset (false or empty) takes the confirmation's value; one the grant
-// set to another value is a 400 naming it.
-func mergeOptions(grant, confirm tcsv1.TranscriptOptions, given []string) (tcsv1.TranscriptOptions, *apiError) {
-	out := grant
-	for _, param := range given {
-		var g, c any
-		switch param {
-		case "options.ai_pass.enabled":
-			g, c = grant.AIPass.Enabled, confirm.AIPass.Enabled
-			out.AIPass.Enabled = grant.AIPass.Enabled || confirm.AIPass.Enabled
-		case "options.ai_pass.apply":
-			g, c = grant.AIPass.Apply, confirm.AIPass.Apply
-			out.AIPass.Apply = grant.AIPass.Apply || confirm.AIPass.Apply
-		case "options.normalize_references":
-			g, c = grant.NormalizeReferences, confirm.NormalizeReferences
-			out.NormalizeReferences = grant.NormalizeReferences || confirm.NormalizeReferences
-		case "options.language":
-			g, c = grant.Language, confirm.Language
-			if grant.Language == "" {
-				out.Language = confirm.Language
-			}
-		default:
-			continue
-		}
-		if g != c && g != false && g != "" {
-			return grant, invalid(param, fmt.Sprintf("%s is %v in the upload grant and %v at its confirmation; send the grant's value or leave it out.", param, g, c))
-		}
-	}
-	return out, nil
-}
-
 // createTranscript is POST /api/v1/transcripts.
-func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
+func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) error {
 	wait, aerr := boolQuery(r, "wait")
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	timeout, aerr := intQuery(r, "timeout", limits.WaitTimeoutDefault, limits.WaitTimeoutMin, limits.WaitTimeoutMax)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
 	obj, aerr := readJSONObject(w, r)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
-	req, aerr := parseCreate(obj, s.outboundAllow)
+	req, aerr := parseCreate(obj, s.sources.allow)
 	if aerr != nil {
-		writeError(w, r, aerr)
-		return
+		return aerr
 	}
-	if req.SourceType == tcsv1.SourceURL && s.resolver != nil {
-		if err := sources.CheckHost(r.Context(), s.resolver, req.URL); err != nil {
-			writeError(w, r, userError("url", err))
-			return
+	if req.SourceType == tcsv1.SourceURL && s.sources.resolver != nil {
+		if err := sources.CheckHost(r.Context(), s.sources.resolver, req.URL); err != nil {
+			return userError("url", err)
 		}
 	}
 	// A paste is corrected inline: with wait=true it waits only for the AI pass it asks for.
@@ -353,9 +146,8 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			s.metrics.RateLimited("sync")
 			w.Header().Set("Retry-After", "1")
-			writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
-				Message: fmt.Sprintf("More than %d synchronous requests of this organization are waiting; retry later or poll instead.", limit)})
-			return
+			return &apiError{Status: http.StatusTooManyRequests, Type: ErrRateLimited,
+				Message: fmt.Sprintf("More than %d synchronous requests of this organization are waiting; retry later or poll instead.", limit)}
 		}
 		defer release()
 	}
@@ -364,30 +156,31 @@ func (s *Server) createTranscript(w http.ResponseWriter, r *http.Request) {
 		if wait {
 			hold = time.Duration(timeout) * time.Second
 		}
-		s.createPaste(w, r, req, hold)
-		return
+		return s.createPaste(w, r, req, hold)
 	}
-	var t *tcsv1.Transcript
+	var (
+		t   *tcsv1.Transcript
+		err error
+	)
 	if req.SourceType == tcsv1.SourceUpload {
-		t, aerr = s.confirmUpload(r, req)
+		t, err = s.confirmUpload(r, req)
 	} else {
-		t, aerr = s.createRemote(r, req)
+		t, err = s.createRemote(r, req)
 	}
-	if aerr != nil {
-		s.writeAPIError(w, r, aerr)
-		return
+	if err != nil {
+		return err
 	}
 	s.metrics.TranscriptCreated(string(req.SourceType))
 	if wait {
-		s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second, http.StatusOK)
-		return
+		return s.waitAndRespond(w, r, t, time.Duration(timeout)*time.Second, http.StatusOK)
 	}
 	writeJSON(w, http.StatusAccepted, apiview.NewTranscript(t, nil))
+	return nil
 }
 
 // createPaste corrects a pasted transcript inline and stores it already completed; with a
 // wait, it answers once the AI pass it queued has ended too.
-func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *createRequest, wait time.Duration) {
+func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *createRequest, wait time.Duration) error {
 	ctx := r.Context()
 	org := principalFrom(ctx).OrganizationID
 	id, resumed := s.newTranscriptID(ctx)
@@ -395,14 +188,12 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	if resumed {
 		// An earlier run of this request may have made the transcript: it is the answer, and
 		// the body of this retry (which may differ) is not stored over its input.
-		t, aerr := s.transcriptOf(ctx, id)
+		t, err := s.transcriptOf(ctx, id)
 		switch {
-		case aerr != nil:
-			s.writeAPIError(w, r, aerr)
-			return
+		case err != nil:
+			return err
 		case t != nil:
-			s.resumePaste(w, r, t, keys, wait)
-			return
+			return s.resumePaste(w, r, t, keys, wait)
 		}
 	}
 	input := []byte(req.Content)
@@ -411,168 +202,128 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	if err != nil {
 		var ce *pipeline.ContentError
 		if errors.As(err, &ce) {
-			writeError(w, r, invalid("content", ce.Error()+"."))
-			return
+			return invalid("content", ce.Error()+".")
 		}
-		s.serverError(w, r, err)
-		return
+		return err
 	}
 	if err := s.processor.Save(ctx, keys, input, res); err != nil {
-		s.serverError(w, r, err)
-		return
+		return err
 	}
-	t, err := s.transcripts.New(org, id, tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}, req.Options)
+	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
+		Source: tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}})
 	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	if err := s.createOnce(ctx, t); err != nil {
-		s.serverError(w, r, fmt.Errorf("creating transcript %s: %w", id, err))
-		return
+		return fmt.Errorf("creating transcript %s: %w", id, err)
 	}
 	s.effected(ctx, id)
 	s.metrics.TranscriptCreated(string(req.SourceType))
-	completed := false
-	err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
-		completed = false
-		if t.Status.Phase == tcsv1.PhaseCompleted {
-			return false // the reconciler finished it first, with the same result
-		}
-		if t.Status.AIPassStatus == "" {
-			t.Status.AIPassStatus = tcsv1.AIPassIdle
-		}
-		res.Complete(t, keys, s.clock.Now())
-		completed = true
-		return true
-	})
-	if err == nil && completed {
-		s.transcriptEnded(t)
-	}
+	completed, err := s.transcripts.Complete(ctx, org, t, res, s.metaNow())
 	if err != nil {
 		// The resource exists and the reconciler completes it from the stored input.
-		s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", id, err))
-		return
+		return fmt.Errorf("completing transcript %s: %w", id, err)
+	}
+	if completed {
+		s.transcriptEnded(t)
 	}
 	if wait > 0 && t.AIPassBusy() {
-		s.waitAndRespond(w, r, t, wait, http.StatusCreated)
-		return
+		return s.waitAndRespond(w, r, t, wait, http.StatusCreated)
 	}
 	content := string(res.Content)
 	writeJSON(w, http.StatusCreated, apiview.NewTranscript(t, &content))
+	return nil
 }
 
 // resumePaste answers a retried paste whose transcript an earlier run created: it completes it
 // from the stored input when that run died before, and answers as the first run would have.
-func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, keys pipeline.Keys, wait time.Duration) {
+func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, keys pipeline.Keys, wait time.Duration) error {
 	ctx := r.Context()
 	if t.Status.Phase != tcsv1.PhaseCompleted {
 		res, err := s.processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), pipeline.CorrectionOptions(t.Spec.Options))
 		if err != nil {
-			s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err))
-			return
+			return fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err)
 		}
-		err = s.updateStatus(ctx, t, func(t *tcsv1.Transcript) bool {
-			if t.Status.Phase == tcsv1.PhaseCompleted {
-				return false
-			}
-			if t.Status.AIPassStatus == "" {
-				t.Status.AIPassStatus = tcsv1.AIPassIdle
-			}
-			res.Complete(t, keys, s.clock.Now())
-			return true
-		})
-		if err != nil {
-			s.serverError(w, r, fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err))
-			return
+		if _, err := s.transcripts.Complete(ctx, principalFrom(ctx).OrganizationID, t, res, s.metaNow()); err != nil {
+			return fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err)
 		}
 	}
 	if wait > 0 && t.AIPassBusy() {
-		s.waitAndRespond(w, r, t, wait, http.StatusCreated)
-		return
+		return s.waitAndRespond(w, r, t, wait, http.StatusCreated)
 	}
-	s.respondTranscript(w, r, t, http.StatusCreated)
+	return s.respondTranscript(w, r, t, http.StatusCreated)
 }
 
-// transcriptOf reads transcript id of the caller's organization, made by an earlier run of
-// the request, from the API server or its archived record; nil when it does not exist.
-func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript, *apiError) {
-	t, err := s.transcripts.Find(ctx, principalFrom(ctx).OrganizationID, id)
+// createRemote creates a youtube or url transcript with its fetch job queued.
+func (s *Server) createRemote(r *http.Request, req *createRequest) (*tcsv1.Transcript, error) {
+	ctx := r.Context()
+	org := principalFrom(ctx).OrganizationID
+	id, resumed := s.newTranscriptID(ctx)
+	if resumed {
+		// An earlier run of this request made it, and it may be finished and archived since:
+		// it is the answer, never made again.
+		prior, err := s.transcriptOf(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if prior != nil && prior.Status.Phase != "" {
+			return prior, nil
+		}
+	}
+	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
+		Source: tcsv1.TranscriptSource{Type: req.SourceType, URL: req.URL, Format: string(req.Format), Title: req.Title}})
 	if err != nil {
-		return nil, serverError(fmt.Errorf("transcript %s of an idempotent request: %w", id, err))
+		return nil, fmt.Errorf("creating transcript %s: %w", id, err)
+	}
+	s.effected(ctx, id)
+	if err := s.transcripts.Queue(ctx, org, t, requestRecord(ctx), s.metaNow()); err != nil {
+		// The resource exists; the reconciler queues its job.
+		return nil, fmt.Errorf("queueing transcript %s: %w", t.Spec.ID, err)
 	}
 	return t, nil
 }
 
-// createOnce creates t; when a transcript of that name exists already, made by an earlier run
-// of the same idempotent request (its id was recorded before), t becomes that one.
-func (s *Server) createOnce(ctx context.Context, t *tcsv1.Transcript) error {
-	err := s.transcripts.Create(ctx, principalFrom(ctx).OrganizationID, t)
-	if !apierrors.IsAlreadyExists(err) || !resumedRun(ctx) {
-		return err
+// transcriptOf reads transcript id of the caller's organization, made by an earlier run of
+// the request, from the API server or its archived record; nil when it does not exist.
+func (s *Server) transcriptOf(ctx context.Context, id string) (*tcsv1.Transcript, error) {
+	t, err := s.transcripts.Find(ctx, principalFrom(ctx).OrganizationID, id)
+	if err != nil {
+		return nil, fmt.Errorf("transcript %s of an idempotent request: %w", id, err)
 	}
-	prior, aerr := s.transcriptOf(ctx, t.Spec.ID)
-	switch {
-	case aerr != nil:
-		return aerr.cause
-	case prior == nil:
-		return err
-	}
-	*t = *prior
-	return nil
+	return t, nil
 }
 
 // effected is called once a request made its effect on transcript id, before it answers.
 func (s *Server) effected(ctx context.Context, id string) {
-	if s.afterEffect != nil {
-		s.afterEffect(ctx, id)
+	if s.hooks.afterEffect != nil {
+		s.hooks.afterEffect(ctx, id)
 	}
 }
 
 // getTranscript is GET /api/v1/transcripts/{id}.
-func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.ownedTranscript(w, r)
-	if !ok {
-		return
+func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) error {
+	t, _, err := s.lookup(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return err
 	}
 	if !finished(t) {
 		w.Header().Set("Retry-After", "1")
 	}
-	s.respondTranscript(w, r, t, http.StatusOK)
+	return s.respondTranscript(w, r, t, http.StatusOK)
 }
 
 // respondTranscript answers with t, its corrected content included once it is completed.
-func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, status int) {
+func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, status int) error {
 	content, err := s.transcripts.Content(r.Context(), principalFrom(r.Context()).OrganizationID, t)
 	if err != nil {
-		s.serverError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, status, apiview.NewTranscript(t, content))
-}
-
-// ownedTranscript reads the transcript of the {id} path variable for the caller's organization;
-// it answers 404 or 403 itself and returns false when there is none to show.
-func (s *Server) ownedTranscript(w http.ResponseWriter, r *http.Request) (*tcsv1.Transcript, bool) {
-	t, _, ok := s.ownedTranscriptOrRecord(w, r)
-	return t, ok
-}
-
-// ownedTranscriptOrRecord is ownedTranscript that also tells whether the transcript was read
-// from its archived record rather than from its resource.
-func (s *Server) ownedTranscriptOrRecord(w http.ResponseWriter, r *http.Request) (*tcsv1.Transcript, bool, bool) {
-	t, archived, aerr := s.lookup(r.Context(), mux.Vars(r)["id"])
-	if aerr != nil {
-		s.writeAPIError(w, r, aerr)
-		return nil, false, false
-	}
-	return t, archived, true
+	return nil
 }
 
 // lookup reads transcript id for the caller's organization, and tells whether it was read from
 // its archived record: the transcripts service's Get, with its errors as the API's answers
 // (404 when it does not exist, or is deleted, or an unconfirmed upload; 403 when another
 // organization owns it).
-func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool, *apiError) {
+func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool, error) {
 	t, archived, err := s.transcripts.Get(ctx, principalFrom(ctx).OrganizationID, id)
 	if err != nil {
 		return nil, false, lookupError(id, err)
@@ -582,22 +333,22 @@ func (s *Server) lookup(ctx context.Context, id string) (*tcsv1.Transcript, bool
 
 // lookupError is the API's answer to a failed read of transcript id by the transcripts
 // service: 404 when it does not exist for the caller, 403 when another organization owns it.
-func lookupError(id string, err error) *apiError {
+func lookupError(id string, err error) error {
 	return scopedError(err, "id", fmt.Sprintf("No such transcript: %s.", quote(id)),
 		fmt.Sprintf("This API key does not have access to transcript %s.", quote(id)))
 }
 
 // scopedError maps an error of the transcripts service to the API's answer naming param:
-// notFound for transcripts.ErrNotFound, forbidden for transcripts.ErrForeign, a server error
-// for anything else.
-func scopedError(err error, param, notFound, forbidden string) *apiError {
+// notFound for transcripts.ErrNotFound, forbidden for transcripts.ErrForeign; any other error
+// is returned as it is (a server error).
+func scopedError(err error, param, notFound, forbidden string) error {
 	switch {
 	case errors.Is(err, transcripts.ErrNotFound):
 		return &apiError{Status: http.StatusNotFound, Type: ErrNotFound, Param: param, Message: notFound}
 	case errors.Is(err, transcripts.ErrForeign):
 		return &apiError{Status: http.StatusForbidden, Type: ErrForbidden, Param: param, Message: forbidden}
 	}
-	return serverError(err)
+	return err
 }
 
 // terminal reports whether a transcript in phase p is done with the deterministic pass.
@@ -608,18 +359,4 @@ func terminal(p tcsv1.Phase) bool {
 // finished reports whether t is done: the deterministic pass and any AI pass queued for it.
 func finished(t *tcsv1.Transcript) bool {
 	return terminal(t.Status.Phase) && !(t.Status.Phase == tcsv1.PhaseCompleted && t.AIPassBusy())
-}
-
-// validLanguage accepts BCP 47-like tags: letters, digits and hyphens, 2 to 35 characters.
-func validLanguage(s string) bool {
-	if len(s) < 2 || len(s) > 35 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

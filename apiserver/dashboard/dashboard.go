@@ -17,10 +17,12 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/gorilla/mux"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -234,23 +236,87 @@ func (d *Dashboard) Start(ctx context.Context) error {
 	return d.live.start(ctx, d.o.Cache)
 }
 
-// Handler returns the dashboard's handler, for paths under Prefix.
-func (d *Dashboard) Handler() http.Handler {
-	m := http.NewServeMux()
+// Register adds the dashboard's routes to r, the router of the API's port: its pages and forms
+// under Prefix, each with the dashboard's security headers, and / redirected to Prefix. A path
+// under Prefix that no route serves is answered as net/http's ServeMux would (see unmatched),
+// not by r's own not-found and method-not-allowed handlers.
+func (d *Dashboard) Register(r *mux.Router) {
+	r.HandleFunc("/", RootRedirect).Methods(http.MethodGet, http.MethodHead)
+	sub := r.PathPrefix(Prefix).Subrouter()
+	handle := func(route *mux.Route, method string, h http.Handler) {
+		methods := []string{method}
+		if method == http.MethodGet {
+			methods = append(methods, http.MethodHead)
+		}
+		route.Handler(d.securityHeaders(h)).Methods(methods...)
+	}
 	for _, rt := range d.publicRoutes() {
-		m.Handle(rt.pattern, rt.h)
+		if strings.HasSuffix(rt.path, "/") && rt.path != "/" {
+			handle(sub.PathPrefix(rt.path), rt.method, rt.h)
+			continue
+		}
+		handle(sub.Path(rt.path), rt.method, rt.h)
 	}
 	for _, rt := range d.orgRoutes() {
-		method, path, _ := strings.Cut(rt.pattern, " ")
-		m.Handle(method+" /dashboard/o/{org}"+path, d.inOrg(rt.min, method != http.MethodGet, rt.h))
+		handle(sub.Path("/o/{org}"+rt.path), rt.method, d.inOrg(rt.min, rt.method != http.MethodGet, rt.h))
 	}
-	return d.securityHeaders(m)
+	sub.NotFoundHandler = d.securityHeaders(unmatched(sub))
+	sub.MethodNotAllowedHandler = sub.NotFoundHandler
 }
 
-// publicRoute is a page or form of the dashboard outside any organization.
+// unmatched answers a request under Prefix that no route of routes serves as net/http's
+// ServeMux does: a path that a route serves with a slash appended is redirected there, a path
+// that routes serve by other methods is refused with 405 and the Allow header, anything else
+// is not found.
+func unmatched(routes *mux.Router) http.Handler {
+	// serves returns the methods of routes that serve path.
+	serves := func(r *http.Request, path string) []string {
+		u := *r.URL
+		u.Path, u.RawPath = path, ""
+		var methods []string
+		_ = routes.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+			// Every route of the dashboard has methods.
+			ms, _ := route.GetMethods()
+			for _, m := range ms {
+				try := &http.Request{Method: m, URL: &u, Host: r.Host, Header: r.Header}
+				var match mux.RouteMatch
+				if route.Match(try, &match) && match.MatchErr == nil && !slices.Contains(methods, m) {
+					methods = append(methods, m)
+				}
+			}
+			return nil
+		})
+		return methods
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.Path
+		if !strings.HasSuffix(path, "/") && slices.Contains(serves(r, path+"/"), r.Method) {
+			http.Redirect(w, r, (&url.URL{Path: path + "/", RawQuery: r.URL.RawQuery}).String(), http.StatusTemporaryRedirect)
+			return
+		}
+		allowed := serves(r, path)
+		if !strings.HasSuffix(path, "/") {
+			for _, m := range serves(r, path+"/") {
+				if !slices.Contains(allowed, m) {
+					allowed = append(allowed, m)
+				}
+			}
+		}
+		if len(allowed) > 0 {
+			slices.Sort(allowed)
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+			return
+		}
+		http.NotFound(w, r)
+	})
+}
+
+// publicRoute is a page or form of the dashboard outside any organization: its method, its
+// path below Prefix (a path ending in / serves every path below it), and its handler.
 type publicRoute struct {
-	pattern string
-	h       http.Handler
+	method, path string
+	h            http.Handler
 }
 
 // publicRoutes are the dashboard's pages and forms outside organizations: sign-in, invitations,
@@ -258,66 +324,67 @@ type publicRoute struct {
 func (d *Dashboard) publicRoutes() []publicRoute {
 	static, _ := fs.Sub(staticFS, "static")
 	return []publicRoute{
-		{"GET /dashboard/static/", http.StripPrefix("/dashboard/static/", cacheFor(time.Hour, http.FileServerFS(static)))},
-		{"GET /dashboard/{$}", http.HandlerFunc(d.home)},
-		{"GET /dashboard/signin", http.HandlerFunc(d.signInPage)},
-		{"POST /dashboard/signin", d.sameOrigin(d.signIn)},
-		{"POST /dashboard/signout", d.sameOrigin(d.signOut)},
-		{"GET /dashboard/invitation", d.tokenPage("Invitation", Prefix+"invitation/open",
+		{http.MethodGet, "/static/", http.StripPrefix(Prefix+"static/", cacheFor(time.Hour, http.FileServerFS(static)))},
+		{http.MethodGet, "/", http.HandlerFunc(d.home)},
+		{http.MethodGet, "/signin", http.HandlerFunc(d.signInPage)},
+		{http.MethodPost, "/signin", d.sameOrigin(d.signIn)},
+		{http.MethodPost, "/signout", d.sameOrigin(d.signOut)},
+		{http.MethodGet, "/invitation", d.tokenPage("Invitation", Prefix+"invitation/open",
 			"Open the link of your invitation email in this browser, or paste the code that follows # in it.")},
-		{"POST /dashboard/invitation/open", d.sameOrigin(d.limitAnonymous(d.openInvitation))},
-		{"POST /dashboard/invitation", d.sameOrigin(d.limitAnonymous(d.acceptWithPassword))},
-		{"GET /dashboard/forgot", http.HandlerFunc(d.forgotPage)},
-		{"POST /dashboard/forgot", d.sameOrigin(d.limitAnonymous(d.forgot))},
-		{"GET /dashboard/reset", d.tokenPage("Set a password", Prefix+"reset/open",
+		{http.MethodPost, "/invitation/open", d.sameOrigin(d.limitAnonymous(d.openInvitation))},
+		{http.MethodPost, "/invitation", d.sameOrigin(d.limitAnonymous(d.acceptWithPassword))},
+		{http.MethodGet, "/forgot", http.HandlerFunc(d.forgotPage)},
+		{http.MethodPost, "/forgot", d.sameOrigin(d.limitAnonymous(d.forgot))},
+		{http.MethodGet, "/reset", d.tokenPage("Set a password", Prefix+"reset/open",
 			"Open the link of your password email in this browser, or paste the code that follows # in it.")},
-		{"POST /dashboard/reset/open", d.sameOrigin(d.limitAnonymous(d.openReset))},
-		{"POST /dashboard/reset", d.sameOrigin(d.limitAnonymous(d.completeReset))},
-		{"GET /dashboard/invitations", http.HandlerFunc(d.invitations)},
-		{"POST /dashboard/invitations/accept", d.sameOrigin(d.answerInvitation(true))},
-		{"POST /dashboard/invitations/decline", d.sameOrigin(d.answerInvitation(false))},
+		{http.MethodPost, "/reset/open", d.sameOrigin(d.limitAnonymous(d.openReset))},
+		{http.MethodPost, "/reset", d.sameOrigin(d.limitAnonymous(d.completeReset))},
+		{http.MethodGet, "/invitations", http.HandlerFunc(d.invitations)},
+		{http.MethodPost, "/invitations/accept", d.sameOrigin(d.answerInvitation(true))},
+		{http.MethodPost, "/invitations/decline", d.sameOrigin(d.answerInvitation(false))},
 	}
 }
 
-// orgRoute is a page or form of one organization, below /dashboard/o/{org}: its pattern
-// (method and path below that), the role it needs, and its handler.
+// orgRoute is a page or form of one organization, below /dashboard/o/{org}: its method, its
+// path below that, the role it needs, and its handler.
 type orgRoute struct {
-	pattern string
-	min     string
-	h       orgHandler
+	method, path string
+	min          string
+	h            orgHandler
 }
 
 // orgRoutes are the pages and forms of an organization. Those that show transcripts read them
 // through Options.Transcripts only (TestEveryOrganizationRouteIsAccountedFor).
 func (d *Dashboard) orgRoutes() []orgRoute {
+	const get, post = http.MethodGet, http.MethodPost
 	return []orgRoute{
-		{"GET /{$}", accounts.RoleMember, d.overview},
-		{"GET /transcripts", accounts.RoleMember, d.transcripts},
-		{"GET /transcripts/{id}", accounts.RoleMember, d.transcript},
-		{"GET /transcripts/{id}/download", accounts.RoleMember, d.download},
-		{"GET /live", accounts.RoleMember, d.liveEvents},
-		{"GET /keys", accounts.RoleMember, d.keys},
-		{"POST /keys", accounts.RoleAdmin, d.createKey},
-		{"POST /keys/{id}/reveal", accounts.RoleMember, d.revealKey},
-		{"POST /keys/{id}/revoke", accounts.RoleAdmin, d.revokeKey},
-		{"GET /endpoints", accounts.RoleMember, d.endpoints},
-		{"POST /endpoints", accounts.RoleAdmin, d.createEndpoint},
-		{"GET /endpoints/{id}", accounts.RoleMember, d.endpoint},
-		{"POST /endpoints/{id}", accounts.RoleAdmin, d.editEndpoint},
-		{"POST /endpoints/{id}/reveal", accounts.RoleMember, d.revealEndpoint},
-		{"POST /endpoints/{id}/rotate", accounts.RoleAdmin, d.rotateEndpoint},
-		{"POST /endpoints/{id}/pause", accounts.RoleAdmin, d.pauseEndpoint(true)},
-		{"POST /endpoints/{id}/resume", accounts.RoleAdmin, d.pauseEndpoint(false)},
-		{"POST /endpoints/{id}/delete", accounts.RoleAdmin, d.deleteEndpoint},
-		{"POST /endpoints/{id}/test", accounts.RoleAdmin, d.testEndpoint},
-		{"GET /deliveries/{id}", accounts.RoleMember, d.delivery},
-		{"POST /deliveries/{id}/replay", accounts.RoleAdmin, d.replayDelivery},
-		{"GET /members", accounts.RoleMember, d.members},
-		{"POST /members", accounts.RoleOwner, d.inviteMember},
-		{"POST /members/role", accounts.RoleOwner, d.changeRole},
-		{"POST /members/remove", accounts.RoleOwner, d.removeMember},
-		{"POST /members/invitations/revoke", accounts.RoleAdmin, d.revokeInvitation},
-		{"GET /audit", accounts.RoleAdmin, d.audit},
+		{get, "/", accounts.RoleMember, d.overview},
+		{get, "/transcripts", accounts.RoleMember, d.transcripts},
+		{get, "/transcripts/{id}", accounts.RoleMember, d.transcript},
+		{get, "/transcripts/{id}/download", accounts.RoleMember, d.download},
+		{get, "/live", accounts.RoleMember, d.liveEvents},
+		{get, "/keys", accounts.RoleMember, d.keys},
+		{post, "/keys", accounts.RoleAdmin, d.createKey},
+		{post, "/keys/{id}/reveal", accounts.RoleMember, d.revealKey},
+		{post, "/keys/{id}/revoke", accounts.RoleAdmin, d.revokeKey},
+		{get, "/endpoints", accounts.RoleMember, d.endpoints},
+		{post, "/endpoints", accounts.RoleAdmin, d.createEndpoint},
+		{get, "/endpoints/{id}", accounts.RoleMember, d.endpoint},
+		{post, "/endpoints/{id}", accounts.RoleAdmin, d.editEndpoint},
+		{post, "/endpoints/{id}/reveal", accounts.RoleMember, d.revealEndpoint},
+		{post, "/endpoints/{id}/rotate", accounts.RoleAdmin, d.rotateEndpoint},
+		{post, "/endpoints/{id}/pause", accounts.RoleAdmin, d.pauseEndpoint(true)},
+		{post, "/endpoints/{id}/resume", accounts.RoleAdmin, d.pauseEndpoint(false)},
+		{post, "/endpoints/{id}/delete", accounts.RoleAdmin, d.deleteEndpoint},
+		{post, "/endpoints/{id}/test", accounts.RoleAdmin, d.testEndpoint},
+		{get, "/deliveries/{id}", accounts.RoleMember, d.delivery},
+		{post, "/deliveries/{id}/replay", accounts.RoleAdmin, d.replayDelivery},
+		{get, "/members", accounts.RoleMember, d.members},
+		{post, "/members", accounts.RoleOwner, d.inviteMember},
+		{post, "/members/role", accounts.RoleOwner, d.changeRole},
+		{post, "/members/remove", accounts.RoleOwner, d.removeMember},
+		{post, "/members/invitations/revoke", accounts.RoleAdmin, d.revokeInvitation},
+		{get, "/audit", accounts.RoleAdmin, d.audit},
 	}
 }
 
@@ -475,7 +542,7 @@ func (d *Dashboard) inOrg(min string, changes bool, h orgHandler) http.Handler {
 		}
 		v := &view{Session: s, Orgs: orgs, Pending: pending, Flash: d.takeFlash(w, r), Path: r.URL.Path}
 		for i := range orgs {
-			if orgs[i].OrganizationID == r.PathValue("org") {
+			if orgs[i].OrganizationID == mux.Vars(r)["org"] {
 				v.Org = &orgs[i]
 			}
 		}

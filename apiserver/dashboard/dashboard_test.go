@@ -37,7 +37,7 @@ func TestCookie(t *testing.T) {
 		}
 		// Every answer carries HSTS over https, and none over http.
 		rec = httptest.NewRecorder()
-		d.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.public+"/dashboard/static/nothing", nil))
+		router(d).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.public+"/dashboard/static/nothing", nil))
 		if got := rec.Header().Get("Strict-Transport-Security"); got != tc.hsts {
 			t.Errorf("public URL %s: Strict-Transport-Security %q, want %q", tc.public, got, tc.hsts)
 		}
@@ -74,6 +74,44 @@ func TestOriginAllowed(t *testing.T) {
 		}
 		if got := d.originAllowed(r); got != tc.ok {
 			t.Errorf("%s: allowed = %t, want %t", tc.name, got, tc.ok)
+		}
+	}
+}
+
+// A path under the dashboard's prefix that no route serves is answered as net/http's ServeMux
+// answered it when it served the dashboard alone: with a slash appended when that is a page,
+// 405 with the methods that path has, else not found; each with the dashboard's headers.
+func TestUnmatchedPathsAreAnsweredAsBefore(t *testing.T) {
+	d, err := New(Options{PublicURL: "https://tcs.example.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := router(d)
+	for _, tc := range []struct {
+		name, method, path string
+		status             int
+		location, allow    string
+		body               string
+	}{
+		{"an organization's path without its slash is redirected to its overview", http.MethodGet, "/dashboard/o/org_a?x=1", http.StatusTemporaryRedirect, "/dashboard/o/org_a/?x=1", "", ""},
+		{"the static files' path without its slash is redirected", http.MethodHead, "/dashboard/static", http.StatusTemporaryRedirect, "/dashboard/static/", "", ""},
+		{"a form sent to a page is refused with the page's methods", http.MethodPost, "/dashboard/", http.StatusMethodNotAllowed, "", "GET, HEAD", "Method Not Allowed\n"},
+		{"another method on a page and form names both", http.MethodPut, "/dashboard/signin", http.StatusMethodNotAllowed, "", "GET, HEAD, POST", "Method Not Allowed\n"},
+		{"a form of an organization refuses a GET", http.MethodGet, "/dashboard/o/org_a/keys/k/revoke", http.StatusMethodNotAllowed, "", "POST", "Method Not Allowed\n"},
+		{"a path without its slash counts the methods of the path with it", http.MethodPost, "/dashboard/o/org_a", http.StatusMethodNotAllowed, "", "GET, HEAD", "Method Not Allowed\n"},
+		{"a path of no page is not found", http.MethodGet, "/dashboard/nosuch", http.StatusNotFound, "", "", "404 page not found\n"},
+		{"a path below a page is not found", http.MethodGet, "/dashboard/o/org_a/transcripts/tr_1/extra", http.StatusNotFound, "", "", "404 page not found\n"},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tc.method, "https://tcs.example.org"+tc.path, nil))
+		if rec.Code != tc.status || rec.Header().Get("Location") != tc.location || rec.Header().Get("Allow") != tc.allow {
+			t.Errorf("%s: %d, Location %q, Allow %q; want %d, %q, %q", tc.name, rec.Code, rec.Header().Get("Location"), rec.Header().Get("Allow"), tc.status, tc.location, tc.allow)
+		}
+		if tc.body != "" && rec.Body.String() != tc.body {
+			t.Errorf("%s: body %q, want %q", tc.name, rec.Body, tc.body)
+		}
+		if rec.Header().Get("X-Frame-Options") != "DENY" || rec.Header().Get("Strict-Transport-Security") == "" {
+			t.Errorf("%s: without the dashboard's headers: %v", tc.name, rec.Header())
 		}
 	}
 }

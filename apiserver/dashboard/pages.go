@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorilla/mux"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -21,6 +22,7 @@ import (
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/domain/webhook"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/mail"
 	"tcs.dev/tcs/internal/platform/ratelimit"
@@ -264,7 +266,7 @@ func withContext(rows []changeRow, content string) {
 const maxChanges = 1000
 
 func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) {
-	ctx, org, id := r.Context(), v.Org.OrganizationID, r.PathValue("id")
+	ctx, org, id := r.Context(), v.Org.OrganizationID, mux.Vars(r)["id"]
 	data := &transcriptData{}
 	t, view, err := d.readTranscript(ctx, org, id)
 	if err != nil {
@@ -306,7 +308,7 @@ var contentTypes = map[string]string{"txt": "text/plain", "srt": "application/x-
 	"docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
 
 func (d *Dashboard) download(w http.ResponseWriter, r *http.Request, v *view) {
-	_, t, err := d.readTranscript(r.Context(), v.Org.OrganizationID, r.PathValue("id"))
+	_, t, err := d.readTranscript(r.Context(), v.Org.OrganizationID, mux.Vars(r)["id"])
 	if err != nil {
 		d.readErr(w, r, v, err)
 		return
@@ -389,7 +391,7 @@ func (d *Dashboard) waitForKey(r *http.Request, v *view, id string, present bool
 }
 
 func (d *Dashboard) revealKey(w http.ResponseWriter, r *http.Request, v *view) {
-	k, err := orgs.GetKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, r.PathValue("id"))
+	k, err := orgs.GetKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, mux.Vars(r)["id"])
 	if errors.Is(err, orgs.ErrNotFound) {
 		d.notFound(w, r, v)
 		return
@@ -407,7 +409,7 @@ func (d *Dashboard) revealKey(w http.ResponseWriter, r *http.Request, v *view) {
 }
 
 func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, v *view) {
-	id := r.PathValue("id")
+	id := mux.Vars(r)["id"]
 	err := orgs.RevokeKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, id)
 	if errors.Is(err, orgs.ErrNotFound) {
 		d.notFound(w, r, v)
@@ -448,7 +450,7 @@ func (d *Dashboard) endpointsPage(w http.ResponseWriter, r *http.Request, v *vie
 		d.serverError(w, r, err)
 		return
 	}
-	data.Endpoints, data.Events = eps, endpoints.Events
+	data.Endpoints, data.Events = eps, webhook.Events()
 	v.Title, v.Data = "Webhook endpoints", data
 	d.render(w, r, status, "endpoints", v)
 }
@@ -496,7 +498,7 @@ type endpointData struct {
 }
 
 func (d *Dashboard) getEndpoint(w http.ResponseWriter, r *http.Request, v *view) (*tcsv1.WebhookEndpoint, bool) {
-	ep, err := d.o.Endpoints.Get(r.Context(), r.PathValue("id"), v.Org.OrganizationID)
+	ep, err := d.o.Endpoints.Get(r.Context(), mux.Vars(r)["id"], v.Org.OrganizationID)
 	var fe *endpoints.FieldError
 	if errors.Is(err, endpoints.ErrNotFound) || errors.As(err, &fe) {
 		d.notFound(w, r, v)
@@ -515,7 +517,7 @@ func (d *Dashboard) endpointPage(w http.ResponseWriter, r *http.Request, v *view
 		d.serverError(w, r, err)
 		return
 	}
-	v.Title, v.Data = "Endpoint "+ep.Spec.ID, &endpointData{EP: ep, Events: endpoints.Events, Secret: secret, Deliveries: dels}
+	v.Title, v.Data = "Endpoint "+ep.Spec.ID, &endpointData{EP: ep, Events: webhook.Events(), Secret: secret, Deliveries: dels}
 	d.render(w, r, status, "endpoint", v)
 }
 
@@ -620,7 +622,7 @@ type deliveryData struct {
 }
 
 func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
-	del, err := d.o.Endpoints.Delivery(r.Context(), r.PathValue("id"), v.Org.OrganizationID)
+	del, err := d.o.Endpoints.Delivery(r.Context(), mux.Vars(r)["id"], v.Org.OrganizationID)
 	var fe *endpoints.FieldError
 	if errors.Is(err, endpoints.ErrNotFound) || errors.As(err, &fe) {
 		d.notFound(w, r, v)
@@ -686,7 +688,7 @@ func (d *Dashboard) testEndpoint(w http.ResponseWriter, r *http.Request, v *view
 }
 
 func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *view) {
-	del, err := d.o.Endpoints.Delivery(r.Context(), r.PathValue("id"), v.Org.OrganizationID)
+	del, err := d.o.Endpoints.Delivery(r.Context(), mux.Vars(r)["id"], v.Org.OrganizationID)
 	var fe *endpoints.FieldError
 	if errors.Is(err, endpoints.ErrNotFound) || errors.As(err, &fe) {
 		d.notFound(w, r, v)

@@ -154,8 +154,8 @@ func TestSignInLimits(t *testing.T) {
 			}
 			var hs [2]http.Handler
 			for i := range hs {
-				hs[i] = env.dashboard(t, accounts.Options{}, Options{Limiter: shared,
-					SignInPerAddress: ratelimit.PerMinute(tc.perAddress), SignInGlobal: ratelimit.PerMinute(tc.global)}).Handler()
+				hs[i] = router(env.dashboard(t, accounts.Options{}, Options{Limiter: shared,
+					SignInPerAddress: ratelimit.PerMinute(tc.perAddress), SignInGlobal: ratelimit.PerMinute(tc.global)}))
 			}
 			for i, remote := range tc.attempts {
 				h := hs[0]
@@ -175,8 +175,8 @@ func TestSignInLimits(t *testing.T) {
 
 	t.Run("every form of someone not signed in spends the limit of the address", func(t *testing.T) {
 		for _, path := range []string{"/dashboard/forgot", "/dashboard/invitation/open", "/dashboard/invitation", "/dashboard/reset/open", "/dashboard/reset"} {
-			h := env.dashboard(t, accounts.Options{}, Options{
-				SignInPerAddress: ratelimit.PerMinute(2), SignInGlobal: ratelimit.PerMinute(100)}).Handler()
+			h := router(env.dashboard(t, accounts.Options{}, Options{
+				SignInPerAddress: ratelimit.PerMinute(2), SignInGlobal: ratelimit.PerMinute(100)}))
 			var got []int
 			for _, remote := range []string{addrA, addrA, addrA, addrB} {
 				form := url.Values{"email": {"someone@example.org"}, "token": {strings.Repeat("x", 40)},
@@ -199,8 +199,8 @@ func TestSignInLimits(t *testing.T) {
 	})
 
 	t.Run("sign-ins beyond the password checks the process runs and queues are answered 429 at once", func(t *testing.T) {
-		h := env.dashboard(t, accounts.Options{HashConcurrency: 1, HashQueue: 2}, Options{
-			SignInPerAddress: ratelimit.PerMinute(1000), SignInGlobal: ratelimit.PerMinute(1000)}).Handler()
+		h := router(env.dashboard(t, accounts.Options{HashConcurrency: 1, HashQueue: 2}, Options{
+			SignInPerAddress: ratelimit.PerMinute(1000), SignInGlobal: ratelimit.PerMinute(1000)}))
 		const n = 24
 		statuses := make([]int, n)
 		var slowest429 time.Duration
@@ -249,7 +249,7 @@ func TestSignInLimits(t *testing.T) {
 			logged = append(logged, args)
 			mu.Unlock()
 		}, funcr.Options{})
-		h := env.dashboard(t, accounts.Options{}, Options{Log: log}).Handler()
+		h := router(env.dashboard(t, accounts.Options{}, Options{Log: log}))
 		form := url.Values{"email": {"someone@example.org"}, "password": {"a wrong password"}}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()

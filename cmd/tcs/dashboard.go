@@ -13,9 +13,9 @@ import (
 	"tcs.dev/tcs/internal/platform/ratelimit"
 )
 
-// mountDashboard serves the dashboard on the API's port under /dashboard/, its live progress
-// fed by mgr's transcript watch, its emails sent and its sign-ins bounded as o says, and its
-// attempts counted by the API's rate limiter.
+// mountDashboard serves the dashboard on the API's port, its routes under /dashboard/ on the
+// API's router, its live progress fed by mgr's transcript watch, its emails sent and its
+// sign-ins bounded as o says, and its attempts counted by the API's rate limiter.
 func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o serveOptions, publicURL string, log logr.Logger) error {
 	namespace := o.namespace
 	acc, err := accounts.New(accounts.Options{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: namespace, Clock: svc.clock,
@@ -54,7 +54,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o se
 	if err != nil {
 		return fmt.Errorf("setting up the dashboard: %w", err)
 	}
-	srv.Mount(dashboard.Prefix, dash.Handler())
+	srv.Mount(dash.Register)
 	if err := mgr.Add(apiRunnable(dash.Start)); err != nil {
 		return fmt.Errorf("adding the dashboard's live progress: %w", err)
 	}

@@ -28,6 +28,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 )
 
 // Roles of members, from most to least powerful.
@@ -234,8 +235,22 @@ func (a *Accounts) key(name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: a.o.Namespace, Name: name}
 }
 
-// Organization returns the organization id.
+// checkOrg refuses an empty organization id before anything is read (orgs.CheckOrganization),
+// with an error that is both orgs.ErrNoOrganization and notFound, what the caller answers for an
+// organization, or an invitation to one, that it does not find.
+func checkOrg(orgID string, notFound error) error {
+	if err := orgs.CheckOrganization(orgID); err != nil {
+		return fmt.Errorf("%w: %w", err, notFound)
+	}
+	return nil
+}
+
+// Organization returns the organization id; an empty id is orgs.ErrNoOrganization (and
+// ErrNotFound).
 func (a *Accounts) Organization(ctx context.Context, id string) (*tcsv1.Organization, error) {
+	if err := checkOrg(id, ErrNotFound); err != nil {
+		return nil, err
+	}
 	if !ids.Valid("org", id) {
 		return nil, fmt.Errorf("organization %q: %w", id, ErrNotFound)
 	}
@@ -299,6 +314,9 @@ func (a *Accounts) Role(ctx context.Context, orgID, email string) (string, error
 // LiveRole is Role read straight from the API server rather than from the cache, which may
 // lag behind a removal: for a long-lived stream that must end once its member is removed.
 func (a *Accounts) LiveRole(ctx context.Context, orgID, email string) (string, error) {
+	if err := checkOrg(orgID, ErrNotFound); err != nil {
+		return "", err
+	}
 	if !ids.Valid("org", orgID) {
 		return "", fmt.Errorf("organization %q: %w", orgID, ErrNotFound)
 	}
@@ -334,18 +352,22 @@ func roleOf(m *tcsv1.Member) string {
 
 // updateMembers applies mutate to the members of organization orgID and writes them.
 func (a *Accounts) updateMembers(ctx context.Context, orgID string, mutate func([]tcsv1.Member) ([]tcsv1.Member, error)) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		org, err := a.Organization(ctx, orgID)
-		if err != nil {
-			return err
-		}
+	org, err := a.Organization(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	_, err = statuspatch.Update(ctx, a.o.Client, a.o.Client, retry.DefaultRetry, org, func() (bool, error) {
 		members, err := mutate(slices.Clone(org.Spec.Members))
 		if err != nil {
-			return err
+			return false, err
 		}
 		org.Spec.Members = members
-		return a.o.Client.Update(ctx, org)
+		return true, nil
 	})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("organization %s: %w", orgID, ErrNotFound)
+	}
+	return err
 }
 
 func ownerCount(ms []tcsv1.Member) int {
@@ -441,24 +463,15 @@ func (a *Accounts) SetPassword(ctx context.Context, email, password string) erro
 	if err != nil {
 		return err
 	}
-	name := passwordSecretName(email)
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		sec := &corev1.Secret{}
-		err := a.o.Reader.Get(ctx, a.key(name), sec)
-		if apierrors.IsNotFound(err) {
-			sec = &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: a.o.Namespace, Labels: map[string]string{LabelEmailHash: EmailHash(email)}},
-				Type:       SecretTypePassword,
-				Data:       map[string][]byte{keyEmail: []byte(email), keyPassword: []byte(hash)},
-			}
-			return a.o.Client.Create(ctx, sec)
-		}
-		if err != nil {
-			return err
-		}
+	// A new Secret is made with its labels and type; an existing one gets only its data.
+	sec := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: passwordSecretName(email), Namespace: a.o.Namespace, Labels: map[string]string{LabelEmailHash: EmailHash(email)}},
+		Type:       SecretTypePassword,
+	}
+	_, err = statuspatch.Update(ctx, a.o.Client, a.o.Reader, retry.DefaultRetry, sec, func() (bool, error) {
 		sec.Data = map[string][]byte{keyEmail: []byte(email), keyPassword: []byte(hash)}
-		return a.o.Client.Update(ctx, sec)
-	})
+		return true, nil
+	}, statuspatch.CreateMissing)
 	if err != nil {
 		return fmt.Errorf("storing a password: %w", err)
 	}

@@ -64,6 +64,23 @@ func (k *Key) Prefix() string {
 // ErrNotFound is returned for a key that does not exist or belongs to another organization.
 var ErrNotFound = errors.New("not found")
 
+// ErrNoOrganization is returned for an empty organization id by the functions that read or
+// write the objects of one organization, before they read or write anything.
+var ErrNoOrganization = errors.New("no organization given")
+
+// CheckOrganization refuses an empty or malformed organization id (not org_…) with an error that
+// is ErrNoOrganization: the one rule of every function of one organization, here and in
+// internal/domain/accounts, endpoints and transcripts.
+func CheckOrganization(orgID string) error {
+	switch {
+	case orgID == "":
+		return ErrNoOrganization
+	case !ids.Valid("org", orgID):
+		return fmt.Errorf("%q is not an organization id (org_…): %w", orgID, ErrNoOrganization)
+	}
+	return nil
+}
+
 // MaxLabelLength bounds the label of an API key.
 const MaxLabelLength = 100
 
@@ -83,8 +100,12 @@ func keySecretName(id string) string {
 	return "apikey-" + ObjectName(id)
 }
 
-// CreateKey creates a new API key with a non-empty label for organization orgID as a Secret.
+// CreateKey creates a new API key with a non-empty label for organization orgID as a Secret;
+// an empty orgID is ErrNoOrganization.
 func CreateKey(ctx context.Context, c client.Client, namespace, orgID, label string) (*Key, error) {
+	if err := CheckOrganization(orgID); err != nil {
+		return nil, fmt.Errorf("creating an API key: %w", err)
+	}
 	if err := ValidateLabel(label); err != nil {
 		return nil, err
 	}
@@ -125,8 +146,12 @@ func keyOf(s *corev1.Secret) Key {
 	return k
 }
 
-// Keys lists the API keys of organization orgID, oldest first.
+// Keys lists the API keys of organization orgID, oldest first; an empty orgID is
+// ErrNoOrganization.
 func Keys(ctx context.Context, c client.Reader, namespace, orgID string) ([]Key, error) {
+	if err := CheckOrganization(orgID); err != nil {
+		return nil, fmt.Errorf("listing API keys: %w", err)
+	}
 	var secrets corev1.SecretList
 	if err := c.List(ctx, &secrets, client.InNamespace(namespace),
 		client.MatchingLabels{tcsv1.LabelOrganization: orgID}, client.HasLabels{tcsv1.LabelAPIKeyID}); err != nil {
@@ -148,8 +173,13 @@ func Keys(ctx context.Context, c client.Reader, namespace, orgID string) ([]Key,
 	return keys, nil
 }
 
-// GetKey returns key id of organization orgID.
+// GetKey returns key id of organization orgID; an empty orgID is ErrNoOrganization (and
+// ErrNotFound).
 func GetKey(ctx context.Context, c client.Reader, namespace, orgID, id string) (*Key, error) {
+	if err := CheckOrganization(orgID); err != nil {
+		// No organization has the key, as no organization has that id.
+		return nil, fmt.Errorf("API key %s: %w: %w", id, err, ErrNotFound)
+	}
 	if !ids.Valid("key", id) {
 		return nil, fmt.Errorf("%q is not an API key id (key_…): %w", id, ErrNotFound)
 	}
@@ -167,7 +197,8 @@ func GetKey(ctx context.Context, c client.Reader, namespace, orgID, id string) (
 	return &k, nil
 }
 
-// RevokeKey deletes key id of organization orgID: the API refuses it from then on.
+// RevokeKey deletes key id of organization orgID: the API refuses it from then on. An empty
+// orgID is ErrNoOrganization (and ErrNotFound).
 func RevokeKey(ctx context.Context, c client.Client, namespace, orgID, id string) error {
 	k, err := GetKey(ctx, c, namespace, orgID, id)
 	if err != nil {

@@ -11,8 +11,9 @@ import (
 	"tcs.dev/tcs/internal/text/aipass"
 )
 
-// ConflictError is a request the transcript's state refuses (the API's 409); Message says why.
-type ConflictError struct{ Message string }
+// ConflictError is a request the transcript's state refuses (the API's 409); Message says why,
+// and Param, when set, names the member of the request it is about.
+type ConflictError struct{ Message, Param string }
 
 func (e *ConflictError) Error() string { return e.Message }
 
@@ -51,12 +52,12 @@ func (s *Service) TriggerAIPass(ctx context.Context, org, id string, req AIPassR
 			// An earlier run of this request queued the pass; it is the answer.
 			return false, nil
 		case t.AIPassBusy():
-			return false, &ConflictError{fmt.Sprintf("An AI pass of this transcript is already %s; wait for it to end.", t.Status.AIPassStatus)}
+			return false, &ConflictError{Message: fmt.Sprintf("An AI pass of this transcript is already %s; wait for it to end.", t.Status.AIPassStatus)}
 		case t.Status.Phase == tcsv1.PhaseFailed:
-			return false, &ConflictError{"The transcript failed; there is no corrected content for an AI pass to validate."}
+			return false, &ConflictError{Message: "The transcript failed; there is no corrected content for an AI pass to validate."}
 		case repeatsLastPass(req.Provider, t, apply):
 			last := t.Status.AIPass
-			return false, &ConflictError{fmt.Sprintf("The AI pass of this transcript already completed with the %s provider (%s) and apply %t; it gives the same verdicts for the same text every time, so it is not run again. Ask with a different \"apply\" to change what it writes.",
+			return false, &ConflictError{Message: fmt.Sprintf("The AI pass of this transcript already completed with the %s provider (%s) and apply %t; it gives the same verdicts for the same text every time, so it is not run again. Ask with a different \"apply\" to change what it writes.",
 				last.Provider, last.Model, last.Apply)}
 		case t.Status.DeletedAt != nil:
 			return false, fmt.Errorf("transcript %s: %w", t.Spec.ID, ErrNotFound)

@@ -19,8 +19,9 @@ import (
 	"tcs.dev/tcs/internal/platform/results"
 )
 
-// ParamError is a list query refused before anything was read; Param names the offending
-// parameter, Message says why in the API's words.
+// ParamError is a request refused for one of its parameters (a list query, an upload's
+// confirmation): the API's 400. Param names the offending parameter, Message says why in the
+// API's words.
 type ParamError struct {
 	Param, Message string
 }

@@ -26,6 +26,13 @@ func TestEveryMethodRefusesAnEmptyOrMalformedOrganizationBeforeReadingAnything(t
 				return err
 			}},
 			{"Create", func() error { return s.Create(ctx, org, mine) }},
+			{"Make", func() error {
+				_, err := s.Make(ctx, org, Draft{ID: "tr_a", Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}})
+				return err
+			}},
+			{"Queue", func() error { return s.Queue(ctx, org, mine, "", metav1.Now()) }},
+			{"Complete", func() error { _, err := s.Complete(ctx, org, mine, nil, metav1.Now()); return err }},
+			{"ConfirmUpload", func() error { _, err := s.ConfirmUpload(ctx, org, "tr_a", Confirmation{}); return err }},
 			{"Get", func() error { _, _, err := s.Get(ctx, org, "tr_a"); return err }},
 			{"Find", func() error { _, err := s.Find(ctx, org, "tr_a"); return err }},
 			{"Archived", func() error { _, err := s.Archived(ctx, org, "tr_a"); return err }},
@@ -60,6 +67,8 @@ func TestAnotherOrganizationsTranscriptIsForeign(t *testing.T) {
 		call func() error
 	}{
 		{"Create", func() error { return s.Create(ctx, "org_a", theirs) }},
+		{"Queue", func() error { return s.Queue(ctx, "org_a", theirs, "", metav1.Now()) }},
+		{"Complete", func() error { _, err := s.Complete(ctx, "org_a", theirs, nil, metav1.Now()); return err }},
 		{"Content", func() error { _, err := s.Content(ctx, "org_a", theirs); return err }},
 		{"UpdateStatus", func() error {
 			return s.UpdateStatus(ctx, "org_a", theirs, func(*tcsv1.Transcript) bool { return true })

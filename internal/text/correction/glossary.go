@@ -3,6 +3,7 @@ package correction
 import (
 	_ "embed"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -96,11 +97,11 @@ type Glossary struct {
 	// its places; text words of soundMin to soundMax bytes are tried.
 	sounds             map[string][]glossarySound
 	soundMin, soundMax int
-	// shapes holds the shapes (see shape) of the keys of first, and
-	// soundShapes the length and first letter (the shape of a word whose
-	// last letter is no letter) of every word that may sound like a word
-	// of sounds: the words of a text of other shapes are not hashed.
-	shapes, soundShapes shapeSet
+	// soundShapes holds the length and first letter (the shape, see
+	// shape, of a word whose last letter is no letter) of every word that
+	// may sound like a word of sounds: a word of a text of another shape
+	// is not keyed.
+	soundShapes shapeSet
 }
 
 // glossaryPhrase is a listed form or a Term, as lowercase words.
@@ -248,7 +249,6 @@ func (g *Glossary) addPhrase(phrase string, words []string, entry int32, term bo
 	if _, ok := g.first[w]; !ok && isASCII(w) {
 		h := keyHash(w)
 		g.bloom[h>>54] |= 1<<(h>>32&63) | 1<<(h>>38&63)
-		g.shapes.add((min(len(w), 31)*27+letterIndex(w[0]))*27 + letterIndex(w[len(w)-1]))
 	}
 	g.first[w] = append(g.first[w], int32(len(g.phrases)-1))
 }
@@ -402,8 +402,9 @@ type glossaryCand struct {
 	sound      bool // its phonetic key is a key of Glossary.sounds
 }
 
-// glossaryCacheBits is the size of the cache of words that sound like no
-// Term word, as a power of two: two ways of 8,192 sets, 128 KiB.
+// glossaryCacheBits is the largest size of the cache of words that sound
+// like no Term word, as a power of two: two ways of 8,192 sets, 128 KiB.
+// A short text gets a smaller cache.
 const glossaryCacheBits = 14
 
 // glossaryScan gathers the candidates of one text from the words the
@@ -418,6 +419,7 @@ type glossaryScan struct {
 	// the two slots of the set their high bits name; nil when no entry is
 	// SoundsLike.
 	cache []uint64
+	shift uint // 64 less the bits of the cache's size
 	cands []glossaryCand
 	end   int // the end of the latest word seen
 	lw    []byte
@@ -427,7 +429,8 @@ type glossaryScan struct {
 func (g *Glossary) newScan(d *dict, text string) *glossaryScan {
 	gs := &glossaryScan{g: g, d: d, text: text, bloom: (*[glossaryBloomWords]uint64)(g.bloom)}
 	if len(g.sounds) > 0 {
-		gs.cache = make([]uint64, 1<<glossaryCacheBits)
+		n := min(max(bits.Len(uint(len(text)/16)), 6), glossaryCacheBits)
+		gs.cache, gs.shift = make([]uint64, 1<<n), uint(64-n)
 	}
 	return gs
 }
@@ -436,13 +439,13 @@ func (g *Glossary) newScan(d *dict, text string) *glossaryScan {
 // through the Bloom filter of the anchor words and the cache of words
 // that sound like none.
 func (gs *glossaryScan) see(toks []token) {
-	bloom, cache := gs.bloom, gs.cache
+	bloom, cache, shift := gs.bloom, gs.cache, gs.shift
 	for i := range toks {
 		t := &toks[i]
 		h := t.h
 		w := bloom[h>>54]
 		if w>>(h>>32&63)&(w>>(h>>38&63))&1 != 0 || t.flags&tMulti != 0 ||
-			cache != nil && cache[h>>(64-glossaryCacheBits)] != h && cache[h>>(64-glossaryCacheBits)^1] != h {
+			cache != nil && cache[h>>shift] != h && cache[h>>shift^1] != h {
 			gs.check(t)
 		}
 	}
@@ -465,7 +468,7 @@ func (gs *glossaryScan) check(t *token) {
 	if w := gs.bloom[h>>54]; multi || w>>(h>>32&63)&(w>>(h>>38&63))&1 != 0 {
 		_, c.exact = g.first[string(lw)]
 	}
-	if slot := h >> (64 - glossaryCacheBits); !multi && gs.cache != nil && gs.cache[slot] != h && gs.cache[slot^1] != h {
+	if slot := h >> gs.shift; !multi && gs.cache != nil && gs.cache[slot] != h && gs.cache[slot^1] != h {
 		if size >= g.soundMin && size <= g.soundMax && g.soundShapes.has((min(size, 31)*27+letterIndex(lw[0]))*27) {
 			var kb [64]byte
 			if _, ok := g.sounds[string(appendPhoneticKey(kb[:0], lw))]; ok && mayBeMisheard(gs.d, string(lw)) {

@@ -25,6 +25,7 @@ func testGlossary(t testing.TB) *Glossary {
 		{Term: "galilee kids", Auto: true, Category: "ministry"},
 		{Term: "Grace", Forms: []string{"grays"}, Auto: true, Category: "church"},
 		{Term: "Blessed Assurance", Forms: []string{"blessed ensurance"}, Category: "hymn"},
+		{Term: "Chloé Mensah", Forms: []string{"chloe mensa"}, Auto: true, Category: "name"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +77,13 @@ func TestGlossary(t *testing.T) {
 			"Pastor Kofi and Pastor Kofi", []string{"pastor kofi>Pastor Kofi glossary.form auto"}},
 		{"no sound-alike without the other words", "okonko will preach", nil,
 			"okonko will preach", []string{}},
+		{"no sound-alike for an entry without sounds_like", "sing blessed asurance", nil,
+			"sing blessed asurance", []string{}},
+		{"a term with accents in another case", "thank you chloé mensah and CHLOÉ Mensah", nil,
+			"thank you Chloé Mensah and Chloé Mensah",
+			[]string{"chloé mensah>Chloé Mensah glossary.form auto", "CHLOÉ Mensah>Chloé Mensah glossary.form auto"}},
+		{"a form without the accents", "thank you chloe mensa", nil,
+			"thank you Chloé Mensah", []string{"chloe mensa>Chloé Mensah glossary.form auto"}},
 		{"an entry without auto makes suggestions", "sing blessed ensurance and greet sister adeze", nil,
 			"sing blessed ensurance and greet sister adeze",
 			[]string{"blessed ensurance>Blessed Assurance glossary.form review", "sister adeze>Sister Adaeze glossary.form review"}},

@@ -1,8 +1,10 @@
 // Package apidoc checks HTTP responses against the API's OpenAPI document, for the tests of
-// the API server and the end-to-end tests of the binary alike.
+// the API server and the end-to-end tests of the binary alike, and checks that the document and
+// the API agree on which requests are allowed (CheckAgreement).
 package apidoc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,4 +155,69 @@ func checkRequestID(header http.Header, body []byte) error {
 		return fmt.Errorf("error.request_id %q differs from X-Request-Id %q", *e.Error.RequestID, header.Get("X-Request-Id"))
 	}
 	return nil
+}
+
+// CheckRequest returns why a request is not one the document allows, or nil: its path and
+// query parameters, its headers and its body against the operation's schemas. Credentials
+// are not checked (the API's own to refuse); a JSON body is checked against its schema, any
+// other body only for its Content-Type. A request of a route the document does not have is
+// not checked: Check holds that the API answers it 404 or 405.
+func (d *Doc) CheckRequest(method, rawURL string, header http.Header, body []byte) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return err
+	}
+	if method == http.MethodPut && strings.HasPrefix(u.Path, "/uploads/") {
+		u.Path, u.RawPath = "/uploads/", ""
+	}
+	req, err := http.NewRequest(method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = header.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	route, params, err := d.router.FindRoute(req)
+	switch {
+	case errors.Is(err, routers.ErrPathNotFound), errors.Is(err, routers.ErrMethodNotAllowed):
+		return nil
+	case err != nil:
+		return err
+	}
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true}
+	if rb := route.Operation.RequestBody; rb != nil && rb.Value != nil && len(body) > 0 {
+		ct := header.Get("Content-Type")
+		mt, _, err := mime.ParseMediaType(ct)
+		switch {
+		case rb.Value.Content.Get("application/json") != nil && (ct == "" || err == nil && holdsJSON(mt)):
+			// The document's UnsupportedMediaType response: a body without a Content-Type,
+			// of a +json type, or form-urlencoded (what curl -d sends) is read as JSON.
+			req.Header.Set("Content-Type", "application/json")
+		case err != nil || rb.Value.Content.Get(mt) == nil:
+			return fmt.Errorf("Content-Type %q is not one the document allows for %s %s", ct, route.Method, route.Path)
+		case mt != "application/json":
+			opts.ExcludeRequestBody = true // a body of bytes: its Content-Type is what is checked
+		}
+	}
+	return openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: params, Route: route, Options: opts,
+	})
+}
+
+// CheckAgreement returns why the API's answer status to a request and the document disagree,
+// or nil: a request the document forbids must be refused with a 4xx, so that an answer of 2xx
+// is always to a request the document allows. The API may refuse more than the document says
+// (its own, more precise checks); it may not accept more.
+func (d *Doc) CheckAgreement(method, rawURL string, header http.Header, body []byte, status int) error {
+	err := d.CheckRequest(method, rawURL, header, body)
+	if err == nil || status >= 400 && status < 500 {
+		return nil
+	}
+	return fmt.Errorf("the API answered %d to a request the document forbids (want a 4xx; fix the document or the server): %w", status, err)
+}
+
+// holdsJSON reports whether a body of media type mt is read as JSON by the API's JSON routes.
+func holdsJSON(mt string) bool {
+	return mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-www-form-urlencoded"
 }

@@ -136,3 +136,54 @@ func TestCheck(t *testing.T) {
 		t.Logf("%s: refused: %.300s", c.name, err)
 	}
 }
+
+func TestCheckAgreement(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "apiserver", "openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		base = "http://127.0.0.1:8080"
+		trID = "tr_0mkq3x1a2b3c4d5e6f7g8"
+	)
+	json := http.Header{"Content-Type": {"application/json"}}
+	for _, c := range []struct {
+		name, method, path string
+		header             http.Header
+		body               string
+		// allowed says whether the document allows the request.
+		allowed bool
+	}{
+		{"a paste", "POST", "/api/v1/transcripts", json, `{"source_type":"paste","content":"x","options":{"ai_pass":{"enabled":true}}}`, true},
+		{"a paste sent as curl -d sends it", "POST", "/api/v1/transcripts", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, `{"source_type":"paste","content":"x"}`, true},
+		{"a paste without a Content-Type", "POST", "/api/v1/transcripts", nil, `{"source_type":"paste","content":"x"}`, true},
+		{"a wait", "POST", "/api/v1/transcripts?wait=true&timeout=5", json, `{"source_type":"youtube","url":"https://youtu.be/Cn4sEntP1aY"}`, true},
+		{"a list", "GET", "/api/v1/transcripts?limit=2&status=completed", nil, "", true},
+		{"an AI pass without a body", "POST", "/api/v1/transcripts/" + trID + "/ai_pass", nil, "", true},
+		{"an upload", "PUT", "/uploads/?obj=x&expiry=1&method=PUT&contentType=text%2Fplain&signature=y", http.Header{"Content-Type": {"text/plain"}}, "Revelation", true},
+		{"a route the document does not have", "GET", "/api/v1/nothing", nil, "", true},
+		{"an unknown member", "POST", "/api/v1/transcripts", json, `{"source_type":"paste","content":"x","extra":1}`, false},
+		{"an unknown source type", "POST", "/api/v1/transcripts", json, `{"source_type":"ftp","url":"ftp://example.org/a"}`, false},
+		{"a boolean of another type", "POST", "/api/v1/transcripts/" + trID + "/ai_pass", json, `{"apply":"yes"}`, false},
+		{"a text body", "POST", "/api/v1/transcripts", http.Header{"Content-Type": {"text/plain"}}, `{"source_type":"paste","content":"x"}`, false},
+		{"a limit out of range", "GET", "/api/v1/transcripts?limit=0", nil, "", false},
+		{"a wait that is not a boolean", "POST", "/api/v1/transcripts?wait=maybe", json, `{"source_type":"paste","content":"x"}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := api.CheckRequest(c.method, base+c.path, c.header, []byte(c.body))
+			if (err == nil) != c.allowed {
+				t.Fatalf("CheckRequest = %v, want allowed %t", err, c.allowed)
+			}
+			for _, status := range []int{200, 201, 202, 400, 404, 415, 500, 504} {
+				err := api.CheckAgreement(c.method, base+c.path, c.header, []byte(c.body), status)
+				if disagree := !c.allowed && (status < 400 || status >= 500); (err != nil) != disagree {
+					t.Errorf("CheckAgreement with %d = %v, want a disagreement %t", status, err, disagree)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,391 @@
+package transcripts
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/text/formats"
+	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { testenv.Main(m, &env) }
+
+// files is an object store of upload files by key, holding their sizes.
+type files map[string]int64
+
+func (f files) Attributes(_ context.Context, key string) (int64, string, error) {
+	size, ok := f[key]
+	if !ok {
+		return 0, "", blob.ErrNotFound
+	}
+	return size, "text/plain", nil
+}
+
+const orgA, orgB = "org_a", "org_b"
+
+// newService returns a service over a fresh namespace of the control plane and its files.
+func newService(t *testing.T) (*Service, files) {
+	t.Helper()
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	f := files{}
+	return &Service{Namespace: env.Namespace(t, "transcripts"), APIReader: c, Client: c, Files: f}, f
+}
+
+// newID returns a fresh transcript id.
+func newID() string { return ids.NewSortable("tr", time.Now()) }
+
+// made creates a transcript of org from src through Make and fails t on error.
+func made(t *testing.T, s *Service, org string, src tcsv1.TranscriptSource, opts tcsv1.TranscriptOptions) *tcsv1.Transcript {
+	t.Helper()
+	tr, err := s.Make(context.Background(), org, Draft{ID: newID(), Source: src, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestMakeCreatesATranscriptOfEachSourceKindOfTheOrganization(t *testing.T) {
+	s, _ := newService(t)
+	ctx := context.Background()
+	existing := made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{})
+	theirs := made(t, s, orgB, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{})
+	for _, tc := range []struct {
+		name string
+		org  string
+		d    Draft
+		// check says what is wrong with the transcript made or the error, or "".
+		check func(tr *tcsv1.Transcript, err error) string
+	}{
+		{"a paste", orgA, Draft{ID: newID(), Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste, Format: "txt", Title: "t"}}, madeOf(tcsv1.SourcePaste)},
+		{"a youtube source", orgA, Draft{ID: newID(), Source: tcsv1.TranscriptSource{Type: tcsv1.SourceYouTube, URL: "https://youtu.be/dQw4w9WgXcQ"}}, madeOf(tcsv1.SourceYouTube)},
+		{"a url source", orgA, Draft{ID: newID(), Source: tcsv1.TranscriptSource{Type: tcsv1.SourceURL, URL: "https://example.org/a.txt"}}, madeOf(tcsv1.SourceURL)},
+		{"an upload grant", orgA, Draft{ID: newID(), Source: tcsv1.TranscriptSource{Type: tcsv1.SourceUpload, Filename: "a.txt"}}, madeOf(tcsv1.SourceUpload)},
+		{"an unknown source kind", orgA, Draft{ID: newID(), Source: tcsv1.TranscriptSource{Type: "ftp"}}, failed(nil)},
+		{"a resumed request's transcript, made before", orgA, Draft{ID: existing.Spec.ID, Resumed: true, Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}},
+			func(tr *tcsv1.Transcript, err error) string {
+				if err != nil || tr.UID != existing.UID {
+					return "not the transcript made before"
+				}
+				return ""
+			}},
+		{"an id taken, by a request not resumed", orgA, Draft{ID: existing.Spec.ID, Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}},
+			func(_ *tcsv1.Transcript, err error) string {
+				if !apierrors.IsAlreadyExists(err) {
+					return "not AlreadyExists"
+				}
+				return ""
+			}},
+		{"a resumed request's id taken by another organization", orgA, Draft{ID: theirs.Spec.ID, Resumed: true, Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}}, failed(ErrForeign)},
+		{"an empty organization", "", Draft{ID: newID(), Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}}, failedOrg},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := s.Make(ctx, tc.org, tc.d)
+			if msg := tc.check(tr, err); msg != "" {
+				t.Fatalf("Make = %+v, %v: %s", tr, err, msg)
+			}
+		})
+	}
+}
+
+// madeOf checks a transcript made of source kind st for orgA: created, without a status.
+func madeOf(st tcsv1.SourceType) func(*tcsv1.Transcript, error) string {
+	return func(tr *tcsv1.Transcript, err error) string {
+		switch {
+		case err != nil:
+			return "an error"
+		case tr.UID == "":
+			return "not created"
+		case tr.Spec.Organization != orgA || tr.Labels[tcsv1.LabelOrganization] != orgA:
+			return "not of the organization"
+		case tr.Spec.Source.Type != st || tr.Labels[tcsv1.LabelSourceType] != string(st):
+			return "not of its source kind"
+		case tr.Spec.Source.InputRef != pipeline.KeysFor(orgA, tr.Spec.ID).Input:
+			return "its input is not stored under its organization"
+		case tr.Status.Phase != "":
+			return "it has a status"
+		}
+		return ""
+	}
+}
+
+// failed checks an error that is want (any error for nil).
+func failed(want error) func(*tcsv1.Transcript, error) string {
+	return func(_ *tcsv1.Transcript, err error) string {
+		if err == nil || want != nil && !errors.Is(err, want) {
+			return "not the error wanted"
+		}
+		return ""
+	}
+}
+
+// failedOrg checks an *OrgError.
+func failedOrg(_ *tcsv1.Transcript, err error) string {
+	var oe *OrgError
+	if !errors.As(err, &oe) {
+		return "not an *OrgError"
+	}
+	return ""
+}
+
+func TestQueueQueuesTheFetchOfARemoteSourceOnce(t *testing.T) {
+	s, _ := newService(t)
+	ctx := context.Background()
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	taken := made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourceURL, URL: "https://example.org/a.txt"}, tcsv1.TranscriptOptions{})
+	if err := s.Queue(ctx, orgA, taken, "first", now); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		org     string
+		tr      *tcsv1.Transcript
+		wantJob string // the type of the first job, "" for an error
+		want    error
+	}{
+		{"a youtube source", orgA, made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourceYouTube, URL: "https://youtu.be/dQw4w9WgXcQ"}, tcsv1.TranscriptOptions{}), tcsv1.JobYouTubeFetch, nil},
+		{"a url source with an AI pass", orgA, made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourceURL, URL: "https://example.org/a.txt"},
+			tcsv1.TranscriptOptions{AIPass: tcsv1.AIPassOptions{Enabled: true}}), tcsv1.JobURLFetch, nil},
+		{"a transcript queued already", orgA, taken, tcsv1.JobURLFetch, nil},
+		{"a paste", orgA, made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{}), "", nil},
+		{"another organization's", orgA, made(t, s, orgB, tcsv1.TranscriptSource{Type: tcsv1.SourceURL, URL: "https://example.org/a.txt"}, tcsv1.TranscriptOptions{}), "", ErrForeign},
+		{"an empty organization", "", made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourceURL, URL: "https://example.org/a.txt"}, tcsv1.TranscriptOptions{}), "", &OrgError{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.Queue(ctx, tc.org, tc.tr, "record", now)
+			if tc.wantJob == "" {
+				checkError(t, err, tc.want)
+				if tc.tr.Status.Phase != "" {
+					t.Fatalf("refused, yet written: %+v", tc.tr.Status)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := tc.tr.Status
+			aiPass := tcsv1.AIPassIdle
+			if tc.tr.Spec.Options.AIPass.Enabled {
+				aiPass = tcsv1.AIPassQueued
+			}
+			if st.Phase != tcsv1.PhasePending || st.AIPassStatus != aiPass || len(st.Jobs) == 0 || st.Jobs[0].Type != tc.wantJob {
+				t.Fatalf("status %+v, want pending with a %s job", st, tc.wantJob)
+			}
+			if tc.tr == taken {
+				if len(st.Jobs) != 1 || st.Jobs[0].IdempotencyRecord != "first" {
+					t.Fatalf("a second Queue changed the jobs: %+v", st.Jobs)
+				}
+				return
+			}
+			if st.Jobs[0].IdempotencyRecord != "record" {
+				t.Fatalf("the job is not the request's: %+v", st.Jobs[0])
+			}
+			if got := tc.tr.EmittedEventTypes(); len(got) != 1 || got[0] != tcsv1.EventTranscriptCreated {
+				t.Fatalf("events %v, want one transcript.created", got)
+			}
+			if tc.tr.Spec.Options.AIPass.Enabled && (len(st.Jobs) != 2 || st.Jobs[1].Type != tcsv1.JobAIPass) {
+				t.Fatalf("the AI pass asked for is not queued: %+v", st.Jobs)
+			}
+		})
+	}
+}
+
+// checkError fails t unless err is want: an error wrapping it, or for an *OrgError, one.
+func checkError(t *testing.T, err, want error) {
+	t.Helper()
+	var oe *OrgError
+	switch {
+	case err == nil:
+		t.Fatal("no error")
+	case errors.As(want, &oe):
+		if !errors.As(err, &oe) {
+			t.Fatalf("%v, want an *OrgError", err)
+		}
+	case want != nil && !errors.Is(err, want):
+		t.Fatalf("%v, want %v", err, want)
+	}
+}
+
+func TestCompleteCompletesAPasteOnce(t *testing.T) {
+	s, _ := newService(t)
+	ctx := context.Background()
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	res := &pipeline.Result{Format: formats.TXT, Content: []byte("Revelation 21"), Title: "Revelation 21"}
+	done := made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{})
+	if _, err := s.Complete(ctx, orgA, done, res, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name          string
+		org           string
+		tr            *tcsv1.Transcript
+		wantCompleted bool
+		want          error // nil: no error
+		refused       bool
+	}{
+		{"a paste", orgA, made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{}), true, nil, false},
+		{"a paste completed already", orgA, done, false, nil, false},
+		{"a url source", orgA, made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourceURL, URL: "https://example.org/a.txt"}, tcsv1.TranscriptOptions{}), false, nil, true},
+		{"another organization's", orgA, made(t, s, orgB, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{}), false, ErrForeign, true},
+		{"an empty organization", "", made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{}), false, &OrgError{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			completed, err := s.Complete(ctx, tc.org, tc.tr, res, now)
+			if tc.refused {
+				checkError(t, err, tc.want)
+				if completed || tc.tr.Status.Phase != "" {
+					t.Fatalf("refused, yet written: %t %+v", completed, tc.tr.Status)
+				}
+				return
+			}
+			if err != nil || completed != tc.wantCompleted {
+				t.Fatalf("Complete = %t, %v; want %t", completed, err, tc.wantCompleted)
+			}
+			keys := pipeline.KeysFor(orgA, tc.tr.Spec.ID)
+			if st := tc.tr.Status; st.Phase != tcsv1.PhaseCompleted || st.AIPassStatus != tcsv1.AIPassIdle || st.ContentRef != keys.Content || st.Title != "Revelation 21" {
+				t.Fatalf("status %+v", st)
+			}
+		})
+	}
+}
+
+func TestConfirmUploadQueuesTheIngestOfAnArrivedFileOfTheOrganization(t *testing.T) {
+	s, f := newService(t)
+	ctx := context.Background()
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	later := metav1.NewTime(now.Add(time.Hour))
+	earlier := metav1.NewTime(now.Add(-time.Hour))
+	grant := func(org string, expires metav1.Time, opts tcsv1.TranscriptOptions, size int64) string {
+		tr := made(t, s, org, tcsv1.TranscriptSource{Type: tcsv1.SourceUpload, Filename: "a.txt", UploadExpiresAt: &expires}, opts)
+		if size >= 0 {
+			f[tr.Spec.Source.InputRef] = size
+		}
+		return tr.Spec.ID
+	}
+	confirmedBefore := grant(orgA, later, tcsv1.TranscriptOptions{}, 10)
+	if _, err := s.ConfirmUpload(ctx, orgA, confirmedBefore, Confirmation{Record: "first", Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	english := tcsv1.TranscriptOptions{Language: "en"}
+	paste := made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{}).Spec.ID
+	for _, tc := range []struct {
+		name string
+		org  string
+		id   string
+		c    Confirmation
+		// want is the error wanted, as a value of its type; nil for a confirmation.
+		want error
+		// param is the parameter a *ParamError, *ConflictError or *UnprocessableError names.
+		param string
+		// options are the options of the confirmed transcript.
+		options tcsv1.TranscriptOptions
+	}{
+		{"a grant whose file arrived", orgA, grant(orgA, later, tcsv1.TranscriptOptions{}, 10), Confirmation{Record: "r", Now: now}, nil, "", tcsv1.TranscriptOptions{}},
+		{"options given at confirmation join the grant's", orgA, grant(orgA, later, english, 10),
+			Confirmation{Record: "r", Now: now, Options: tcsv1.TranscriptOptions{Language: "en", NormalizeReferences: true},
+				Given: []string{"options.language", "options.normalize_references"}}, nil, "", tcsv1.TranscriptOptions{Language: "en", NormalizeReferences: true}},
+		{"a retry of the request that confirmed it", orgA, confirmedBefore, Confirmation{Record: "first", Now: now}, nil, "", tcsv1.TranscriptOptions{}},
+		{"a grant confirmed by another request", orgA, confirmedBefore, Confirmation{Record: "other", Now: now}, &ConflictError{}, "transcript_id", tcsv1.TranscriptOptions{}},
+		{"a grant whose file has not arrived", orgA, grant(orgA, later, tcsv1.TranscriptOptions{}, -1), Confirmation{Now: now}, &ConflictError{}, "transcript_id", tcsv1.TranscriptOptions{}},
+		{"a file above the limit", orgA, grant(orgA, later, tcsv1.TranscriptOptions{}, limits.MaxRemoteFile+1), Confirmation{Now: now}, &UnprocessableError{}, "transcript_id", tcsv1.TranscriptOptions{}},
+		{"an expired grant", orgA, grant(orgA, earlier, tcsv1.TranscriptOptions{}, 10), Confirmation{Now: now}, &ParamError{}, "transcript_id", tcsv1.TranscriptOptions{}},
+		{"options that contradict the grant's", orgA, grant(orgA, later, english, 10),
+			Confirmation{Now: now, Options: tcsv1.TranscriptOptions{Language: "pt"}, Given: []string{"options.language"}}, &ParamError{}, "options.language", tcsv1.TranscriptOptions{}},
+		{"a transcript that is not an upload", orgA, paste, Confirmation{Now: now}, &ParamError{}, "transcript_id", tcsv1.TranscriptOptions{}},
+		{"an id that does not exist", orgA, newID(), Confirmation{Now: now}, ErrNotFound, "", tcsv1.TranscriptOptions{}},
+		{"another organization's grant", orgA, grant(orgB, later, tcsv1.TranscriptOptions{}, 10), Confirmation{Now: now}, ErrForeign, "", tcsv1.TranscriptOptions{}},
+		{"an empty organization", "", grant(orgA, later, tcsv1.TranscriptOptions{}, 10), Confirmation{Now: now}, &OrgError{}, "", tcsv1.TranscriptOptions{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := s.ConfirmUpload(ctx, tc.org, tc.id, tc.c)
+			var (
+				pe *ParamError
+				ce *ConflictError
+				ue *UnprocessableError
+				oe *OrgError
+			)
+			switch any(tc.want).(type) { // the kind of error wanted
+			case nil:
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := tr.Status
+				if st.Phase != tcsv1.PhasePending || len(st.Jobs) != 1 || st.Jobs[0].Type != tcsv1.JobUploadIngest || st.Jobs[0].IdempotencyRecord != tc.c.Record {
+					t.Fatalf("status %+v, want pending with the request's upload_ingest job", st)
+				}
+				if !tr.Spec.Options.Equal(tc.options) {
+					t.Fatalf("options %+v, want %+v", tr.Spec.Options, tc.options)
+				}
+			case *ParamError:
+				if !errors.As(err, &pe) || pe.Param != tc.param {
+					t.Fatalf("%v, want a *ParamError of %s", err, tc.param)
+				}
+			case *ConflictError:
+				if !errors.As(err, &ce) || ce.Param != tc.param {
+					t.Fatalf("%v, want a *ConflictError of %s", err, tc.param)
+				}
+			case *UnprocessableError:
+				if !errors.As(err, &ue) || ue.Param != tc.param {
+					t.Fatalf("%v, want an *UnprocessableError of %s", err, tc.param)
+				}
+			case *OrgError:
+				if !errors.As(err, &oe) {
+					t.Fatalf("%v, want an *OrgError", err)
+				}
+			default:
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("%v, want %v", err, tc.want)
+				}
+			}
+			if tc.want != nil && tc.org == orgA && tc.id != confirmedBefore && tc.id != paste {
+				if left, _ := s.Find(ctx, orgA, tc.id); left != nil && left.Status.Phase != "" {
+					t.Fatalf("refused, yet confirmed: %+v", left.Status)
+				}
+			}
+		})
+	}
+}
+
+func TestMergeOptionsKeepsWhatTheGrantSet(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		grant, given tcsv1.TranscriptOptions
+		members      []string
+		want         tcsv1.TranscriptOptions
+		param        string
+	}{
+		{"nothing given", tcsv1.TranscriptOptions{Language: "en"}, tcsv1.TranscriptOptions{Language: "pt"}, nil, tcsv1.TranscriptOptions{Language: "en"}, ""},
+		{"unset in the grant", tcsv1.TranscriptOptions{}, tcsv1.TranscriptOptions{Language: "pt", AIPass: tcsv1.AIPassOptions{Enabled: true}},
+			[]string{"options.language", "options.ai_pass.enabled"}, tcsv1.TranscriptOptions{Language: "pt", AIPass: tcsv1.AIPassOptions{Enabled: true}}, ""},
+		{"the same as the grant", tcsv1.TranscriptOptions{NormalizeReferences: true}, tcsv1.TranscriptOptions{NormalizeReferences: true},
+			[]string{"options.normalize_references"}, tcsv1.TranscriptOptions{NormalizeReferences: true}, ""},
+		{"set otherwise in the grant", tcsv1.TranscriptOptions{AIPass: tcsv1.AIPassOptions{Apply: true}}, tcsv1.TranscriptOptions{},
+			[]string{"options.ai_pass.apply"}, tcsv1.TranscriptOptions{}, "options.ai_pass.apply"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := MergeOptions(tc.grant, tc.given, tc.members)
+			var pe *ParamError
+			switch {
+			case tc.param != "":
+				if !errors.As(err, &pe) || pe.Param != tc.param {
+					t.Fatalf("%v, want a *ParamError of %s", err, tc.param)
+				}
+			case err != nil || !got.Equal(tc.want):
+				t.Fatalf("MergeOptions = %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
