@@ -37,9 +37,9 @@ const (
 	MaxPageSize     = tcsv1.MaxGlossaryEntries
 )
 
-// ErrNoOrganization is returned by every method for an empty organization, and wrapped for one
-// that is not an organization id (org_…), before anything is read.
-var ErrNoOrganization = errors.New("no organization given")
+// ErrNoOrganization is returned by every method for an empty or malformed organization, before
+// anything is read. It is orgs.ErrNoOrganization.
+var ErrNoOrganization = orgs.ErrNoOrganization
 
 // ErrNotFound is returned for an entry that does not exist in the organization's glossary, and
 // for an organization that does not exist.
@@ -77,16 +77,8 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
-// checkOrg refuses an empty or malformed organization id.
-func checkOrg(org string) error {
-	switch {
-	case org == "":
-		return ErrNoOrganization
-	case !ids.Valid("org", org):
-		return fmt.Errorf("%q is not an organization id (org_…): %w", org, ErrNoOrganization)
-	}
-	return nil
-}
+// checkOrg refuses an empty or malformed organization (orgs.CheckOrganization).
+func checkOrg(org string) error { return orgs.CheckOrganization(org) }
 
 // ObjectName returns the name of the Glossary of organization org (org_x → org-x).
 func ObjectName(org string) string { return orgs.ObjectName(org) }
