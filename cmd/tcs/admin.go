@@ -261,6 +261,6 @@ or "results_store" once archived, and "deleted_at" when it is soft-deleted.`,
 			return enc.Encode(out)
 		},
 	})
-	cmd.AddCommand(org, key, transcript, newAdminWebhookCommand(o), newAdminMemberCommand(o), newAdminAuditCommand(o))
+	cmd.AddCommand(org, key, transcript, newAdminWebhookCommand(o), newAdminMemberCommand(o), newAdminAuditCommand(o), newAdminGlossaryCommand(o))
 	return cmd
 }

@@ -259,7 +259,26 @@ func FirstLine(text string) string {
 	return ""
 }
 
-// CorrectionOptions returns the options of the deterministic pass for a transcript's options.
+// CorrectionOptions returns the options of the deterministic pass for a transcript's options:
+// its categories and its thresholds (an empty bound, or one the CRD's validation refuses, is
+// 0, which keeps the engine's decisions). The organization's glossary is the caller's to add.
 func CorrectionOptions(o tcsv1.TranscriptOptions) correction.Options {
-	return correction.Options{NormalizeReferences: o.NormalizeReferences}
+	opts := correction.Options{NormalizeReferences: o.NormalizeReferences, Categories: o.Categories}
+	if t := o.Thresholds; t != nil {
+		opts.Thresholds.AutoApply = confidence(t.AutoApply)
+		opts.Thresholds.Suggest = confidence(t.Suggest)
+	}
+	return opts
+}
+
+// confidence reads a bound of tcsv1.Thresholds, 0 when empty or invalid.
+func confidence(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	v, err := tcsv1.ParseConfidence(s)
+	if err != nil {
+		return 0
+	}
+	return v
 }
