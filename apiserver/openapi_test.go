@@ -34,6 +34,14 @@ var servedRoutes = []struct{ method, path string }{
 	{http.MethodGet, "/api/v1/transcripts/{id}/changes"},
 	{http.MethodPost, "/api/v1/transcripts/{id}/ai_pass"},
 	{http.MethodGet, "/api/v1/jobs/{id}"},
+	{http.MethodGet, "/api/v1/glossary"},
+	{http.MethodPut, "/api/v1/glossary"},
+	{http.MethodPost, "/api/v1/glossary/entries"},
+	{http.MethodGet, "/api/v1/glossary/entries/{id}"},
+	{http.MethodPost, "/api/v1/glossary/entries/{id}"},
+	{http.MethodDelete, "/api/v1/glossary/entries/{id}"},
+	{http.MethodGet, "/api/v1/glossary/export"},
+	{http.MethodPost, "/api/v1/glossary/import"},
 	{http.MethodPut, "/uploads/"},
 }
 
