@@ -366,8 +366,9 @@ func TestAnAddWithAnIdempotencyKeyIsMadeOnce(t *testing.T) {
 	first := h.glossaryCall(t, http.MethodPost, "/api/v1/glossary/entries", a, "application/json", `{"term":"Zorbanath"}`, "Idempotency-Key", "gl-1")
 	again := h.glossaryCall(t, http.MethodPost, "/api/v1/glossary/entries", a, "application/json", `{"term":"Zorbanath"}`, "Idempotency-Key", "gl-1")
 	if first.status != http.StatusCreated || again.status != http.StatusCreated || again.header.Get(HeaderIdempotentReplayed) != "true" ||
-		again.body["id"] != first.body["id"] {
-		t.Fatalf("first %d %s, again %d %s (replayed %q)", first.status, first.raw, again.status, again.raw, again.header.Get(HeaderIdempotentReplayed))
+		again.body["id"] != first.body["id"] || again.header.Get("ETag") == "" || again.header.Get("ETag") != first.header.Get("ETag") {
+		t.Fatalf("first %d %s (ETag %q), again %d %s (replayed %q, ETag %q)", first.status, first.raw, first.header.Get("ETag"),
+			again.status, again.raw, again.header.Get(HeaderIdempotentReplayed), again.header.Get("ETag"))
 	}
 	if r := h.glossaryCall(t, http.MethodGet, "/api/v1/glossary", a, "", ""); len(entryTerms(t, r)) != 1 {
 		t.Fatalf("glossary %s", r.raw)
