@@ -356,10 +356,12 @@ func (s *Server) updateGlossaryEntry(w http.ResponseWriter, r *http.Request) err
 		}
 		e, newVersion, err := s.glossary.Update(ctx, p.OrganizationID, p.KeyID, id, in, at)
 		var cf *glossary.ConflictError
-		if errors.As(err, &cf) && version == "" && attempt < 4 {
+		switch {
+		case errors.As(err, &cf) && version == "" && attempt < 4:
 			continue
-		}
-		if err != nil {
+		case errors.As(err, &cf) && version == "":
+			return glossaryError(&glossary.ConflictError{Current: cf.Current}) // the caller named no version
+		case err != nil:
 			return entryNotFound(id, err)
 		}
 		s.glossaryWritten(ctx, p, newVersion, "GlossaryEntryUpdated", id, "API key %s changed %q of the glossary", p.KeyID, e.Term)

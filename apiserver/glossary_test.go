@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"tcs.dev/tcs/internal/domain/glossary"
@@ -396,5 +397,25 @@ func TestAPasteIsCorrectedAtOnceByAGlossaryEntryAddedThroughTheAPI(t *testing.T)
 	// Another organization's paste is not.
 	if b := h.paste(t, h.keyB.Value, map[string]any{"source_type": "paste", "content": text}); b.body["content"] != text {
 		t.Fatalf("B's paste: %s", b.raw)
+	}
+}
+
+func TestConcurrentUpdatesOfAnEntryWithoutIfMatchAllLand(t *testing.T) {
+	h := newHarness(t)
+	a := h.keyA.Value
+	id := h.addEntry(t, a, `{"term":"Zorbanath"}`)["id"].(string)
+	bodies := []string{`{"auto":true}`, `{"sounds_like":true}`, `{"category":"name"}`, `{"forms":["zorba nath"]}`}
+	statuses := make([]int, len(bodies))
+	var wg sync.WaitGroup
+	for i, body := range bodies {
+		wg.Go(func() {
+			statuses[i] = h.glossaryCall(t, http.MethodPost, "/api/v1/glossary/entries/"+id, a, "application/json", body).status
+		})
+	}
+	wg.Wait()
+	got := h.glossaryCall(t, http.MethodGet, "/api/v1/glossary/entries/"+id, a, "", "")
+	if slices.ContainsFunc(statuses, func(s int) bool { return s != http.StatusOK }) || got.body["auto"] != true || got.body["sounds_like"] != true ||
+		got.body["category"] != "name" || fmt.Sprint(got.body["forms"]) != "[zorba nath]" {
+		t.Fatalf("statuses %v; the entry is %s", statuses, got.raw)
 	}
 }
