@@ -73,7 +73,7 @@ func TestParseListQueryReadsMetadataFilters(t *testing.T) {
 
 func TestListFilterMatchesEveryMetadataPair(t *testing.T) {
 	tr := &tcsv1.Transcript{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.Now()},
-		Spec: tcsv1.TranscriptSpec{ID: "tr_1", Options: tcsv1.TranscriptOptions{Metadata: map[string]string{"campus": "north", "series": "hope", "empty": ""}}},
+		Spec:   tcsv1.TranscriptSpec{ID: "tr_1", Options: tcsv1.TranscriptOptions{Metadata: map[string]string{"campus": "north", "series": "hope", "empty": ""}}},
 		Status: tcsv1.TranscriptStatus{Phase: tcsv1.PhaseCompleted}}
 	bare := tr.DeepCopy()
 	bare.Spec.Options.Metadata = nil
