@@ -276,3 +276,38 @@ func testOptionsSurviveArchiving(t *testing.T, dsn string) {
 		t.Errorf("the transcript the AI pass brought back is listed as %v; want once", got)
 	}
 }
+
+// Every option beyond its bounds, however far, is refused with a 400 naming it and an answer
+// that does not repeat the input, and nothing is created.
+func TestOptionsBeyondTheirBoundsAreRefused(t *testing.T) {
+	h := newHarness(t)
+	long := func(n int) string { return strings.Repeat("a", n) }
+	manyItems := `["` + strings.Repeat(`bible","`, 100_000) + `place"]`
+	before := h.transcriptCount(t)
+	for _, tc := range []struct {
+		name, path, options, param string
+	}{
+		{"100,001 categories", "/api/v1/transcripts", `{"categories":` + manyItems + `}`, "options.categories"},
+		{"a category of 1 MB", "/api/v1/transcripts", `{"categories":["` + long(1<<20) + `"]}`, "options.categories[0]"},
+		{"100,000 metadata keys", "/api/v1/transcripts", `{"metadata":{` + manyPairs(100_000) + `}}`, "options.metadata"},
+		{"a metadata key of 1 MB", "/api/v1/transcripts", `{"metadata":{"` + long(1<<20) + `":"v"}}`, "options.metadata." + long(64-len("options.metadata.")) + "…"},
+		{"a metadata value of 1 MB", "/api/v1/transcripts", `{"metadata":{"k":"` + long(1<<20) + `"}}`, "options.metadata.k"},
+		{"an upload grant's 100,000 metadata keys", "/api/v1/transcripts/uploads", `{"metadata":{` + manyPairs(100_000) + `}}`, "options.metadata"},
+		{"a threshold of a thousand digits", "/api/v1/transcripts", `{"thresholds":{"suggest":0.` + strings.Repeat("1", 1000) + `}}`, "options.thresholds.suggest"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"source_type":"paste","content":"hi","options":` + tc.options + `}`
+			if strings.HasSuffix(tc.path, "/uploads") {
+				body = `{"filename":"a.txt","options":` + tc.options + `}`
+			}
+			r := h.do(t, http.MethodPost, tc.path, h.keyA.Value, "application/json", []byte(body))
+			wantError(t, r, http.StatusBadRequest, ErrInvalidRequest, tc.param)
+			if len(r.raw) > 1024 {
+				t.Errorf("the answer is %d bytes: it repeats the input", len(r.raw))
+			}
+		})
+	}
+	if after := h.transcriptCount(t); after != before {
+		t.Fatalf("%d transcripts made by refused requests", after-before)
+	}
+}
