@@ -95,6 +95,9 @@ func confidenceParam(raw json.RawMessage, param string) (string, *apiError) {
 	if err != nil || !(v >= 0 && v <= 1) {
 		return "", invalid(param, msg)
 	}
+	if v == 0 {
+		v = 0 // -0 is 0
+	}
 	text := strconv.FormatFloat(v, 'f', -1, 64)
 	if _, err := tcsv1.ParseConfidence(text); err != nil {
 		return "", invalid(param, msg)

@@ -41,6 +41,8 @@ func TestParseOptionsReadsCategoriesThresholdsAndMetadata(t *testing.T) {
 		{"equal thresholds", `{"thresholds":{"auto_apply":0.7,"suggest":0.70}}`, tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.7", Suggest: "0.7"}}},
 		{"a threshold in exponent form", `{"thresholds":{"auto_apply":8.5e-1}}`, tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.85"}}},
 		{"empty thresholds are none", `{"thresholds":{}}`, tcsv1.TranscriptOptions{}},
+		{"a threshold of minus zero is 0", `{"thresholds":{"suggest":-0.0}}`, tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{Suggest: "0"}}},
+		{"trailing zeros beyond three places", `{"thresholds":{"auto_apply":0.8500}}`, tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.85"}}},
 		{"null thresholds are none", `{"thresholds":{"auto_apply":null}}`, tcsv1.TranscriptOptions{}},
 		{"metadata", `{"metadata":{"campus":"north","series.id":"2024-07","empty":""}}`,
 			tcsv1.TranscriptOptions{Metadata: map[string]string{"campus": "north", "series.id": "2024-07", "empty": ""}}},
