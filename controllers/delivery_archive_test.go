@@ -294,7 +294,7 @@ func TestLeanTranscriptStatus(t *testing.T) {
 	secret := iwebhook.NewSecret()
 	rc := newReceiver(t, secret)
 	h, _ := startWebhooks(t, rc, hookOptions{})
-	h.endpoint(t, "org_a", rc.srv.URL, secret, endpoints.Events...)
+	h.endpoint(t, "org_a", rc.srv.URL, secret, iwebhook.Events()...)
 	t.Cleanup(runAIPass(t, h.ns, h.store, AIPassReconciler{Provider: aipass.NewRules()}))
 	tr := pasteWithAIPass(t, h.c, h.store, h.ns, aiSermon, false)
 	h.waitDeliveries(t, tr.Spec.ID, "the four events delivered", allIn(4, tcsv1.DeliverySucceeded))

@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -160,7 +159,6 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.Clock.Now()))
 		t.QueueRequestedAIPass(metav1.NewTime(r.Clock.Now()))
 		t.Emit(tcsv1.EventTranscriptCreated, r.Clock.Now())
-		t.SyncConditions()
 	case tcsv1.PhasePending:
 		job := t.ActiveJob()
 		if job == nil {
@@ -171,7 +169,6 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		case job.State == tcsv1.JobQueued:
 			now := metav1.NewTime(r.Clock.Now())
 			job.State, job.StartedAt = tcsv1.JobRunning, &now
-			t.SyncConditions()
 		case job.Type == tcsv1.JobCorrection:
 			err = r.correct(ctx, t, job)
 		default:
@@ -180,13 +177,11 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-	default:
-		t.SyncConditions()
 	}
 
-	if equality.Semantic.DeepEqual(before, &t.Status) {
-		return result, nil
-	}
+	// The patch derives the conditions from the status, and sends nothing when neither
+	// changed; for a completed or failed transcript it writes only a newer observed
+	// generation (one brought back from its archived record).
 	if err := patch.Patch(ctx, r.Client, t); err != nil {
 		return afterWrite(err, "updating the status of %s", t.Name)
 	}
@@ -263,7 +258,6 @@ func (r *TranscriptReconciler) fetch(ctx context.Context, t *tcsv1.Transcript, j
 		t.Status.Title = clipTitle(title)
 	}
 	t.AddJob(tcsv1.JobCorrection, now)
-	t.SyncConditions()
 	return ctrl.Result{}, nil
 }
 
@@ -328,7 +322,6 @@ func (r *TranscriptReconciler) fail(t *tcsv1.Transcript, job *tcsv1.Job, typ, ms
 	t.Emit(tcsv1.EventTranscriptCreated, now.Time)
 	t.Emit(tcsv1.EventTranscriptFailed, now.Time)
 	t.FailAIPass("unprocessable", "The transcript failed before the AI validation pass could run.", "", now)
-	t.SyncConditions()
 }
 
 // expireGrant deletes an upload grant that expired unconfirmed, with its object.

@@ -247,11 +247,16 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	return nil
 }
 
+// setDefaults gives the zero fields their defaults.
+func (r *WebhookDispatchReconciler) setDefaults() {
+	orDefault(&r.Retention, DefaultRetention)
+	orRealClock(&r.Clock)
+}
+
 // SetupWithManager sets the defaults and registers the reconciler, and the index of endpoints
 // by organization, with mgr.
 func (r *WebhookDispatchReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	orDefault(&r.Retention, DefaultRetention)
-	orRealClock(&r.Clock)
+	r.setDefaults()
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &tcsv1.WebhookEndpoint{},
 		IndexWebhookEndpointOrganization, func(o client.Object) []string {
 			return []string{o.(*tcsv1.WebhookEndpoint).Spec.Organization}

@@ -72,9 +72,14 @@ func Subscriptions(ep *tcsv1.WebhookEndpoint, now time.Time) []tcsv1.EventSubscr
 	return out
 }
 
+// setDefaults gives the zero fields their defaults.
+func (r *WebhookEndpointReconciler) setDefaults() {
+	orRealClock(&r.Clock)
+}
+
 // SetupWithManager sets the defaults and registers the reconciler with mgr.
 func (r *WebhookEndpointReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	orRealClock(&r.Clock)
+	r.setDefaults()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.WebhookEndpoint{}).
 		Named("webhook-endpoint").

@@ -40,8 +40,12 @@ func (t *Transcript) SetCondition(condType string, status metav1.ConditionStatus
 }
 
 // SyncConditions sets the Ready and Corrected conditions from the phase and records the
-// observed generation.
+// observed generation. A transcript without a phase yet (an upload grant, a resource brought
+// back before its status is) is left as it is. Every status write through statuspatch calls it.
 func (t *Transcript) SyncConditions() {
+	if t.Status.Phase == "" {
+		return
+	}
 	t.Status.ObservedGeneration = t.Generation
 	switch t.Status.Phase {
 	case PhaseCompleted:

@@ -22,6 +22,7 @@ import (
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/domain/webhook"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/mail"
 	"tcs.dev/tcs/internal/platform/ratelimit"
@@ -449,7 +450,7 @@ func (d *Dashboard) endpointsPage(w http.ResponseWriter, r *http.Request, v *vie
 		d.serverError(w, r, err)
 		return
 	}
-	data.Endpoints, data.Events = eps, endpoints.Events
+	data.Endpoints, data.Events = eps, webhook.Events()
 	v.Title, v.Data = "Webhook endpoints", data
 	d.render(w, r, status, "endpoints", v)
 }
@@ -516,7 +517,7 @@ func (d *Dashboard) endpointPage(w http.ResponseWriter, r *http.Request, v *view
 		d.serverError(w, r, err)
 		return
 	}
-	v.Title, v.Data = "Endpoint "+ep.Spec.ID, &endpointData{EP: ep, Events: endpoints.Events, Secret: secret, Deliveries: dels}
+	v.Title, v.Data = "Endpoint "+ep.Spec.ID, &endpointData{EP: ep, Events: webhook.Events(), Secret: secret, Deliveries: dels}
 	d.render(w, r, status, "endpoint", v)
 }
 

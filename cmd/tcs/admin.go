@@ -181,19 +181,13 @@ func newAdminCommand() *cobra.Command {
 			ctx := cmd.Context()
 			t := &tcsv1.Transcript{}
 			notDeleted := false
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				if err := c.Get(ctx, types.NamespacedName{Namespace: o.namespace, Name: tcsv1.TranscriptName(id)}, t); err != nil {
-					return err
-				}
-				if t.Status.DeletedAt == nil {
-					notDeleted = true
-					return nil
-				}
-				patch := statuspatch.New(t, statuspatch.OwnerAdmin)
+			t.Namespace, t.Name = o.namespace, tcsv1.TranscriptName(id)
+			// Locked: it decides on the deletedAt it read.
+			_, err = statuspatch.Retry(ctx, c, c, retry.DefaultRetry, t, statuspatch.OwnerAdmin, func() bool {
+				notDeleted = t.Status.DeletedAt == nil
 				t.Status.DeletedAt = nil
-				// Locked: it decides on the deletedAt it read.
-				return patch.Patch(ctx, c, t, statuspatch.Locked)
-			})
+				return !notDeleted
+			}, statuspatch.Locked, statuspatch.ReadFirst)
 			if apierrors.IsNotFound(err) {
 				// Not in the cluster: archived, perhaps.
 				rs, rerr := o.results(ctx)

@@ -18,6 +18,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/endpoints"
 	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/domain/webhook"
 	"tcs.dev/tcs/internal/platform/results"
 )
 
@@ -130,7 +131,7 @@ func newAdminWebhookCreateCommand(o *adminOptions) *cobra.Command {
 		Long: "Create a webhook endpoint for an organization and print its id (we_…) and its signing secret (whsec_…).\n\n" +
 			"The URL must be https and must not name a private or reserved address; plain http and private " +
 			"addresses are accepted only within --outbound-allow-cidrs (loopback by default), for local testing.\n\n" +
-			"Event types: " + strings.Join(endpoints.Events, ", ") + "; \"all\" subscribes to every one.",
+			"Event types: " + strings.Join(webhook.Events(), ", ") + "; \"all\" subscribes to every one.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !ids.Valid("org", org) {
@@ -150,7 +151,7 @@ func newAdminWebhookCreateCommand(o *adminOptions) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&org, "org", "", "id of the organization (org_…) that owns the endpoint")
 	cmd.Flags().StringVar(&rawURL, "url", "", "URL receiving the deliveries: https, or http only for an address of --outbound-allow-cidrs")
-	cmd.Flags().StringVar(&rawEvents, "events", "", "comma-separated event types ("+strings.Join(endpoints.Events, ", ")+"), or all")
+	cmd.Flags().StringVar(&rawEvents, "events", "", "comma-separated event types ("+strings.Join(webhook.Events(), ", ")+"), or all")
 	cmd.Flags().StringSliceVar(&allow, "outbound-allow-cidrs", allow, "CIDRs the URL may name although private")
 	return cmd
 }

@@ -28,6 +28,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 )
 
 // Roles of members, from most to least powerful.
@@ -351,18 +352,22 @@ func roleOf(m *tcsv1.Member) string {
 
 // updateMembers applies mutate to the members of organization orgID and writes them.
 func (a *Accounts) updateMembers(ctx context.Context, orgID string, mutate func([]tcsv1.Member) ([]tcsv1.Member, error)) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		org, err := a.Organization(ctx, orgID)
-		if err != nil {
-			return err
-		}
+	org, err := a.Organization(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	_, err = statuspatch.Update(ctx, a.o.Client, a.o.Client, retry.DefaultRetry, org, func() (bool, error) {
 		members, err := mutate(slices.Clone(org.Spec.Members))
 		if err != nil {
-			return err
+			return false, err
 		}
 		org.Spec.Members = members
-		return a.o.Client.Update(ctx, org)
+		return true, nil
 	})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("organization %s: %w", orgID, ErrNotFound)
+	}
+	return err
 }
 
 func ownerCount(ms []tcsv1.Member) int {
@@ -458,24 +463,15 @@ func (a *Accounts) SetPassword(ctx context.Context, email, password string) erro
 	if err != nil {
 		return err
 	}
-	name := passwordSecretName(email)
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		sec := &corev1.Secret{}
-		err := a.o.Reader.Get(ctx, a.key(name), sec)
-		if apierrors.IsNotFound(err) {
-			sec = &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: a.o.Namespace, Labels: map[string]string{LabelEmailHash: EmailHash(email)}},
-				Type:       SecretTypePassword,
-				Data:       map[string][]byte{keyEmail: []byte(email), keyPassword: []byte(hash)},
-			}
-			return a.o.Client.Create(ctx, sec)
-		}
-		if err != nil {
-			return err
-		}
+	// A new Secret is made with its labels and type; an existing one gets only its data.
+	sec := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: passwordSecretName(email), Namespace: a.o.Namespace, Labels: map[string]string{LabelEmailHash: EmailHash(email)}},
+		Type:       SecretTypePassword,
+	}
+	_, err = statuspatch.Update(ctx, a.o.Client, a.o.Reader, retry.DefaultRetry, sec, func() (bool, error) {
 		sec.Data = map[string][]byte{keyEmail: []byte(email), keyPassword: []byte(hash)}
-		return a.o.Client.Update(ctx, sec)
-	})
+		return true, nil
+	}, statuspatch.CreateMissing)
 	if err != nil {
 		return fmt.Errorf("storing a password: %w", err)
 	}

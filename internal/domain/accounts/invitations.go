@@ -16,6 +16,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 )
 
 // Invitation is a pending membership: an organization offers email a role, which takes effect
@@ -115,25 +116,14 @@ func (a *Accounts) Invite(ctx context.Context, orgID, email, role, by string) (*
 		Type: SecretTypeInvitation,
 		Data: map[string][]byte{keyEmail: []byte(email), keyOrg: []byte(orgID), keyRole: []byte(role), keyInviter: []byte(by)},
 	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		sec := &corev1.Secret{}
-		err := a.o.Reader.Get(ctx, a.key(want.Name), sec)
-		if apierrors.IsNotFound(err) {
-			err = a.o.Client.Create(ctx, want.DeepCopy())
-			if apierrors.IsAlreadyExists(err) {
-				return apierrors.NewConflict(corev1.Resource("secrets"), want.Name, err)
-			}
-			return err
-		}
-		if err != nil {
-			return err
-		}
+	sec := want.DeepCopy()
+	_, err = statuspatch.Update(ctx, a.o.Client, a.o.Reader, retry.DefaultRetry, sec, func() (bool, error) {
 		if sec.Type != SecretTypeInvitation {
-			return fmt.Errorf("secret %s is a %s, not an invitation", sec.Name, sec.Type)
+			return false, fmt.Errorf("secret %s is a %s, not an invitation", sec.Name, sec.Type)
 		}
 		sec.Labels, sec.Annotations, sec.Data = want.Labels, want.Annotations, want.Data
-		return a.o.Client.Update(ctx, sec)
-	})
+		return true, nil
+	}, statuspatch.CreateMissing)
 	if err != nil {
 		return nil, "", fmt.Errorf("recording an invitation: %w", err)
 	}

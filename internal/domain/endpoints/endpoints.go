@@ -32,31 +32,17 @@ import (
 // SecretType is the type of the Secrets that hold webhook signing secrets.
 const SecretType corev1.SecretType = "tcs.dev/webhook-secret"
 
-// Events are the event types an endpoint can subscribe to, in their canonical order.
-var Events = []string{
-	tcsv1.EventTranscriptCreated,
-	tcsv1.EventTranscriptCompleted,
-	tcsv1.EventTranscriptFailed,
-	tcsv1.EventAIPassStarted,
-	tcsv1.EventAIPassCompleted,
-	tcsv1.EventAIPassFailed,
-}
-
 // ErrNotFound is returned for an endpoint or delivery that does not exist, or belongs to
 // another organization than the one asked for.
 var ErrNotFound = errors.New("not found")
 
-// ErrNoOrganization is returned by the organization-scoped methods for an empty organization:
-// only the cluster admin's methods (ListAll, GetAny, DeliveryAny) read across organizations.
-var ErrNoOrganization = errors.New("no organization given")
+// ErrNoOrganization is returned by the organization-scoped methods for an empty or malformed
+// organization: only the cluster admin's methods (ListAll, GetAny, DeliveryAny) read across
+// organizations. It is orgs.ErrNoOrganization.
+var ErrNoOrganization = orgs.ErrNoOrganization
 
-// checkOrg refuses an empty organization.
-func checkOrg(org string) error {
-	if org == "" {
-		return ErrNoOrganization
-	}
-	return nil
-}
+// checkOrg refuses an empty or malformed organization (orgs.CheckOrganization).
+func checkOrg(org string) error { return orgs.CheckOrganization(org) }
 
 // FieldError is input refused before anything changed; Field names the offending input
 // ("url", "events").
@@ -72,31 +58,12 @@ func SecretName(endpointName string) string {
 	return "whsec-" + endpointName
 }
 
-// ParseEvents returns the event types of list without duplicates, in the order given; "all"
-// stands for every one. It refuses unknown types and an empty list.
-func ParseEvents(list []string) ([]string, error) {
-	var events []string
-	add := func(e string) {
-		if !slices.Contains(events, e) {
-			events = append(events, e)
-		}
-	}
-	for _, e := range list {
-		e = strings.TrimSpace(e)
-		switch {
-		case e == "":
-		case e == "all":
-			for _, all := range Events {
-				add(all)
-			}
-		case slices.Contains(Events, e):
-			add(e)
-		default:
-			return nil, &FieldError{Field: "events", Message: fmt.Sprintf("unknown event type %q (known: %s, or all)", e, strings.Join(Events, ", "))}
-		}
-	}
-	if len(events) == 0 {
-		return nil, &FieldError{Field: "events", Message: "events is required: one or more of " + strings.Join(Events, ", ")}
+// parseEvents returns the event types of list as webhook.ParseEvents does, refusing what it
+// refuses with a FieldError of "events".
+func parseEvents(list []string) ([]string, error) {
+	events, err := webhook.ParseEvents(list)
+	if err != nil {
+		return nil, &FieldError{Field: "events", Message: err.Error()}
 	}
 	return events, nil
 }
@@ -149,7 +116,7 @@ func (m *Manager) Create(ctx context.Context, org, rawURL string, events []strin
 	if err := ValidateURL(rawURL, m.AllowCIDRs); err != nil {
 		return nil, "", err
 	}
-	events, err := ParseEvents(events)
+	events, err := parseEvents(events)
 	if err != nil {
 		return nil, "", err
 	}
@@ -289,15 +256,8 @@ func secretMissing(ep *tcsv1.WebhookEndpoint) error {
 
 // update applies mutate to the current ep and writes it when mutate reports a change.
 func (m *Manager) update(ctx context.Context, ep *tcsv1.WebhookEndpoint, mutate func(*tcsv1.WebhookEndpoint) bool) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := m.Client.Get(ctx, client.ObjectKeyFromObject(ep), ep); err != nil {
-			return err
-		}
-		if !mutate(ep) {
-			return nil
-		}
-		return m.Client.Update(ctx, ep)
-	})
+	_, err := statuspatch.Update(ctx, m.Client, m.Client, retry.DefaultRetry, ep, func() (bool, error) { return mutate(ep), nil })
+	return err
 }
 
 // SetPaused pauses or resumes ep: a paused endpoint's events are recorded as skipped.
@@ -320,7 +280,7 @@ func (m *Manager) Edit(ctx context.Context, ep *tcsv1.WebhookEndpoint, rawURL st
 	if err := ValidateURL(rawURL, m.AllowCIDRs); err != nil {
 		return err
 	}
-	events, err := ParseEvents(events)
+	events, err := parseEvents(events)
 	if err != nil {
 		return err
 	}
@@ -341,11 +301,9 @@ func (m *Manager) Edit(ctx context.Context, ep *tcsv1.WebhookEndpoint, rawURL st
 // secret: for 24 hours deliveries carry a signature with it too.
 func (m *Manager) Rotate(ctx context.Context, ep *tcsv1.WebhookEndpoint, now time.Time) (string, error) {
 	secret := webhook.NewSecret()
-	sec := &corev1.Secret{}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := m.secrets().Get(ctx, secretRef(ep), sec); err != nil {
-			return err
-		}
+	ref := secretRef(ep)
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}
+	_, err := statuspatch.Update(ctx, m.Client, m.secrets(), retry.DefaultRetry, sec, func() (bool, error) {
 		if sec.Data == nil {
 			sec.Data = map[string][]byte{}
 		}
@@ -357,7 +315,7 @@ func (m *Manager) Rotate(ctx context.Context, ep *tcsv1.WebhookEndpoint, now tim
 			sec.Annotations = map[string]string{}
 		}
 		sec.Annotations[tcsv1.AnnotationRotatedAt] = now.UTC().Format(time.RFC3339)
-		return m.Client.Update(ctx, sec)
+		return true, nil
 	})
 	if apierrors.IsNotFound(err) {
 		return "", secretMissing(ep)

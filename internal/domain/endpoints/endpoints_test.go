@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/netip"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -48,27 +47,24 @@ func TestValidateURL(t *testing.T) {
 	}
 }
 
-func TestParseEvents(t *testing.T) {
+func TestCreateAndEditRefuseEventTypesWithAFieldErrorOfEvents(t *testing.T) {
+	// No client: the event types are checked before anything is read or written.
+	m := &Manager{Namespace: "tcs-system"}
+	ctx := context.Background()
 	for _, tc := range []struct {
-		in   []string
-		want []string
-		err  string
+		events []string
+		want   string
 	}{
-		{[]string{"transcript.completed", " ai_pass.failed", "transcript.completed"}, []string{"transcript.completed", "ai_pass.failed"}, ""},
-		{[]string{"all"}, Events, ""},
-		{[]string{"", " "}, nil, "events is required"},
-		{nil, nil, "events is required"},
-		{[]string{"transcript.created", "transcript.deleted"}, nil, `unknown event type "transcript.deleted"`},
+		{nil, "events is required"},
+		{[]string{"transcript.created", "transcript.deleted"}, `unknown event type "transcript.deleted"`},
 	} {
-		got, err := ParseEvents(tc.in)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("ParseEvents(%q) = %v, %v; want an error mentioning %q", tc.in, got, err, tc.err)
+		_, _, createErr := m.Create(ctx, "org_a", "https://hooks.example.org/tcs", tc.events)
+		editErr := m.Edit(ctx, nil, "https://hooks.example.org/tcs", tc.events)
+		for what, err := range map[string]error{"Create": createErr, "Edit": editErr} {
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "events" || !strings.Contains(fe.Message, tc.want) {
+				t.Errorf("%s with events %q = %v, want a FieldError of events mentioning %q", what, tc.events, err, tc.want)
 			}
-			continue
-		}
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("ParseEvents(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
 }

@@ -68,11 +68,15 @@ var ErrNotFound = errors.New("not found")
 // write the objects of one organization, before they read or write anything.
 var ErrNoOrganization = errors.New("no organization given")
 
-// CheckOrganization refuses an empty organization id with ErrNoOrganization: the one rule of
-// the functions of one organization, here and in internal/domain/accounts.
+// CheckOrganization refuses an empty or malformed organization id (not org_…) with an error that
+// is ErrNoOrganization: the one rule of every function of one organization, here and in
+// internal/domain/accounts, endpoints and transcripts.
 func CheckOrganization(orgID string) error {
-	if orgID == "" {
+	switch {
+	case orgID == "":
 		return ErrNoOrganization
+	case !ids.Valid("org", orgID):
+		return fmt.Errorf("%q is not an organization id (org_…): %w", orgID, ErrNoOrganization)
 	}
 	return nil
 }

@@ -77,3 +77,24 @@ func TestTheFunctionsOfAnOrganizationRefuseAnEmptyOneBeforeReadingAnything(t *te
 		t.Errorf("an organization id was refused: %v", err)
 	}
 }
+
+func TestCheckOrganizationRefusesWhatIsNoOrganizationID(t *testing.T) {
+	for _, tc := range []struct {
+		org  string
+		want bool // refused
+	}{
+		{"", true},
+		{"org_", true},
+		{"acme", true},
+		{"key_abc", true},
+		{"org_ABC", true},
+		{"org_a/b", true},
+		{"org_abc123", false},
+		{ids.New("org"), false},
+	} {
+		err := CheckOrganization(tc.org)
+		if (err != nil) != tc.want || (err != nil && !errors.Is(err, ErrNoOrganization)) {
+			t.Errorf("CheckOrganization(%q) = %v, want refused: %t (as ErrNoOrganization)", tc.org, err, tc.want)
+		}
+	}
+}

@@ -93,7 +93,6 @@ func queueFirstJob(t *tcsv1.Transcript, record string, now metav1.Time) {
 	}
 	t.QueueRequestedAIPass(now)
 	t.Emit(tcsv1.EventTranscriptCreated, now.Time)
-	t.SyncConditions()
 }
 
 // Queue writes the first status of t, a youtube or url transcript of org that Make created:

@@ -23,6 +23,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 	"tcs.dev/tcs/internal/platform/kube/workingset"
@@ -51,9 +52,13 @@ func (e *OrgError) Error() string {
 	return fmt.Sprintf("%q is not an organization id (org_…)", e.Org)
 }
 
-// CheckOrg refuses an empty or malformed organization id.
+// Unwrap makes an OrgError an orgs.ErrNoOrganization.
+func (e *OrgError) Unwrap() error { return orgs.ErrNoOrganization }
+
+// CheckOrg refuses an empty or malformed organization id (orgs.CheckOrganization) with an
+// *OrgError.
 func CheckOrg(org string) error {
-	if !ids.Valid("org", org) {
+	if orgs.CheckOrganization(org) != nil {
 		return &OrgError{Org: org}
 	}
 	return nil
@@ -361,28 +366,37 @@ func (s *Service) UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcr
 	if err := owned(org, t); err != nil {
 		return err
 	}
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := s.APIReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
-			return err
-		}
-		if err := owned(org, t); err != nil {
-			return err
-		}
-		if err := workingset.Rejoin(ctx, s.Client, t); err != nil {
-			return err
-		}
-		patch := statuspatch.New(t, statuspatch.OwnerAPI)
-		if !mutate(t) {
-			return nil
-		}
-		if err := patch.Patch(ctx, s.Client, t, statuspatch.Locked); err != nil {
-			return err
-		}
-		if s.Written != nil {
-			s.Written(ctx, t)
-		}
-		return nil
-	})
+	written, err := statuspatch.Retry(ctx, s.Client, statusReader{s: s, org: org}, retry.DefaultRetry, t, statuspatch.OwnerAPI,
+		func() bool { return mutate(t) }, statuspatch.Locked, statuspatch.ReadFirst)
+	if written && s.Written != nil {
+		s.Written(ctx, t)
+	}
+	return err
+}
+
+// statusReader reads a transcript of org for UpdateStatus, at each try: from the API server, refusing another organization's, and bringing one the
+// archiver marked back into the working set.
+type statusReader struct {
+	s   *Service
+	org string
+}
+
+func (r statusReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	t, ok := obj.(*tcsv1.Transcript)
+	if !ok {
+		return fmt.Errorf("reading %s: a %T is not a transcript", key, obj)
+	}
+	if err := r.s.APIReader.Get(ctx, key, t, opts...); err != nil {
+		return err
+	}
+	if err := owned(r.org, t); err != nil {
+		return err
+	}
+	return workingset.Rejoin(ctx, r.s.Client, t)
+}
+
+func (r statusReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return r.s.APIReader.List(ctx, list, opts...)
 }
 
 // SetOptions sets the options of t, an upload grant of org, before its confirmation queues
@@ -394,19 +408,17 @@ func (s *Service) SetOptions(ctx context.Context, org string, t *tcsv1.Transcrip
 	if err := owned(org, t); err != nil {
 		return err
 	}
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := s.APIReader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, t); err != nil {
-			return err
-		}
+	_, err := statuspatch.Update(ctx, s.Client, s.APIReader, retry.DefaultRetry, t, func() (bool, error) {
 		if err := owned(org, t); err != nil {
-			return err
+			return false, err
 		}
 		if t.Status.Phase != "" {
-			return nil // confirmed meanwhile: the caller's check answers
+			return false, nil // confirmed meanwhile: the caller's check answers
 		}
 		t.Spec.Options = opts
-		return s.Client.Update(ctx, t)
+		return true, nil
 	})
+	return err
 }
 
 // Delete soft-deletes transcript id of org at now and returns it: it reads as ErrNotFound and

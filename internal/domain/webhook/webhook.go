@@ -1,9 +1,9 @@
-// Package webhook is the webhook domain of tcs: which endpoint gets which event
-// (subscription.go), the names and payloads of deliveries (delivery.go), when a failed
-// delivery is tried again (schedule.go), and the secrets, signatures and headers of a
-// delivery (this file). Receivers verify the signatures with tcs.dev/tcs/pkg/webhook;
-// docs/webhooks.md is their guide. The controllers and package endpoints apply these rules;
-// none of them states one again.
+// Package webhook is the webhook domain of tcs: the event types an endpoint can subscribe to
+// (events.go), which endpoint gets which event (subscription.go), the names and payloads of
+// deliveries (delivery.go), when a failed delivery is tried again (schedule.go), and the
+// secrets, signatures and headers of a delivery (this file). Receivers verify the signatures
+// with tcs.dev/tcs/pkg/webhook; docs/webhooks.md is their guide. The controllers and package
+// endpoints apply these rules; none of them states one again.
 package webhook
 
 import (

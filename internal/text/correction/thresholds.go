@@ -20,11 +20,13 @@ import (
 // the missing evidence was found. Every change below Suggest, automatic
 // or suggested, is dropped.
 //
+// Either bound may be left 0, which keeps the engine's decisions on its
+// side: an AutoApply of 0 demotes nothing, a Suggest of 0 drops nothing.
 // Find and Correct apply the bounds as given; Validate tells whether they
 // make sense.
 type Thresholds struct {
 	AutoApply float64 // the least confidence of an automatic change, 0 to 1
-	Suggest   float64 // the least confidence of any change, 0 to 1, at most AutoApply
+	Suggest   float64 // the least confidence of any change, 0 to 1, at most a set AutoApply
 }
 
 // FieldError is an invalid value of an option or a glossary entry. Field
@@ -37,8 +39,8 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
 
 // Validate reports whether t holds two confidences from 0 to 1 with
-// Suggest at most AutoApply. Its error is a *FieldError naming
-// "auto_apply" or "suggest".
+// Suggest at most AutoApply, when AutoApply is set (not 0). Its error is
+// a *FieldError naming "auto_apply" or "suggest".
 func (t Thresholds) Validate() error {
 	if !(t.AutoApply >= 0 && t.AutoApply <= 1) { // NaN fails too
 		return &FieldError{Field: "auto_apply", Reason: fmt.Sprintf("must be a confidence from 0 to 1, got %v", t.AutoApply)}
@@ -46,7 +48,7 @@ func (t Thresholds) Validate() error {
 	if !(t.Suggest >= 0 && t.Suggest <= 1) {
 		return &FieldError{Field: "suggest", Reason: fmt.Sprintf("must be a confidence from 0 to 1, got %v", t.Suggest)}
 	}
-	if t.Suggest > t.AutoApply {
+	if t.AutoApply > 0 && t.Suggest > t.AutoApply {
 		return &FieldError{Field: "suggest", Reason: fmt.Sprintf("must not be above auto_apply (%v > %v)", t.Suggest, t.AutoApply)}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -96,7 +97,10 @@ func TestConcurrentWritersOfDisjointFieldsBothLand(t *testing.T) {
 				if t.Status.AIPassStatus != tcsv1.AIPassQueued {
 					missing = append(missing, "aiPassStatus")
 				}
-				if len(t.Status.Conditions) != 2 {
+				// Corrected and Ready, which every patch derives from the phase, and
+				// AIValidated, which the second writer's queued pass sets.
+				if len(t.Status.Conditions) != 3 || meta.FindStatusCondition(t.Status.Conditions, tcsv1.ConditionReady) == nil ||
+					meta.FindStatusCondition(t.Status.Conditions, tcsv1.ConditionAIValidated) == nil {
 					missing = append(missing, "conditions")
 				}
 				return strings.Join(missing, ", ")
@@ -278,4 +282,64 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestAPatchWritesTheConditionsTheStatusImplies(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	for _, tc := range []struct {
+		name   string
+		mutate func(*tcsv1.Transcript)
+		// want is the status of Ready and Corrected, by condition type; nil means none.
+		want map[string]metav1.ConditionStatus
+	}{
+		{"pending: neither yet", func(t *tcsv1.Transcript) {
+			t.Status.Phase = tcsv1.PhasePending
+		}, map[string]metav1.ConditionStatus{tcsv1.ConditionReady: metav1.ConditionFalse, tcsv1.ConditionCorrected: metav1.ConditionFalse}},
+		{"completed: ready and corrected", func(t *tcsv1.Transcript) {
+			t.Status.Phase, t.Status.ContentRef = tcsv1.PhaseCompleted, "content/x"
+		}, map[string]metav1.ConditionStatus{tcsv1.ConditionReady: metav1.ConditionTrue, tcsv1.ConditionCorrected: metav1.ConditionTrue}},
+		{"failed: neither", func(t *tcsv1.Transcript) {
+			t.Status.Phase, t.Status.Error = tcsv1.PhaseFailed, &tcsv1.TranscriptError{Type: "unprocessable", Message: "empty"}
+		}, map[string]metav1.ConditionStatus{tcsv1.ConditionReady: metav1.ConditionFalse, tcsv1.ConditionCorrected: metav1.ConditionFalse}},
+		{"no phase yet (an upload grant): none", func(t *tcsv1.Transcript) {
+			t.Status.Title = "not confirmed"
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			id := ids.New("tr")
+			tr := &tcsv1.Transcript{
+				ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: env.Namespace(t, "statuspatch")},
+				Spec: tcsv1.TranscriptSpec{ID: id, Organization: "org_a", Source: tcsv1.TranscriptSource{
+					Type: tcsv1.SourceURL, URL: "https://example.org/a.txt", Format: "txt"}},
+			}
+			if err := c.Create(ctx, tr); err != nil {
+				t.Fatal(err)
+			}
+			p := New(tr, "tcs-test")
+			tc.mutate(tr)
+			if err := p.Patch(ctx, c, tr); err != nil {
+				t.Fatal(err)
+			}
+			got := &tcsv1.Transcript{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(tr), got); err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Status.Conditions) != len(tc.want) {
+				t.Fatalf("stored conditions %+v, want %v", got.Status.Conditions, tc.want)
+			}
+			for _, cond := range got.Status.Conditions {
+				if want, ok := tc.want[cond.Type]; !ok || cond.Status != want || cond.ObservedGeneration != got.Generation {
+					t.Errorf("stored condition %+v, want status %q of generation %d", cond, want, got.Generation)
+				}
+			}
+			wantObserved := got.Generation
+			if tc.want == nil {
+				wantObserved = 0
+			}
+			if got.Status.ObservedGeneration != wantObserved {
+				t.Errorf("stored observedGeneration %d, want %d", got.Status.ObservedGeneration, wantObserved)
+			}
+		})
+	}
 }

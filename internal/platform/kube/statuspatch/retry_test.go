@@ -74,3 +74,43 @@ func TestRetry(t *testing.T) {
 		})
 	}
 }
+
+func TestRetryWithReadFirstStartsFromTheObjectAsTheReaderHasIt(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	for _, tc := range []struct {
+		name        string
+		opts        []Option
+		wantWritten bool
+		wantErr     func(error) bool
+	}{
+		{"without it a stale copy loses its one try", []Option{Locked}, false, apierrors.IsConflict},
+		{"with it the one try reads first and lands", []Option{Locked, ReadFirst}, true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			tr := pendingTranscript(t, c)
+			stale := tr.DeepCopy()
+			p := New(tr, "tcs-other")
+			tr.Status.Jobs[0].Attempts++
+			if err := p.Patch(ctx, c, tr, Locked); err != nil {
+				t.Fatal(err)
+			}
+			seen := -1
+			written, err := Retry(ctx, c, c, wait.Backoff{Steps: 1}, stale, "tcs-test", func() bool {
+				seen = stale.Status.Jobs[0].Attempts
+				stale.Status.Jobs[0].Error = "seen"
+				return true
+			}, tc.opts...)
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatalf("Retry = %v", err)
+			case tc.wantErr != nil && !tc.wantErr(err):
+				t.Fatalf("Retry = %v, not the error wanted", err)
+			case written != tc.wantWritten:
+				t.Fatalf("written = %t, want %t", written, tc.wantWritten)
+			case tc.wantWritten && seen != 1:
+				t.Fatalf("mutate saw %d attempts, want the 1 the other writer wrote", seen)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 // Package statuspatch writes the status of a Kubernetes object as a JSON merge patch of what
 // one writer changed since it read the object, so that writers of different status fields do
-// not overwrite each other (the model is cluster-api's util/patch).
+// not overwrite each other (the model is cluster-api's util/patch). Retry and Update are the
+// get–mutate–write of a status and of the rest of an object, with conflicts retried.
 //
 // A merge patch replaces a list whole. A patch that changes a list, or that a caller marks
 // Locked (a counter read and incremented), therefore carries the resourceVersion the writer
@@ -14,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,17 +50,46 @@ func New(obj client.Object, owner string) *Helper {
 	return &Helper{before: obj.DeepCopyObject().(client.Object), owner: owner}
 }
 
-// Option tunes a Patch.
+// Option tunes a Patch, a Retry or an Update.
 type Option int
 
-// Locked makes the patch carry the resourceVersion read, even when it changes no list: for a
-// value computed from the one read, such as a counter.
-const Locked Option = 1
+const (
+	// Locked makes the patch of Patch and Retry carry the resourceVersion read, even when it
+	// changes no list: for a value computed from the one read, such as a counter.
+	Locked Option = iota + 1
+	// ReadFirst makes Retry read the object at its first try too, not only after a conflict:
+	// for a caller that holds no copy as fresh as the API server's.
+	ReadFirst
+	// CreateMissing makes Update create the object when it does not exist.
+	CreateMissing
+)
 
-// Patch sends the changes of obj's status since New as a merge patch, and updates obj from the
-// answer. It sends nothing when the status did not change. A conflict error means another
-// writer changed a locked patch's object since it was read.
+// has reports whether opts holds o.
+func has(opts []Option, o Option) bool {
+	return slices.Contains(opts, o)
+}
+
+// ConditionSyncer is an object whose conditions are derived from the rest of its status
+// (a Transcript's from its phase): SyncConditions sets them.
+type ConditionSyncer interface {
+	SyncConditions()
+}
+
+// Sync derives the conditions of obj from its status when obj is a ConditionSyncer. Patch calls
+// it before every write; a write of a status that does not go through Patch calls it first, so
+// that every written status holds the conditions it implies.
+func Sync(obj client.Object) {
+	if s, ok := obj.(ConditionSyncer); ok {
+		s.SyncConditions()
+	}
+}
+
+// Patch derives obj's conditions from its status (Sync), sends the changes of obj's status
+// since New as a merge patch, and updates obj from the answer. It sends nothing when the status
+// did not change. A conflict error means another writer changed a locked patch's object since
+// it was read.
 func (h *Helper) Patch(ctx context.Context, c client.StatusClient, obj client.Object, opts ...Option) error {
+	Sync(obj)
 	data, err := Diff(h.before, obj, opts...)
 	if err != nil || data == nil {
 		return err
@@ -90,10 +121,7 @@ func Diff(before, after client.Object, opts ...Option) ([]byte, error) {
 		return nil, nil
 	}
 	patch := map[string]any{"status": json.RawMessage(diff)}
-	locked := false
-	for _, o := range opts {
-		locked = locked || o == Locked
-	}
+	locked := has(opts, Locked)
 	if !locked {
 		if locked, err = changesList(diff); err != nil {
 			return nil, err
@@ -148,15 +176,16 @@ func hasList(v any) bool {
 
 // Retry applies mutate to obj and patches the change of its status as owner, with opts. After
 // a conflict it reads obj again through r and applies mutate anew, up to backoff.Steps tries in
-// all (client-go's retry.OnError); the first try uses obj as the caller read it. mutate returns
-// false when the object as read needs no write, which ends Retry with written false. It
-// returns the last error: a conflict only when every try lost.
+// all (client-go's retry.OnError); the first try uses obj as the caller read it, or with
+// ReadFirst reads it through r too. mutate returns false when the object as read needs no
+// write, which ends Retry with written false. It returns the last error: a conflict only when
+// every try lost, or the read's.
 //
 // It is for a write that must not be lost, because what it records has happened (a delivery
-// attempt, a provider's answer); other writers requeue on a conflict and redo their work from
-// the newer version.
+// attempt, a provider's answer, a request's change); reconcilers requeue on a conflict instead
+// and redo their work from the newer version.
 func Retry(ctx context.Context, c client.Client, r client.Reader, backoff wait.Backoff, obj client.Object, owner string, mutate func() bool, opts ...Option) (written bool, err error) {
-	first := true
+	first := !has(opts, ReadFirst)
 	err = retry.OnError(backoff, apierrors.IsConflict, func() error {
 		if !first {
 			if err := r.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
