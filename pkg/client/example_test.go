@@ -129,6 +129,42 @@ func ExampleClient_Transcripts() {
 	// Genesis true
 }
 
+// Correct only some categories, keep weaker changes as suggestions, tag the transcript with
+// your own metadata, and list by it.
+func ExampleProcessingOptions() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	autoApply := 0.95
+	t, err := c.CreatePaste(ctx, client.PasteRequest{
+		Content: "read Revelations 21:4 and first corinthians 13 4 near capernum",
+		Options: &client.ProcessingOptions{
+			Categories: []string{"bible"},
+			Thresholds: &client.Thresholds{AutoApply: &autoApply},
+			Metadata:   map[string]string{"campus": "north", "example": "options"},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(*t.Content)
+	fmt.Println(t.ChangesSummary.AutoApplied, "applied,", t.ChangesSummary.NeedsReview, "suggested")
+	fmt.Println(t.Options.Categories, *t.Options.Thresholds.AutoApply, t.Options.Metadata)
+	for listed, err := range c.Transcripts(ctx, client.TranscriptFilter{Metadata: map[string]string{"example": "options"}}, 10) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(listed.ID == t.ID)
+	}
+	// Output:
+	// read Revelations 21:4 and 1 Corinthians 13 4 near capernum
+	// 1 applied, 1 suggested
+	// [bible] 0.95 map[campus:north example:options]
+	// true
+}
+
 // List what the deterministic pass changed.
 func ExampleClient_Changes() {
 	ctx := context.Background()

@@ -198,6 +198,8 @@ type TranscriptFilter struct {
 	SourceType SourceType
 	// CreatedFrom and CreatedTo bound the creation time, both inclusive (to the second).
 	CreatedFrom, CreatedTo time.Time
+	// Metadata selects the transcripts whose metadata have each of its pairs (at most 20).
+	Metadata map[string]string
 }
 
 func (f TranscriptFilter) apply(q url.Values) {
@@ -212,6 +214,9 @@ func (f TranscriptFilter) apply(q url.Values) {
 	}
 	if !f.CreatedTo.IsZero() {
 		q.Set("created[lte]", strconv.FormatInt(f.CreatedTo.Unix(), 10))
+	}
+	for k, v := range f.Metadata {
+		q.Set("metadata["+k+"]", v)
 	}
 }
 

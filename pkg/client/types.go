@@ -118,6 +118,20 @@ type Options struct {
 	AIPass              AIPassOptions `json:"ai_pass"`
 	NormalizeReferences bool          `json:"normalize_references"`
 	Language            string        `json:"language,omitempty"`
+	// Categories are the categories corrected, sorted; nil for every category.
+	Categories []string `json:"categories,omitempty"`
+	// Thresholds are the confidence bounds given; nil for none.
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	// Metadata are the caller's own key-value pairs; empty for none.
+	Metadata map[string]string `json:"metadata"`
+}
+
+// Thresholds are confidence bounds from 0 to 1 with at most three decimal places: a change is
+// applied automatically only when the engine would apply it and its confidence is at least
+// AutoApply, and a change below Suggest is dropped. A nil bound is not given.
+type Thresholds struct {
+	AutoApply *float64 `json:"auto_apply,omitempty"`
+	Suggest   *float64 `json:"suggest,omitempty"`
 }
 
 // AIPassOptions configure the AI validation pass.
@@ -222,6 +236,15 @@ type ProcessingOptions struct {
 	NormalizeReferences bool           `json:"normalize_references,omitempty"`
 	// Language is the caption language of a youtube source (BCP 47, default en).
 	Language string `json:"language,omitempty"`
+	// Categories, when set, are the only categories corrected: bible, place, person, or a
+	// category of the organization's glossary.
+	Categories []string `json:"categories,omitempty"`
+	// Thresholds, when set, bound the confidence of automatic and suggested changes.
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	// Metadata are your own key-value pairs (at most 20; keys of 1 to 40 bytes of letters,
+	// digits, _, . and -; values of at most 500 bytes), shown on the transcript and usable as
+	// a list filter (TranscriptFilter.Metadata).
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 // PasteRequest creates a transcript from text; it is corrected in the create response.

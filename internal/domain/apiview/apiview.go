@@ -3,6 +3,8 @@
 package apiview
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -76,6 +78,48 @@ type Options struct {
 	AIPass              AIPassOptions `json:"ai_pass"`
 	NormalizeReferences bool          `json:"normalize_references"`
 	Language            string        `json:"language,omitempty"`
+	// Categories are the categories corrected, absent for every category.
+	Categories []string `json:"categories,omitempty"`
+	// Thresholds are the confidence bounds given, absent for none.
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	// Metadata are the caller's own pairs, an empty object for none.
+	Metadata map[string]string `json:"metadata"`
+}
+
+// Thresholds are the confidence bounds of a transcript's options; a bound not given is absent.
+type Thresholds struct {
+	AutoApply *float64 `json:"auto_apply,omitempty"`
+	Suggest   *float64 `json:"suggest,omitempty"`
+}
+
+// NewOptions renders a transcript's options.
+func NewOptions(o tcsv1.TranscriptOptions) Options {
+	v := Options{
+		AIPass:              AIPassOptions{Enabled: o.AIPass.Enabled, Apply: o.AIPass.Apply},
+		NormalizeReferences: o.NormalizeReferences,
+		Language:            o.Language,
+		Categories:          slices.Clone(o.Categories),
+		Metadata:            maps.Clone(o.Metadata),
+	}
+	if v.Metadata == nil {
+		v.Metadata = map[string]string{}
+	}
+	if t := o.Thresholds; t != nil {
+		v.Thresholds = &Thresholds{AutoApply: confidence(t.AutoApply), Suggest: confidence(t.Suggest)}
+		if v.Thresholds.AutoApply == nil && v.Thresholds.Suggest == nil {
+			v.Thresholds = nil
+		}
+	}
+	return v
+}
+
+// confidence reads a threshold of tcsv1.Thresholds; nil when it is empty (or not one).
+func confidence(s string) *float64 {
+	v, err := tcsv1.ParseConfidence(s)
+	if err != nil {
+		return nil
+	}
+	return &v
 }
 
 // AIPassOptions configure the AI validation pass.
@@ -107,12 +151,8 @@ func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
 		SourceFormat: t.Status.Format,
 		SourceURL:    t.Spec.Source.URL,
 		Content:      content,
-		Options: Options{
-			AIPass:              AIPassOptions{Enabled: t.Spec.Options.AIPass.Enabled, Apply: t.Spec.Options.AIPass.Apply},
-			NormalizeReferences: t.Spec.Options.NormalizeReferences,
-			Language:            t.Spec.Options.Language,
-		},
-		CreatedAt: Timestamp(t.Created()),
+		Options:      NewOptions(t.Spec.Options),
+		CreatedAt:    Timestamp(t.Created()),
 	}
 	if v.Status == "" {
 		v.Status = tcsv1.PhasePending

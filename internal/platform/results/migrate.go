@@ -208,6 +208,36 @@ CREATE INDEX audit_entries_org_at ON audit_entries (organization, at_us DESC, id
 CREATE INDEX audit_entries_at ON audit_entries (at_us, id);
 `,
 	},
+	{
+		// The metadata of the archived transcripts (options.metadata), a row per pair, for the
+		// list's metadata[key]=value filter; filled from the records already archived.
+		version: 7,
+		name:    "transcript_metadata",
+		sqlite: `
+CREATE TABLE transcript_metadata (
+	transcript_id TEXT NOT NULL,
+	organization  TEXT NOT NULL,
+	key           TEXT NOT NULL,
+	value         TEXT NOT NULL,
+	PRIMARY KEY (transcript_id, key)
+);
+CREATE INDEX transcript_metadata_org_pair ON transcript_metadata (organization, key, value);
+INSERT INTO transcript_metadata (transcript_id, organization, key, value)
+	SELECT t.id, t.organization, m.key, m.value FROM transcripts t, json_each(t.record, '$.spec.options.metadata') m;
+`,
+		postgres: `
+CREATE TABLE transcript_metadata (
+	transcript_id TEXT COLLATE "C" NOT NULL,
+	organization  TEXT NOT NULL,
+	key           TEXT COLLATE "C" NOT NULL,
+	value         TEXT COLLATE "C" NOT NULL,
+	PRIMARY KEY (transcript_id, key)
+);
+CREATE INDEX transcript_metadata_org_pair ON transcript_metadata (organization, key, value);
+INSERT INTO transcript_metadata (transcript_id, organization, key, value)
+	SELECT t.id, t.organization, m.key, m.value FROM transcripts t, jsonb_each_text(t.record->'spec'->'options'->'metadata') m;
+`,
+	},
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock that serializes migrations of
