@@ -291,6 +291,9 @@ type EventState struct {
 	// Jobs is how many jobs the transcript had.
 	// +optional
 	Jobs int `json:"jobs,omitempty"`
+	// Review is the review of the transcript then; nil before its first decision.
+	// +optional
+	Review *ReviewStatus `json:"review,omitempty"`
 }
 
 // TranscriptError is the error of a failed transcript, as the API shows it.

@@ -32,7 +32,9 @@ import (
 // SecretType is the type of the Secrets that hold webhook signing secrets.
 const SecretType corev1.SecretType = "tcs.dev/webhook-secret"
 
-// Events are the event types an endpoint can subscribe to, in their canonical order.
+// Events are the event types an endpoint can subscribe to, in their canonical order. An
+// endpoint stores its types expanded ("all" as the list of the moment), so a type added here
+// reaches only the endpoints that choose it from then on.
 var Events = []string{
 	tcsv1.EventTranscriptCreated,
 	tcsv1.EventTranscriptCompleted,
@@ -40,6 +42,7 @@ var Events = []string{
 	tcsv1.EventAIPassStarted,
 	tcsv1.EventAIPassCompleted,
 	tcsv1.EventAIPassFailed,
+	tcsv1.EventTranscriptReviewed,
 }
 
 // ErrNotFound is returned for an endpoint or delivery that does not exist, or belongs to

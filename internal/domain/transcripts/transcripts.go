@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -80,6 +81,10 @@ type Service struct {
 	Results *results.Store
 	// Files holds the files of uploads; nil refuses their confirmation.
 	Files Files
+	// Processor records review decisions (Decide); nil refuses them.
+	Processor *pipeline.Processor
+	// Clock is what the time of decisions is read from; nil means the real clock.
+	Clock clock.PassiveClock
 	// Written, when set, is called after each status write with the transcript as written
 	// (the API waits there for its informer cache).
 	Written func(ctx context.Context, t *tcsv1.Transcript)
@@ -274,8 +279,8 @@ func (s *Service) Upload(ctx context.Context, org, id string) (*tcsv1.Transcript
 	return t, nil
 }
 
-// Content returns the corrected content of t, a transcript of org, once it is completed; nil
-// before, or when its content is gone.
+// Content returns the corrected content of t, a transcript of org, once it is completed (the
+// reviewed content while a review is in force); nil before, or when its content is gone.
 func (s *Service) Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error) {
 	if err := CheckOrg(org); err != nil {
 		return nil, err
@@ -283,10 +288,11 @@ func (s *Service) Content(ctx context.Context, org string, t *tcsv1.Transcript) 
 	if err := owned(org, t); err != nil {
 		return nil, err
 	}
-	if t.Status.Phase != tcsv1.PhaseCompleted || t.Status.ContentRef == "" {
+	ref := t.ShownContentRef()
+	if t.Status.Phase != tcsv1.PhaseCompleted || ref == "" {
 		return nil, nil
 	}
-	data, err := s.Store.Content(ctx, t.Status.ContentRef)
+	data, err := s.Store.Content(ctx, ref)
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
 		return nil, nil
@@ -297,14 +303,15 @@ func (s *Service) Content(ctx context.Context, org string, t *tcsv1.Transcript) 
 	return &c, nil
 }
 
-// Changes returns transcript id of org with its changes in text order.
+// Changes returns transcript id of org with its changes in text order, each with its latest
+// decision while a review is in force.
 func (s *Service) Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error) {
 	t, _, err := s.Get(ctx, org, id)
 	if err != nil {
 		return nil, nil, err
 	}
 	var changes []pipeline.Change
-	if ref := t.Status.ChangesRef; ref != "" {
+	if ref := t.ShownChangesRef(); ref != "" {
 		raw, err := s.Store.Content(ctx, ref)
 		if err != nil && !errors.Is(err, blob.ErrNotFound) {
 			return nil, nil, fmt.Errorf("reading the changes of %s: %w", t.Spec.ID, err)

@@ -208,6 +208,23 @@ CREATE INDEX audit_entries_org_at ON audit_entries (organization, at_us DESC, id
 CREATE INDEX audit_entries_at ON audit_entries (at_us, id);
 `,
 	},
+	{
+		// The suggestions of a transcript no one decided on (Transcript.Undecided), for the
+		// list's needs_review filter; a record from before review decisions has its
+		// changes summary's.
+		version: 7,
+		name:    "transcripts_undecided",
+		sqlite: `
+ALTER TABLE transcripts ADD COLUMN undecided INTEGER NOT NULL DEFAULT 0;
+UPDATE transcripts SET undecided = COALESCE(json_extract(record, '$.status.changesSummary.needsReview'), 0) WHERE status = 'completed';
+CREATE INDEX transcripts_org_undecided_created ON transcripts (organization, undecided, created_us DESC, id DESC) WHERE status = 'completed';
+`,
+		postgres: `
+ALTER TABLE transcripts ADD COLUMN undecided INTEGER NOT NULL DEFAULT 0;
+UPDATE transcripts SET undecided = COALESCE((record->'status'->'changesSummary'->>'needsReview')::integer, 0) WHERE status = 'completed';
+CREATE INDEX transcripts_org_undecided_created ON transcripts (organization, undecided, created_us DESC, id DESC) WHERE status = 'completed';
+`,
+	},
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock that serializes migrations of
