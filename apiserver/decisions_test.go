@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -406,5 +407,41 @@ func TestDecisionsOnArchivedTranscripts(t *testing.T) {
 	}
 	if got := listed("&needs_review=false"); got != clean+","+id && got != id+","+clean {
 		t.Fatalf("needs_review=false after the decisions: %s", got)
+	}
+}
+
+// TestDecisionsSurviveKill kills the API server process (SIGKILL) after a decisions request
+// stored the objects of its review version and before the status named them: the old version
+// stays in force (content, ETag, change list), and the request retried with the same
+// Idempotency-Key on another server records the decisions once.
+func TestDecisionsSurviveKill(t *testing.T) {
+	h := newHarness(t)
+	id := h.pasteFor(t, h.keyA.Value, reviewText, nil)
+	before := h.do(t, http.MethodGet, "/api/v1/transcripts/"+id, h.keyA.Value, "", nil)
+	beforeChanges := h.do(t, http.MethodGet, "/api/v1/transcripts/"+id+"/changes?limit=100", h.keyA.Value, "", nil)
+	body := `{"decisions":[{"change_id":"chg_0003","action":"accept"}],"review_version":0}`
+	if got := h.killAtStep(t, "stored", "/api/v1/transcripts/"+id+"/decisions", "decide-kill", body); got != id {
+		t.Fatalf("the child stopped on %s, want %s", got, id)
+	}
+	// The killed run's objects are stored, yet nothing names them.
+	stored, err := filepath.Glob(filepath.Join(h.storeDir, "transcripts", h.keyA.OrganizationID, id, "review", "000001-*"))
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("objects of the killed run: %v, %v", stored, err)
+	}
+	after := h.do(t, http.MethodGet, "/api/v1/transcripts/"+id, h.keyA.Value, "", nil)
+	if string(after.raw) != string(before.raw) || after.header.Get("ETag") != `"r0"` {
+		t.Fatalf("after the kill:\n%s %s\nwant\n%s", after.header.Get("ETag"), after.raw, before.raw)
+	}
+	if got := h.do(t, http.MethodGet, "/api/v1/transcripts/"+id+"/changes?limit=100", h.keyA.Value, "", nil); string(got.raw) != string(beforeChanges.raw) {
+		t.Fatalf("changes after the kill:\n%s\nwant\n%s", got.raw, beforeChanges.raw)
+	}
+	retry := h.post(t, "/api/v1/transcripts/"+id+"/decisions", h.keyA.Value, "decide-kill", body)
+	want := "Turn to 1 Corinthians 13:4.\nThe Revelations of the prophets were many.\nThey sailed past Capernaum.\n"
+	if retry.status != 200 || retry.body["content"] != want || retry.header.Get("ETag") != `"r1"` {
+		t.Fatalf("the retry: %d %s %s", retry.status, retry.header.Get("ETag"), retry.raw)
+	}
+	again := h.post(t, "/api/v1/transcripts/"+id+"/decisions", h.keyA.Value, "decide-kill", body)
+	if again.status != 200 || string(again.raw) != string(retry.raw) || again.header.Get(HeaderIdempotentReplayed) != "true" {
+		t.Fatalf("the replay: %d %s", again.status, again.raw)
 	}
 }

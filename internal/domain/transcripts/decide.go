@@ -142,6 +142,9 @@ func (s *Service) decideOnce(ctx context.Context, org string, t *tcsv1.Transcrip
 	if err != nil {
 		return false, err
 	}
+	if s.ReviewStored != nil {
+		s.ReviewStored(ctx, t.Spec.ID)
+	}
 	changed := !bytes.Equal(before, rev.Content)
 	var recordErr error
 	err = s.UpdateStatus(ctx, org, t, func(t *tcsv1.Transcript) bool {

@@ -85,6 +85,9 @@ type Service struct {
 	Processor *pipeline.Processor
 	// Clock is what the time of decisions is read from; nil means the real clock.
 	Clock clock.PassiveClock
+	// ReviewStored, when set, is called once the objects of a new review version of transcript
+	// id are stored and before its status names them (tests stop a process there).
+	ReviewStored func(ctx context.Context, id string)
 	// Written, when set, is called after each status write with the transcript as written
 	// (the API waits there for its informer cache).
 	Written func(ctx context.Context, t *tcsv1.Transcript)
