@@ -188,6 +188,49 @@ func ExampleClient_Changes() {
 	// place "capernum" -> "Capernaum" (auto_applied)
 }
 
+// Review a transcript: accept a suggestion, add a correction the passes missed, and find that
+// a batch based on an older review version is refused.
+func ExampleClient_Decide() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	text := "The Revelations of the prophets were many.\n"
+	t, err := c.CreatePaste(ctx, client.PasteRequest{Content: text})
+	if err != nil {
+		log.Fatal(err)
+	}
+	undecided := false
+	for ch, err := range c.Changes(ctx, t.ID, client.ChangeFilter{Status: "needs_review", Decided: &undecided}, 0) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("to decide: %s %q -> %q\n", ch.ID, ch.Original, ch.Replacement)
+	}
+	version := t.Review.Version
+	start := strings.Index(text, "prophets")
+	t, err = c.Decide(ctx, t.ID, client.DecideRequest{ReviewVersion: &version, Decisions: []client.Decision{
+		{ChangeID: "chg_0001", Action: client.ActionAccept},
+		{Action: client.ActionAdd, Start: start, End: start + len("prophets"), Replacement: "Prophets"},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(*t.Content)
+	fmt.Println("version", t.Review.Version, "undecided", t.Review.Undecided, "decided", t.Review.Decided)
+	// A second reviewer who read version 0 is told to fetch the transcript again.
+	_, err = c.Decide(ctx, t.ID, client.DecideRequest{ReviewVersion: &version, Decisions: []client.Decision{
+		{ChangeID: "chg_0001", Action: client.ActionReject},
+	}})
+	fmt.Println("conflict:", client.IsType(err, "conflict"))
+	// Output:
+	// to decide: chg_0001 "Revelations" -> "Revelation"
+	// The Revelation of the Prophets were many.
+	// version 1 undecided 0 decided 2
+	// conflict: true
+}
+
 // Run the AI validation pass on a transcript and wait for its verdicts.
 func ExampleClient_TriggerAIPass() {
 	ctx := context.Background()

@@ -143,6 +143,17 @@ func (c *Client) TriggerAIPass(ctx context.Context, id string, req AIPassRequest
 	return &t, nil
 }
 
+// Decide records a batch of review decisions on a completed transcript and returns it with its
+// reviewed content. With req.ReviewVersion, a review that moved since fails with an *Error of
+// type conflict: fetch the transcript and its changes, and decide again.
+func (c *Client) Decide(ctx context.Context, id string, req DecideRequest, opts ...CallOption) (*Transcript, error) {
+	var t Transcript
+	if _, err := c.call(ctx, http.MethodPost, "/api/v1/transcripts/"+url.PathEscape(id)+"/decisions", nil, req, &t, opts); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
 // GetJob returns a job's status and progress.
 func (c *Client) GetJob(ctx context.Context, id string) (*Job, error) {
 	var j Job
@@ -200,6 +211,9 @@ type TranscriptFilter struct {
 	CreatedFrom, CreatedTo time.Time
 	// Metadata selects the transcripts whose metadata have each of its pairs (at most 20).
 	Metadata map[string]string
+	// NeedsReview selects the completed transcripts with (true) or without (false) suggestions
+	// no one decided on.
+	NeedsReview *bool
 }
 
 func (f TranscriptFilter) apply(q url.Values) {
@@ -217,6 +231,9 @@ func (f TranscriptFilter) apply(q url.Values) {
 	}
 	for k, v := range f.Metadata {
 		q.Set("metadata["+k+"]", v)
+	}
+	if f.NeedsReview != nil {
+		q.Set("needs_review", strconv.FormatBool(*f.NeedsReview))
 	}
 }
 
@@ -249,6 +266,8 @@ type ChangeFilter struct {
 	AIVerdict string
 	// Applied selects the changes written into the content (true) or left out (false).
 	Applied *bool
+	// Decided selects the changes with (true) or without (false) a review decision.
+	Decided *bool
 }
 
 func (f ChangeFilter) apply(q url.Values) {
@@ -263,6 +282,9 @@ func (f ChangeFilter) apply(q url.Values) {
 	}
 	if f.Applied != nil {
 		q.Set("applied", strconv.FormatBool(*f.Applied))
+	}
+	if f.Decided != nil {
+		q.Set("decided", strconv.FormatBool(*f.Decided))
 	}
 }
 

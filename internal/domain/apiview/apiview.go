@@ -26,6 +26,7 @@ type Transcript struct {
 	SourceURL      string             `json:"source_url,omitempty"`
 	Content        *string            `json:"content,omitempty"`
 	ChangesSummary *ChangesSummary    `json:"changes_summary,omitempty"`
+	Review         *Review            `json:"review,omitempty"`
 	Jobs           []JobRef           `json:"jobs,omitempty"`
 	AIPass         *AIPass            `json:"ai_pass,omitempty"`
 	Options        Options            `json:"options"`
@@ -41,6 +42,36 @@ type ChangesSummary struct {
 	NeedsReview int            `json:"needs_review"`
 	AIFlagged   int            `json:"ai_flagged"`
 	ByCategory  map[string]int `json:"by_category"`
+}
+
+// Review is the review state of a completed transcript: its version (0 before any decision,
+// as its ETag "r<version>" gives it), the suggestions no one decided on, the changes decided,
+// and the latest decision's author and time.
+type Review struct {
+	Version       int64   `json:"version"`
+	Undecided     int     `json:"undecided"`
+	Decided       int     `json:"decided"`
+	LastDecidedBy *string `json:"last_decided_by"`
+	LastDecidedAt *string `json:"last_decided_at"`
+}
+
+// NewReview renders the review of t; nil unless t is completed.
+func NewReview(t *tcsv1.Transcript) *Review {
+	if t.Status.Phase != tcsv1.PhaseCompleted {
+		return nil
+	}
+	v := &Review{Version: t.ReviewVersion(), Undecided: t.Undecided()}
+	if r := t.Status.Review; r != nil {
+		if t.ReviewInForce() != nil {
+			v.Decided = r.Decided
+		}
+		if r.LastDecidedBy != "" {
+			by := r.LastDecidedBy
+			v.LastDecidedBy = &by
+		}
+		v.LastDecidedAt = OptionalTimestamp(r.LastDecidedAt)
+	}
+	return v
 }
 
 // AIPass is the outcome of a transcript's latest AI validation pass.
@@ -166,7 +197,7 @@ func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
 	if v.SourceFormat == "" {
 		v.SourceFormat = t.Spec.Source.Format
 	}
-	if s := t.Status.ChangesSummary; s != nil && t.Status.Phase == tcsv1.PhaseCompleted {
+	if s := t.ShownChangesSummary(); s != nil && t.Status.Phase == tcsv1.PhaseCompleted {
 		by := make(map[string]int, len(s.ByCategory))
 		for k, n := range s.ByCategory {
 			by[k] = n
@@ -190,6 +221,7 @@ func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
 			v.AIPass.Error = &Error{Type: e.Type, Message: e.Message}
 		}
 	}
+	v.Review = NewReview(t)
 	v.CompletedAt = OptionalTimestamp(t.Status.CompletedAt)
 	return v
 }

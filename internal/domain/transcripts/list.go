@@ -48,6 +48,9 @@ type listFilter struct {
 	createdTo   time.Time
 	// metadata are the pairs a transcript's options.metadata must all have.
 	metadata map[string]string
+	// needsReview, when set, keeps the completed transcripts with (true) or without (false)
+	// undecided suggestions.
+	needsReview *bool
 }
 
 func (f listFilter) match(t *tcsv1.Transcript) bool {
@@ -61,6 +64,8 @@ func (f listFilter) match(t *tcsv1.Transcript) bool {
 	case !f.createdFrom.IsZero() && t.Created().Time.Before(f.createdFrom):
 		return false
 	case !f.createdTo.IsZero() && t.Created().Time.After(f.createdTo):
+		return false
+	case f.needsReview != nil && (t.Status.Phase != tcsv1.PhaseCompleted || (t.Undecided() > 0) != *f.needsReview):
 		return false
 	}
 	for k, v := range f.metadata {
@@ -76,7 +81,7 @@ var sourceTypes = []tcsv1.SourceType{tcsv1.SourcePaste, tcsv1.SourceYouTube, tcs
 
 // ParseListQuery reads the query of a list (GET /api/v1/transcripts and the dashboard's
 // list): limit (1 to 100, default 10), status, source_type, created[gte], created[lte],
-// metadata[key] and the cursors starting_after or ending_before. A refused value is a
+// metadata[key], needs_review and the cursors starting_after or ending_before. A refused value is a
 // *ParamError.
 func ParseListQuery(q url.Values) (ListOptions, error) {
 	o := ListOptions{Limit: 10}
@@ -100,6 +105,13 @@ func ParseListQuery(q url.Values) (ListOptions, error) {
 			return o, &ParamError{"source_type", fmt.Sprintf("source_type %s is not one of paste, youtube, url, upload.", apiview.Quote(v))}
 		}
 		o.sourceType = tcsv1.SourceType(v)
+	}
+	if v := q.Get("needs_review"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil || (v != "true" && v != "false") {
+			return o, &ParamError{"needs_review", "needs_review must be true or false."}
+		}
+		o.needsReview = &b
 	}
 	var err error
 	if o.createdFrom, err = timeQuery(q, "created[gte]"); err != nil {
@@ -270,7 +282,7 @@ func (s *Service) archivedPage(ctx context.Context, org string, f listFilter, li
 	if s.Results == nil {
 		return nil, false, nil
 	}
-	opts := results.ListOptions{Status: f.status, SourceType: f.sourceType, CreatedGTE: f.createdFrom, CreatedLTE: f.createdTo, Metadata: f.metadata}
+	opts := results.ListOptions{Status: f.status, SourceType: f.sourceType, CreatedGTE: f.createdFrom, CreatedLTE: f.createdTo, Metadata: f.metadata, NeedsReview: f.needsReview}
 	if cursor != nil {
 		c := &results.Cursor{ID: cursor.Spec.ID, CreatedAt: cursor.Created().Truncate(time.Second)}
 		if before {

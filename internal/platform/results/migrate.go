@@ -238,6 +238,23 @@ INSERT INTO transcript_metadata (transcript_id, organization, key, value)
 	SELECT t.id, t.organization, m.key, m.value FROM transcripts t, jsonb_each_text(t.record->'spec'->'options'->'metadata') m;
 `,
 	},
+	{
+		// The suggestions of a transcript no one decided on (Transcript.Undecided), for the
+		// list's needs_review filter; a record from before review decisions has its
+		// changes summary's.
+		version: 8,
+		name:    "transcripts_undecided",
+		sqlite: `
+ALTER TABLE transcripts ADD COLUMN undecided INTEGER NOT NULL DEFAULT 0;
+UPDATE transcripts SET undecided = COALESCE(json_extract(record, '$.status.changesSummary.needsReview'), 0) WHERE status = 'completed';
+CREATE INDEX transcripts_org_undecided_created ON transcripts (organization, undecided, created_us DESC, id DESC) WHERE status = 'completed';
+`,
+		postgres: `
+ALTER TABLE transcripts ADD COLUMN undecided INTEGER NOT NULL DEFAULT 0;
+UPDATE transcripts SET undecided = COALESCE((record->'status'->'changesSummary'->>'needsReview')::integer, 0) WHERE status = 'completed';
+CREATE INDEX transcripts_org_undecided_created ON transcripts (organization, undecided, created_us DESC, id DESC) WHERE status = 'completed';
+`,
+	},
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock that serializes migrations of

@@ -66,6 +66,9 @@ type ListOptions struct {
 	SourceType tcsv1.SourceType
 	// CreatedGTE and CreatedLTE, when set, bound the creation time (inclusive).
 	CreatedGTE, CreatedLTE time.Time
+	// NeedsReview, when set, keeps the completed records with (true) or without (false)
+	// suggestions no one decided on.
+	NeedsReview *bool
 	// StartingAfter, when set, returns the records right after (older than) it.
 	StartingAfter *Cursor
 	// EndingBefore, when set, returns the records right before (newer than) it.
@@ -131,16 +134,17 @@ func (s *Store) Put(ctx context.Context, t *tcsv1.Transcript, version int64) (bo
 		return false, fmt.Errorf("putting transcript record %s: beginning a transaction: %w", t.Spec.ID, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	res, err := tx.ExecContext(ctx, `INSERT INTO transcripts (`+transcriptColumns+`)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	res, err := tx.ExecContext(ctx, `INSERT INTO transcripts (`+transcriptColumns+`, undecided)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (id) DO UPDATE SET
 	organization = excluded.organization, source_type = excluded.source_type, status = excluded.status,
 	ai_pass_status = excluded.ai_pass_status, created_us = excluded.created_us, completed_us = excluded.completed_us,
-	deleted_us = excluded.deleted_us, version = excluded.version, archived_us = excluded.archived_us, record = excluded.record
+	deleted_us = excluded.deleted_us, version = excluded.version, archived_us = excluded.archived_us, record = excluded.record,
+	undecided = excluded.undecided
 WHERE transcripts.version < excluded.version`,
 		t.Spec.ID, t.Spec.Organization, string(t.Spec.Source.Type), string(t.Status.Phase), string(t.Status.AIPassStatus),
 		micros(t.Created().Truncate(time.Second)), nullMicros(completed), nullMicros(deleted),
-		version, micros(s.now()), string(data))
+		version, micros(s.now()), string(data), t.Undecided())
 	if err != nil {
 		return false, fmt.Errorf("putting transcript record %s: %w", t.Spec.ID, err)
 	}
@@ -213,6 +217,14 @@ func (s *Store) List(ctx context.Context, org string, opts ListOptions) (*Page, 
 	}
 	if opts.SourceType != "" {
 		q.where("source_type = " + q.arg(string(opts.SourceType)))
+	}
+	if opts.NeedsReview != nil {
+		q.where("status = " + q.arg(string(tcsv1.PhaseCompleted)))
+		if *opts.NeedsReview {
+			q.where("undecided > 0")
+		} else {
+			q.where("undecided = 0")
+		}
 	}
 	if !opts.CreatedGTE.IsZero() {
 		// The first microsecond at or after the bound.
