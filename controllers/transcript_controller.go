@@ -399,6 +399,10 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 			return ctrl.Result{}, fmt.Errorf("removing the objects of deleted transcript %s: %w", t.Spec.ID, err)
 		}
 	}
+	// The review's versions, the one in force and the earlier ones.
+	if err := r.Store.DeletePrefix(ctx, keys.ReviewPrefix()); err != nil {
+		return ctrl.Result{}, fmt.Errorf("removing the review of deleted transcript %s: %w", t.Spec.ID, err)
+	}
 	deliveries := &tcsv1.WebhookDeliveryList{}
 	if err := r.Client.List(ctx, deliveries, client.InNamespace(t.Namespace),
 		client.MatchingLabels{tcsv1.LabelOrganization: t.Spec.Organization}); err != nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -260,25 +261,18 @@ func FirstLine(text string) string {
 }
 
 // CorrectionOptions returns the options of the deterministic pass for a transcript's options:
-// its categories and its thresholds (an empty bound, or one the CRD's validation refuses, is
-// 0, which keeps the engine's decisions). The organization's glossary is the caller's to add.
+// its categories, and its thresholds (a bound left out keeps the engine's decisions; one the
+// CRD's validation would refuse is left out too). The organization's glossary is the caller's
+// to add.
 func CorrectionOptions(o tcsv1.TranscriptOptions) correction.Options {
-	opts := correction.Options{NormalizeReferences: o.NormalizeReferences, Categories: o.Categories}
+	opts := correction.Options{NormalizeReferences: o.NormalizeReferences, Categories: slices.Clone(o.Categories)}
 	if t := o.Thresholds; t != nil {
-		opts.Thresholds.AutoApply = confidence(t.AutoApply)
-		opts.Thresholds.Suggest = confidence(t.Suggest)
+		if v, err := tcsv1.ParseConfidence(t.AutoApply); err == nil {
+			opts.Thresholds.AutoApply = v
+		}
+		if v, err := tcsv1.ParseConfidence(t.Suggest); err == nil {
+			opts.Thresholds.Suggest = v
+		}
 	}
 	return opts
-}
-
-// confidence reads a bound of tcsv1.Thresholds, 0 when empty or invalid.
-func confidence(s string) float64 {
-	if s == "" {
-		return 0
-	}
-	v, err := tcsv1.ParseConfidence(s)
-	if err != nil {
-		return 0
-	}
-	return v
 }
