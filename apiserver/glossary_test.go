@@ -8,7 +8,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/platform/results"
 )
@@ -417,5 +421,39 @@ func TestConcurrentUpdatesOfAnEntryWithoutIfMatchAllLand(t *testing.T) {
 	if slices.ContainsFunc(statuses, func(s int) bool { return s != http.StatusOK }) || got.body["auto"] != true || got.body["sounds_like"] != true ||
 		got.body["category"] != "name" || fmt.Sprint(got.body["forms"]) != "[zorba nath]" {
 		t.Fatalf("statuses %v; the entry is %s", statuses, got.raw)
+	}
+}
+
+func TestAPasteOfAnOrganizationWhoseStoredGlossaryIsInvalidIsAServerErrorNamingIt(t *testing.T) {
+	h := newHarness(t)
+	org := h.keyA.OrganizationID
+	// Written around the service, as kubectl would: two entries of the same words.
+	g := &tcsv1.Glossary{
+		ObjectMeta: metav1.ObjectMeta{Name: glossary.ObjectName(org), Namespace: h.namespace},
+		Spec: tcsv1.GlossarySpec{Organization: org, Entries: []tcsv1.GlossaryEntry{
+			{ID: "gle_a1", Term: "Zorbanath"}, {ID: "gle_b2", Term: "zorbanath"},
+		}},
+	}
+	if err := h.client.Create(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "content": "Zorbanath preached."})
+		if r.status == http.StatusInternalServerError {
+			wantError(t, r, http.StatusInternalServerError, ErrServer, "")
+			if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "glossary is invalid") || !strings.Contains(msg, "entries[1]") {
+				t.Fatalf("message %q does not name the glossary's fault", msg)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the paste is still %d %s", r.status, r.raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Another organization's pastes are not affected.
+	if r := h.paste(t, h.keyB.Value, map[string]any{"source_type": "paste", "content": "Zorbanath preached."}); r.status != http.StatusCreated {
+		t.Fatalf("B's paste: %d %s", r.status, r.raw)
 	}
 }
