@@ -254,7 +254,7 @@ func (s *Server) record(ctx context.Context, run *idemRun, rw *statusRecorder) {
 		StatusCode: rw.status, ContentType: rw.Header().Get("Content-Type"),
 		Body: rw.body.Bytes(), RequestID: rw.Header().Get("X-Request-Id"),
 	}
-	for _, h := range []string{"Cache-Control", "Location", "Retry-After"} {
+	for _, h := range []string{"Cache-Control", "Location", "Retry-After", "ETag"} {
 		if v := rw.Header().Get(h); v != "" {
 			if resp.Headers == nil {
 				resp.Headers = map[string]string{}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/kube/recorder"
@@ -172,6 +173,7 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 		Log:            mgr.GetLogger(),
 		Metrics:        opts.metrics,
 		Recorder:       rec,
+		Glossaries:     glossary.NewCompiler(mgr.GetClient(), h.namespace, 0),
 	})
 	// Short heartbeats, so that a retry resumes a killed request within a second or two.
 	srv.idempotency.heartbeatEvery, srv.idempotency.staleAfter, srv.idempotency.wait = testHeartbeat, 1500*time.Millisecond, 5*time.Second

@@ -35,6 +35,14 @@ var servedRoutes = []struct{ method, path string }{
 	{http.MethodPost, "/api/v1/transcripts/{id}/ai_pass"},
 	{http.MethodPost, "/api/v1/transcripts/{id}/decisions"},
 	{http.MethodGet, "/api/v1/jobs/{id}"},
+	{http.MethodGet, "/api/v1/glossary"},
+	{http.MethodPut, "/api/v1/glossary"},
+	{http.MethodPost, "/api/v1/glossary/entries"},
+	{http.MethodGet, "/api/v1/glossary/entries/{id}"},
+	{http.MethodPost, "/api/v1/glossary/entries/{id}"},
+	{http.MethodDelete, "/api/v1/glossary/entries/{id}"},
+	{http.MethodGet, "/api/v1/glossary/export"},
+	{http.MethodPost, "/api/v1/glossary/import"},
 	{http.MethodPut, "/uploads/"},
 }
 
@@ -255,4 +263,45 @@ func TestOpenAPIResponses(t *testing.T) {
 	check(http.MethodPost, "/api/v1/transcripts/uploads", a, `{"filename":"a/b.txt"}`, "")
 	check(http.MethodDelete, "/api/v1/transcripts/"+id, a, "", "")
 	check(http.MethodDelete, "/api/v1/transcripts/"+id, a, "", "")
+
+	// The glossary.
+	check(http.MethodGet, "/api/v1/glossary", a, "", "")
+	entry := check(http.MethodPost, "/api/v1/glossary/entries", a, `{"term":"Pastor Okonkwo","forms":["pastor okonquo"],"auto":true,"category":"name"}`, "")
+	gle, _ := entry["id"].(string)
+	check(http.MethodPost, "/api/v1/glossary/entries", a, `{"term":"Okonkwo","forms":[""]}`, "gl-replay")
+	check(http.MethodPost, "/api/v1/glossary/entries", a, `{"term":"Okonkwo","forms":[""]}`, "gl-replay")
+	check(http.MethodGet, "/api/v1/glossary?limit=1", a, "", "")
+	check(http.MethodGet, "/api/v1/glossary?limit=0", a, "", "")
+	check(http.MethodGet, "/api/v1/glossary/entries/"+gle, a, "", "")
+	check(http.MethodGet, "/api/v1/glossary/entries/gle_missing", a, "", "")
+	check(http.MethodPost, "/api/v1/glossary/entries/"+gle, a, `{"sounds_like":true}`, "")
+	send(http.MethodPost, "/api/v1/glossary/entries/"+gle, a, `{"auto":false}`, "", "text/plain")
+	check(http.MethodPut, "/api/v1/glossary", a, `{"entries":[{"term":"Pastor Okonkwo"},{"term":"Bethel"}]}`, "")
+	check(http.MethodPut, "/api/v1/glossary", a, `{"entries":[{"term":"Bethel","category":"bible"}]}`, "")
+	sendWith := func(method, path, body, contentType, ifMatch string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, h.url+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+a)
+		req.Header.Set("If-Match", ifMatch)
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		if err := doc.Check(method, req.URL.String(), res.StatusCode, res.Header, raw); err != nil {
+			t.Errorf("%s %s: %d %s\n%v", method, path, res.StatusCode, raw, err)
+		}
+	}
+	sendWith(http.MethodDelete, "/api/v1/glossary/entries/"+gle, "", "", `"1"`)
+	sendWith(http.MethodPost, "/api/v1/glossary/entries", `{"term":"Zorbanath"}`, "application/json", `"1"`)
+	check(http.MethodDelete, "/api/v1/glossary/entries/"+gle, a, "", "")
+	check(http.MethodDelete, "/api/v1/glossary/entries/"+gle, a, "", "")
+	send(http.MethodGet, "/api/v1/glossary/export", a, "", "", "")
+	send(http.MethodPost, "/api/v1/glossary/import", a, "term,forms,sounds_like,auto,category\nZorbanath,zorba,false,true,\n", "", "text/csv")
+	send(http.MethodPost, "/api/v1/glossary/import", a, "term,forms,sounds_like,auto,category\nZorbanath,zorba|,false,true,\n", "", "text/csv")
+	send(http.MethodPost, "/api/v1/glossary/import", a, "term\n", "", "application/json")
 }

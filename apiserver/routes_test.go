@@ -174,6 +174,16 @@ func TestEveryRouteIsAccountedFor(t *testing.T) {
 		"POST /api/v1/transcripts/{id}/decisions": {path: "/api/v1/transcripts/" + id + "/decisions", body: `{"decisions":[{"change_id":"chg_0001","action":"reject"}]}`, scoped: true},
 		"GET /api/v1/jobs/{id}":                   {path: "/api/v1/jobs/" + job, scoped: true},
 		"DELETE /api/v1/transcripts/{id}":         {path: "/api/v1/transcripts/" + id, scoped: true},
+		// The organization's glossary: internal/domain/glossary keeps it to the key's organization
+		// (TestAnotherOrganizationNeverSeesNorChangesTheGlossary).
+		"GET /api/v1/glossary":                 {path: "/api/v1/glossary"},
+		"PUT /api/v1/glossary":                 {path: "/api/v1/glossary", body: `{"entries":[{"term":"Bethel Tabernacle"}]}`},
+		"POST /api/v1/glossary/entries":        {path: "/api/v1/glossary/entries", body: `{"term":"Pastor Okonkwo"}`},
+		"GET /api/v1/glossary/entries/{id}":    {path: "/api/v1/glossary/entries/gle_missing"},
+		"POST /api/v1/glossary/entries/{id}":   {path: "/api/v1/glossary/entries/gle_missing", body: `{"auto":true}`},
+		"DELETE /api/v1/glossary/entries/{id}": {path: "/api/v1/glossary/entries/gle_missing"},
+		"GET /api/v1/glossary/export":          {path: "/api/v1/glossary/export"},
+		"POST /api/v1/glossary/import":         {path: "/api/v1/glossary/import", body: "term,forms,sounds_like,auto,category\n"},
 	}
 	var registered []string
 	err := h.srv.router().Walk(func(r *mux.Route, _ *mux.Router, _ []*mux.Route) error {

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/transcripts"
 	"tcs.dev/tcs/internal/platform/blob"
@@ -75,6 +76,9 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Recorder records Events about the transcripts the API server completes; nil records none.
 	Recorder events.EventRecorder
+	// Glossaries gives the inline paste pass the organization's compiled glossary (the
+	// controllers' Compiler); nil means none.
+	Glossaries *glossary.Compiler
 	// StrictTransportSecurity, set when clients reach the service over https, makes every
 	// answer tell browsers to use https only for the host, for a year (HSTS).
 	StrictTransportSecurity bool
@@ -93,6 +97,10 @@ type Server struct {
 	// the handlers go through it (tests wrap it).
 	service     *transcripts.Service
 	transcripts scope
+
+	// glossary keeps the organizations' glossaries; compiled gives the pass the compiled ones.
+	glossary *glossary.Manager
+	compiled *glossary.Compiler
 
 	// What requests may ask for: the sources they may name, their upload grants, the AI
 	// provider their passes run with.
@@ -209,6 +217,8 @@ func New(opts Options) *Server {
 		clock:    clk,
 		metrics:  opts.Metrics,
 		recorder: opts.Recorder,
+		glossary: newGlossaryManager(opts.Namespace, opts.Client, opts.APIReader),
+		compiled: opts.Glossaries,
 	}
 	s.service = &transcripts.Service{Namespace: opts.Namespace, Cache: opts.Cache, APIReader: opts.APIReader,
 		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached,
@@ -295,6 +305,14 @@ func (s *Server) router() *mux.Router {
 	v1("/transcripts/{id}/ai_pass", create(s.triggerAIPass), http.MethodPost)
 	v1("/transcripts/{id}/decisions", create(s.createDecisions), http.MethodPost)
 	v1("/jobs/{id}", read(s.getJob), http.MethodGet)
+	v1("/glossary", read(s.getGlossary), http.MethodGet)
+	v1("/glossary", s.rateLimited(classCreate, s.replaceGlossary), http.MethodPut)
+	v1("/glossary/entries", create(s.createGlossaryEntry), http.MethodPost)
+	v1("/glossary/entries/{id}", read(s.getGlossaryEntry), http.MethodGet)
+	v1("/glossary/entries/{id}", create(s.updateGlossaryEntry), http.MethodPost)
+	v1("/glossary/entries/{id}", s.rateLimited(classCreate, s.deleteGlossaryEntry), http.MethodDelete)
+	v1("/glossary/export", read(s.exportGlossary), http.MethodGet)
+	v1("/glossary/import", create(s.importGlossary), http.MethodPost)
 	if s.uploads.handler != nil {
 		// Upload URLs carry their own signature; they need no API key.
 		r.PathPrefix("/uploads/").Handler(s.uploads.handler).Methods(http.MethodPut)

@@ -197,8 +197,12 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		}
 	}
 	input := []byte(req.Content)
+	copts, err := s.correctionOptions(ctx, org, req.Options)
+	if err != nil {
+		return err
+	}
 	// The text of a paste may be no longer than a paste.
-	res, err := s.processor.CorrectWithin(input, req.Format, pipeline.CorrectionOptions(req.Options), formats.Limits{MaxText: limits.MaxPasteContent})
+	res, err := s.processor.CorrectWithin(input, req.Format, copts, formats.Limits{MaxText: limits.MaxPasteContent})
 	if err != nil {
 		var ce *pipeline.ContentError
 		if errors.As(err, &ce) {
@@ -237,7 +241,11 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, keys pipeline.Keys, wait time.Duration) error {
 	ctx := r.Context()
 	if t.Status.Phase != tcsv1.PhaseCompleted {
-		res, err := s.processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), pipeline.CorrectionOptions(t.Spec.Options))
+		copts, err := s.correctionOptions(ctx, principalFrom(ctx).OrganizationID, t.Spec.Options)
+		if err != nil {
+			return err
+		}
+		res, err := s.processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), copts)
 		if err != nil {
 			return fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err)
 		}

@@ -49,6 +49,7 @@ func setupAPI(ctx context.Context, mgr ctrl.Manager, o serveOptions, svc *servic
 		OutboundAllow: svc.allow,
 		Resolver:      net.DefaultResolver,
 		AIProvider:    svc.provider,
+		Glossaries:    svc.glossaries,
 		Log:           log.WithName("api"),
 		Metrics:       svc.metrics,
 		Recorder:      mgr.GetEventRecorder(recorder.API),

@@ -148,6 +148,7 @@ type callOptions struct {
 	idempotencyKey string
 	wait           bool
 	timeout        time.Duration
+	ifMatch        string
 }
 
 // IdempotencyKey sends key as the Idempotency-Key of a POST instead of a generated one: a
@@ -197,6 +198,9 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 			key = newIdempotencyKey()
 		}
 		r.header.Set("Idempotency-Key", key)
+	}
+	if co.ifMatch != "" {
+		r.header.Set("If-Match", `"`+co.ifMatch+`"`)
 	}
 	if co.wait {
 		if r.query == nil {

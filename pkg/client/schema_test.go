@@ -107,6 +107,12 @@ func TestTypesMatchOpenAPI(t *testing.T) {
 		{[]string{"CreateURLRequest"}, URLRequest{}, "source_type"},
 		{[]string{"CreateUploadRequest"}, ConfirmUploadRequest{}, "source_type"},
 		{[]string{"CreateUploadGrantRequest"}, UploadRequest{}, ""},
+		{[]string{"GlossaryEntry"}, GlossaryEntry{}, ""},
+		{[]string{"Glossary"}, Glossary{}, ""},
+		{[]string{"DeletedGlossaryEntry"}, DeletedGlossaryEntry{}, ""},
+		{[]string{"GlossaryEntryRequest"}, GlossaryEntryRequest{}, ""},
+		{[]string{"GlossaryEntryUpdateRequest"}, GlossaryEntryUpdate{}, ""},
+		{[]string{"ReplaceGlossaryRequest"}, ReplaceGlossaryRequest{}, ""},
 	}
 	for _, tc := range cases {
 		want := without(members(tc.schema...), tc.drop)

@@ -368,3 +368,71 @@ type ConfirmUploadRequest struct {
 type AIPassRequest struct {
 	Apply *bool `json:"apply,omitempty"`
 }
+
+// GlossaryEntry is one word or name of the organization's glossary.
+type GlossaryEntry struct {
+	ID     string `json:"id"`
+	Object string `json:"object"`
+	// Term is the right spelling, written as it is by every change of the entry.
+	Term string `json:"term"`
+	// Forms are wrong forms seen for Term, matched as whole words ignoring case.
+	Forms []string `json:"forms"`
+	// SoundsLike also suggests words that sound like Term's.
+	SoundsLike bool `json:"sounds_like"`
+	// Auto applies the changes of the forms automatically; without it they are suggested.
+	Auto bool `json:"auto"`
+	// Category is the category of the entry's changes ("glossary" unless it names another).
+	Category string `json:"category"`
+	// UpdatedBy is who last changed the entry: an API key id, a member's email address or a
+	// tool; UpdatedAt is when (RFC 3339).
+	UpdatedBy string  `json:"updated_by"`
+	UpdatedAt *string `json:"updated_at"`
+	// Version is the glossary's version the answer came with (its ETag), for [IfMatch]. It is
+	// not a member of the API's object.
+	Version string `json:"-"`
+}
+
+// Glossary is the organization's glossary: a page of its entries, in their order, and its
+// version.
+type Glossary struct {
+	Object string `json:"object"`
+	// Version is the glossary's version, for [IfMatch]; empty while the organization has none.
+	Version string          `json:"version"`
+	Data    []GlossaryEntry `json:"data"`
+	HasMore bool            `json:"has_more"`
+	URL     string          `json:"url"`
+}
+
+// DeletedGlossaryEntry is the answer of [Client.DeleteGlossaryEntry].
+type DeletedGlossaryEntry struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
+	// Version is the glossary's new version (the answer's ETag).
+	Version string `json:"-"`
+}
+
+// GlossaryEntryRequest is an entry to add, or one of the entries of [Client.ReplaceGlossary].
+type GlossaryEntryRequest struct {
+	Term       string   `json:"term"`
+	Forms      []string `json:"forms,omitempty"`
+	SoundsLike bool     `json:"sounds_like,omitempty"`
+	Auto       bool     `json:"auto,omitempty"`
+	// Category is the category of the entry's changes; empty means "glossary".
+	Category string `json:"category,omitempty"`
+}
+
+// GlossaryEntryUpdate is a change of an entry: the members set replace the entry's, the
+// others are kept (an empty, non-nil Forms removes the forms).
+type GlossaryEntryUpdate struct {
+	Term       *string   `json:"term,omitempty"`
+	Forms      *[]string `json:"forms,omitempty"`
+	SoundsLike *bool     `json:"sounds_like,omitempty"`
+	Auto       *bool     `json:"auto,omitempty"`
+	Category   *string   `json:"category,omitempty"`
+}
+
+// ReplaceGlossaryRequest is the body of [Client.ReplaceGlossary].
+type ReplaceGlossaryRequest struct {
+	Entries []GlossaryEntryRequest `json:"entries"`
+}
