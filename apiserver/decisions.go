@@ -162,21 +162,17 @@ func reviewETag(v int64) string {
 // ifMatchVersion reads the review version of an If-Match header ("r2", or W/"r2"); nil when
 // none was sent.
 func ifMatchVersion(r *http.Request) (*int64, *apiError) {
-	values := r.Header.Values("If-Match")
-	if len(values) == 0 {
+	const want = `the ETag of the transcript's review, "r<version>", such as "r2"`
+	tag, aerr := ifMatchTag(r, want)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if tag == "" {
 		return nil, nil
 	}
-	bad := invalid("If-Match", `If-Match must be one entity tag of the transcript's review, as its ETag gives it: "r<version>", such as "r2".`)
-	if len(values) != 1 {
-		return nil, bad
-	}
-	tag := strings.TrimPrefix(strings.TrimSpace(values[0]), "W/")
-	if len(tag) < 4 || !strings.HasPrefix(tag, `"r`) || !strings.HasSuffix(tag, `"`) {
-		return nil, bad
-	}
-	v, err := strconv.ParseInt(tag[2:len(tag)-1], 10, 64)
-	if err != nil || v < 0 || tag[2] == '+' {
-		return nil, bad
+	v, perr := strconv.ParseInt(strings.TrimPrefix(tag, "r"), 10, 64)
+	if !strings.HasPrefix(tag, "r") || perr != nil || v < 0 || tag[1] == '+' || tag[1] == '-' {
+		return nil, invalid("If-Match", fmt.Sprintf("If-Match %s is not an entity tag: send %s.", quote(r.Header.Get("If-Match")), want))
 	}
 	return &v, nil
 }

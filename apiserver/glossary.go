@@ -162,25 +162,11 @@ func entryNotFound(id string, err error) error {
 // ifMatch reads the If-Match header: the glossary version a write is made at, "" for none
 // (or "*").
 func ifMatch(r *http.Request) (string, error) {
-	vals := r.Header.Values("If-Match")
-	if len(vals) == 0 {
-		return "", nil
+	tag, aerr := ifMatchTag(r, "the ETag of GET /api/v1/glossary")
+	if aerr != nil {
+		return "", aerr
 	}
-	v := strings.TrimSpace(vals[0])
-	if len(vals) > 1 || strings.Contains(v, ",") {
-		return "", invalid("If-Match", "If-Match must be one version, the ETag of GET /api/v1/glossary.")
-	}
-	if v == "*" {
-		return "", nil
-	}
-	v = strings.TrimPrefix(v, "W/")
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
-		v = v[1 : len(v)-1]
-	}
-	if v == "" || strings.ContainsAny(v, "\" ") {
-		return "", invalid("If-Match", fmt.Sprintf("If-Match %s is not a version: send the ETag of GET /api/v1/glossary.", quote(vals[0])))
-	}
-	return v, nil
+	return tag, nil
 }
 
 // setETag answers with the glossary's version, when it has one.
