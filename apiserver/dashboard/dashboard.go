@@ -31,6 +31,7 @@ import (
 	"tcs.dev/tcs/internal/domain/accounts"
 	"tcs.dev/tcs/internal/domain/endpoints"
 	"tcs.dev/tcs/internal/domain/limits"
+	tcsorgs "tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
 	"tcs.dev/tcs/internal/platform/mail"
 	"tcs.dev/tcs/internal/platform/ratelimit"
@@ -121,6 +122,8 @@ type Options struct {
 	// PublicURL is where people reach the service: invitation and reset links point there,
 	// cookies are Secure when it is https, and state-changing requests must come from its origin.
 	PublicURL string
+	// OpenAPI is the OpenAPI document the API serves, which the API reference page shows.
+	OpenAPI []byte
 	// Mail sends invitations and password resets to their people; nil writes them to Log.
 	Mail mail.Sender
 	// Audit keeps the audit trail (the results store); Events on the Organization only notify.
@@ -385,6 +388,10 @@ func (d *Dashboard) orgRoutes() []orgRoute {
 		{post, "/members/remove", accounts.RoleOwner, d.removeMember},
 		{post, "/members/invitations/revoke", accounts.RoleAdmin, d.revokeInvitation},
 		{get, "/audit", accounts.RoleAdmin, d.audit},
+		// Organization settings and the API reference (issue #23).
+		{get, "/settings", accounts.RoleMember, d.settings},
+		{post, "/settings", accounts.RoleAdmin, d.saveSettings},
+		{get, "/api", accounts.RoleMember, d.apiReference},
 	}
 }
 
@@ -479,6 +486,12 @@ type view struct {
 	Path string
 	// Data is the page's own.
 	Data any
+	// Organization is the current organization as read for the page; nil outside one.
+	Organization *tcsv1.Organization
+	// Zone is the time zone dates are shown in: the organization's (orgs.TimeZone), else UTC.
+	Zone *time.Location
+	// Now is when the page is made, in which year dates are read.
+	Now time.Time
 }
 
 // Can reports whether the current member's role is at least min.
@@ -552,6 +565,12 @@ func (d *Dashboard) inOrg(min string, changes bool, h orgHandler) http.Handler {
 			d.notFound(w, r, &view{Session: s, Orgs: orgs})
 			return
 		}
+		organization, err := d.o.Accounts.Organization(r.Context(), v.Org.OrganizationID)
+		if err != nil {
+			d.serverError(w, r, err)
+			return
+		}
+		v.Organization, v.Zone, v.Now = organization, tcsorgs.TimeZone(organization), d.o.Clock.Now()
 		if !accounts.RoleAtLeast(v.Org.Role, min) {
 			d.render(w, r, http.StatusForbidden, "error", &view{Session: s, Orgs: orgs, Org: v.Org, Title: "Not allowed",
 				Data: fmt.Sprintf("Your role (%s) does not allow this; it needs %s or above.", v.Org.Role, min)})
@@ -629,12 +648,11 @@ func (d *Dashboard) redirect(w http.ResponseWriter, r *http.Request, v *view, pa
 }
 
 var funcs = template.FuncMap{
-	"ago": func(t time.Time) string {
-		if t.IsZero() {
-			return "never"
-		}
-		return t.UTC().Format("2006-01-02 15:04:05 UTC")
-	},
+	// when shows a date of a page (when $ .Time); ago shows one in UTC where no page is at hand.
+	"when": when,
+	"ago":  func(t any) string { return when(nil, t) },
+	// say puts an internal value in the words staff read (say "status" .Status).
+	"say": say,
 	"join": strings.Join,
 	// args passes several values to a template, which reads them with index.
 	"args": func(vs ...any) []any { return vs },

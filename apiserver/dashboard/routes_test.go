@@ -198,9 +198,13 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 	viaOthers := map[string]string{
 		"GET /dashboard/o/{org}/live":  "the transcript watch, each event sent only where transcripts.Belongs",
 		"GET /dashboard/o/{org}/audit": "the results store's audit trail, listed by organization",
+		"GET /dashboard/o/{org}/api":   "the service's OpenAPI document, the same for every organization",
 	}
 	for _, p := range []string{"GET /keys", "POST /keys", "POST /keys/{id}/reveal", "POST /keys/{id}/revoke"} {
 		viaOthers[orgPath(p)] = "internal/domain/orgs (the organization's API keys), which refuses an empty organization"
+	}
+	for _, p := range []string{"GET /settings", "POST /settings"} {
+		viaOthers[orgPath(p)] = "internal/domain/orgs (the organization's own settings), which refuses an empty organization"
 	}
 	for _, p := range []string{"GET /endpoints", "POST /endpoints", "GET /endpoints/{id}", "POST /endpoints/{id}",
 		"POST /endpoints/{id}/reveal", "POST /endpoints/{id}/rotate", "POST /endpoints/{id}/pause", "POST /endpoints/{id}/resume",
