@@ -652,7 +652,7 @@ var funcs = template.FuncMap{
 	"when": when,
 	"ago":  func(t any) string { return when(nil, t) },
 	// say puts an internal value in the words staff read (say "status" .Status).
-	"say": say,
+	"say":  say,
 	"join": strings.Join,
 	// args passes several values to a template, which reads them with index.
 	"args": func(vs ...any) []any { return vs },

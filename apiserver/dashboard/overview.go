@@ -34,7 +34,8 @@ type overviewData struct {
 	Failed  []apiview.Transcript
 	Reasons barChart
 	Recent  []apiview.Transcript
-	// Total counts the transcripts counted; Truncated says that there were more.
+	// Total counts the transcripts of the days counted; Truncated says that there were more
+	// than overviewMax to read.
 	Total     int
 	Truncated bool
 }
@@ -201,6 +202,7 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
 		data.Days = append(data.Days, dayCount{Day: day})
 	}
 	categories, reasons := map[string]int{}, map[string]int{}
+	seen := 0
 	q := url.Values{"limit": {"100"}, "created[gte]": {from.UTC().Format(time.RFC3339)}}
 	for {
 		items, hasMore, err := d.listPage(r.Context(), v.Org.OrganizationID, q)
@@ -209,7 +211,6 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
 			return
 		}
 		for _, t := range items {
-			data.Total++
 			if len(data.Recent) < 10 {
 				data.Recent = append(data.Recent, t)
 			}
@@ -221,6 +222,7 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
 			if !ok {
 				continue
 			}
+			data.Total++
 			switch t.Status {
 			case tcsv1.PhaseCompleted:
 				data.Days[i].Completed++
@@ -249,10 +251,11 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
 				}
 			}
 		}
+		seen += len(items)
 		if !hasMore || len(items) == 0 {
 			break
 		}
-		if data.Total >= overviewMax {
+		if seen >= overviewMax {
 			data.Truncated = true
 			break
 		}
