@@ -56,6 +56,7 @@ const (
 	chartTop    = 10
 	chartBottom = 24 // the room below the bars for the day labels
 	chartLeft   = 28 // the room left of the bars for the scale
+	chartRight  = 20 // the room right of the bars, for the label of the last day
 	barRowH     = 28 // the height of a row of a horizontal bar chart
 	barLabelW   = 170
 )
@@ -74,7 +75,9 @@ type barChart struct {
 // bar is a column or a row of a chart: its segments stacked, its label and its total.
 type bar struct {
 	X, Y, W, H int
-	Label      string
+	// LabelX is where the label of a column is centred.
+	LabelX int
+	Label  string
 	// Title is the bar in words, shown on hover and read by screen readers.
 	Title    string
 	Total    int
@@ -113,14 +116,14 @@ func dayChart(days []dayCount, loc *time.Location) barChart {
 	}
 	c.Max = niceMax(top)
 	plotH := chartHeight - chartTop - chartBottom
-	step := (chartWidth - chartLeft) / max(len(days), 1)
+	step := (chartWidth - chartLeft - chartRight) / max(len(days), 1)
 	for i := 0; i <= 4; i++ {
 		v := c.Max * i / 4
 		c.Ticks = append(c.Ticks, tick{Y: chartTop + plotH - plotH*v/c.Max, Value: v})
 	}
 	for i, d := range days {
 		x := chartLeft + i*step
-		b := bar{X: x, W: step - 2, Label: d.Day.In(loc).Format("2 Jan"), Total: d.Total(), ShowLabel: (len(days)-1-i)%7 == 0,
+		b := bar{X: x, W: step - 2, LabelX: x + (step-2)/2, Label: d.Day.In(loc).Format("2 Jan"), Total: d.Total(), ShowLabel: (len(days)-1-i)%7 == 0,
 			Title: fmt.Sprintf("%s: %d ready, %d could not be corrected, %d being corrected", d.Day.In(loc).Format("Mon 2 Jan"), d.Completed, d.Failed, d.InProgress)}
 		y := chartTop + plotH
 		for _, part := range []struct {

@@ -283,7 +283,7 @@ func TestNoInternalWordsOnStaffPages(t *testing.T) {
 		{"/transcripts/tr_busy", []string{"Being corrected"}, false},
 		{"/keys", []string{"website plugin", "Revoke…", "curl http://127.0.0.1:8080/api/v1/transcripts"}, false},
 		{"/keys?revoke=" + s.key.ID, []string{"Revoke the key “website plugin”?", "refused from the moment it is revoked"}, false},
-		{"/endpoints", []string{"0% delivered"}, false},
+		{"/endpoints", []string{"0% delivered</span>: 0 of the 1 that ended, among the last 1"}, false},
 		{"/endpoints/" + s.ep.Spec.ID, []string{"Not delivered", "A transcript is corrected and ready", "All events"}, false},
 		{"/endpoints/" + s.ep.Spec.ID + "?confirm=delete", []string{"Delete this endpoint?"}, false},
 		{"/endpoints/" + s.ep.Spec.ID + "?confirm=rotate", []string{"Rotate the signing secret?", "24 hours"}, false},

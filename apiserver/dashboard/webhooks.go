@@ -25,6 +25,9 @@ func (r deliveryRate) Percent() int {
 	return r.Delivered * 100 / (r.Delivered + r.Failed)
 }
 
+// Ended counts the deliveries that ended delivered or failed.
+func (r deliveryRate) Ended() int { return r.Delivered + r.Failed }
+
 // rateOf counts the delivered and failed deliveries of dels.
 func rateOf(dels []tcsv1.WebhookDelivery) deliveryRate {
 	r := deliveryRate{Counted: len(dels)}
