@@ -694,10 +694,22 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		setRole("admin")
 		setRole("member")
+		// Removing a member asks first, saying they lose access at once; then removes.
+		b.submit(t, `a[aria-label="Remove reader@demo-a.example…"]`)
+		if body := b.body(t); !strings.Contains(body, "Remove reader@demo-a.example?") || !strings.Contains(body, "signed out of this organization at once") {
+			t.Fatalf("the removal is not confirmed first:\n%s", body)
+		}
+		if !b.has(t, `#role-reader\@demo-a\.example`) {
+			t.Fatal("the member is gone before the removal is confirmed")
+		}
+		b.submit(t, `button[aria-label="Remove reader@demo-a.example"]`)
+		if body := b.body(t); !strings.Contains(body, "reader@demo-a.example was removed") || b.has(t, `#role-reader\@demo-a\.example`) {
+			t.Fatalf("after confirming the removal:\n%s", body)
+		}
 		b.open(t, base+"/audit")
 		body := b.body(t)
 		for _, want := range []string{"APIKeyCreated", "APIKeyRevealed", "APIKeyRevoked", "WebhookEndpointCreated", "WebhookSecretRotated", "WebhookEndpointPaused",
-			"WebhookDeliveryReplayed", "MemberInvited", "InvitationAccepted", "MemberRoleChanged", "PasswordResetCompleted"} {
+			"WebhookDeliveryReplayed", "MemberInvited", "InvitationAccepted", "MemberRoleChanged", "PasswordResetCompleted", "MemberRemoved", "SettingsChanged"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the audit trail lacks %s:\n%s", want, body)
 			}
