@@ -23,6 +23,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,6 +94,7 @@ type Transcripts interface {
 	Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error)
 	List(ctx context.Context, org string, o transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error)
 	Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error)
+	Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error)
 }
 
 // Payloads reads and writes webhook payloads by object-store key.
@@ -365,6 +367,7 @@ func (d *Dashboard) orgRoutes() []orgRoute {
 		{get, "/transcripts", accounts.RoleMember, d.transcripts},
 		{get, "/transcripts/{id}", accounts.RoleMember, d.transcript},
 		{get, "/transcripts/{id}/download", accounts.RoleMember, d.download},
+		{post, "/transcripts/{id}/delete", accounts.RoleAdmin, d.deleteTranscript},
 		{get, "/live", accounts.RoleMember, d.liveEvents},
 		{get, "/keys", accounts.RoleMember, d.keys},
 		{post, "/keys", accounts.RoleAdmin, d.createKey},

@@ -150,6 +150,8 @@ type transcriptData struct {
 	Jobs       []apiview.Job
 	Deliveries []tcsv1.WebhookDelivery
 	Finished   bool
+	// ConfirmDelete asks to confirm the transcript's deletion.
+	ConfirmDelete bool
 }
 
 // changeRow is a change with its context: the line of the corrected content it is on, cut
@@ -244,6 +246,7 @@ func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) 
 		return
 	}
 	data.Deliveries = dels
+	data.ConfirmDelete = r.URL.Query().Get("confirm") == "delete"
 	data.Finished = data.T.Status != tcsv1.PhasePending && data.T.AIPassStatus != tcsv1.AIPassQueued && data.T.AIPassStatus != tcsv1.AIPassRunning
 	v.Title, v.Data = "Transcript "+id, data
 	d.render(w, r, http.StatusOK, "transcript", v)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gorilla/mux"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
@@ -69,6 +70,10 @@ func (c *countingTranscripts) Content(_ context.Context, org string, t *tcsv1.Tr
 func (c *countingTranscripts) List(_ context.Context, org string, _ transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error) {
 	_ = c.saw(org, "")
 	return nil, false, nil
+}
+
+func (c *countingTranscripts) Delete(_ context.Context, org, id string, _ metav1.Time) (*tcsv1.Transcript, error) {
+	return nil, c.saw(org, id)
 }
 
 func (c *countingTranscripts) Changes(_ context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error) {
@@ -193,6 +198,7 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 		"GET /dashboard/o/{org}/transcripts":               true,
 		"GET /dashboard/o/{org}/transcripts/{id}":          true,
 		"GET /dashboard/o/{org}/transcripts/{id}/download": true,
+		"POST /dashboard/o/{org}/transcripts/{id}/delete":  true,
 	}
 	// The other routes of an organization, and what keeps them to it.
 	viaOthers := map[string]string{

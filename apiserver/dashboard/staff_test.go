@@ -66,6 +66,15 @@ func (m *memoryTranscripts) List(_ context.Context, org string, _ transcripts.Li
 	return out, false, nil
 }
 
+func (m *memoryTranscripts) Delete(_ context.Context, org, id string, _ metav1.Time) (*tcsv1.Transcript, error) {
+	t, err := m.find(org, id)
+	if err != nil {
+		return nil, err
+	}
+	m.items = slices.DeleteFunc(m.items, func(x *tcsv1.Transcript) bool { return x == t })
+	return t, nil
+}
+
 func (m *memoryTranscripts) Changes(_ context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error) {
 	t, err := m.find(org, id)
 	return t, m.changes[id], err
@@ -479,6 +488,7 @@ func TestDestructiveActionsAskToConfirm(t *testing.T) {
 		{"/endpoints/" + s.ep.Spec.ID, "/endpoints/" + s.ep.Spec.ID + "/delete", "/endpoints/" + s.ep.Spec.ID + "?confirm=delete"},
 		{"/endpoints/" + s.ep.Spec.ID, "/endpoints/" + s.ep.Spec.ID + "/rotate", "/endpoints/" + s.ep.Spec.ID + "?confirm=rotate"},
 		{"/members", "/members/remove", "/members?remove=" + url.QueryEscape(s.member)},
+		{"/transcripts/" + s.failed, "/transcripts/" + s.failed + "/delete", "/transcripts/" + s.failed + "?confirm=delete"},
 	} {
 		form := `<form method="post" action="/dashboard/o/` + s.org + tc.action + `"`
 		if body := s.get(t, s.session, tc.page).Body.String(); strings.Contains(body, form) {
@@ -501,6 +511,16 @@ func TestDestructiveActionsAskToConfirm(t *testing.T) {
 	}
 	if _, err := orgs.GetKey(t.Context(), s.env.c, s.env.ns, s.org, s.key.ID); err == nil {
 		t.Error("the confirmed revocation did not revoke the key")
+	}
+	// A member may not delete a transcript; confirming as an owner deletes it.
+	if rec := s.post(t, s.memberSession, "/transcripts/"+s.failed+"/delete", url.Values{}); rec.Code != http.StatusForbidden {
+		t.Errorf("a member deleting a transcript: %d, want 403", rec.Code)
+	}
+	if rec := s.post(t, s.session, "/transcripts/"+s.failed+"/delete", url.Values{}); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/dashboard/o/"+s.org+"/transcripts" {
+		t.Fatalf("deleting a transcript: %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	if rec := s.get(t, s.session, "/transcripts/"+s.failed); rec.Code != http.StatusNotFound {
+		t.Errorf("the deleted transcript's page: %d, want 404", rec.Code)
 	}
 }
 
