@@ -564,6 +564,27 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("the API reference:\n%.2000s", body)
 		}
 		b.shot(t, "api-reference")
+		// Deleting a transcript asks first, then deletes it for the API too.
+		tr := call(t, http.MethodPost, api+"/api/v1/transcripts", dev.env["TCS_API_KEY"], `{"source_type":"paste","content":"to be deleted at capernum"}`)
+		if tr.status != 201 {
+			t.Fatalf("paste: %d %s", tr.status, tr.raw)
+		}
+		doomed := tr.body["id"].(string)
+		b.open(t, base+"/transcripts/"+doomed)
+		b.submit(t, `a[href$="?confirm=delete#confirm"]`)
+		if body := b.body(t); !strings.Contains(body, "Delete this transcript?") {
+			t.Fatalf("the deletion is not confirmed first:\n%s", body)
+		}
+		if got := call(t, http.MethodGet, api+"/api/v1/transcripts/"+doomed, dev.env["TCS_API_KEY"], ""); got.status != 200 {
+			t.Fatalf("the transcript before the deletion is confirmed: %d", got.status)
+		}
+		b.submit(t, `form[action$="/delete"] button`)
+		if body := b.body(t); !strings.Contains(body, "The transcript is deleted.") || strings.Contains(body, doomed) {
+			t.Fatalf("after confirming the deletion:\n%s", body)
+		}
+		if got := call(t, http.MethodGet, api+"/api/v1/transcripts/"+doomed, dev.env["TCS_API_KEY"], ""); got.status != 404 {
+			t.Fatalf("the deleted transcript on the API: %d, want 404", got.status)
+		}
 		// "All events" ticks every event.
 		b.open(t, base+"/endpoints")
 		b.do(t, clickAll(`input[data-select-all]`))
