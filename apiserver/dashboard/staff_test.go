@@ -22,6 +22,7 @@ import (
 	"tcs.dev/tcs/internal/domain/endpoints"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/domain/webhook"
 	"tcs.dev/tcs/internal/text/aipass"
 	"tcs.dev/tcs/internal/text/correction"
 	"tcs.dev/tcs/internal/text/pipeline"
@@ -336,9 +337,16 @@ func TestSayHasWordsForEveryInternalValue(t *testing.T) {
 		{wordError, "something_new", "Something went wrong. Try adding it again, or delete this transcript."},
 		{wordCategory, "hymn_titles", "hymn titles"},
 		{wordReason, "server_error", "Problem on our side"},
+		{wordCategory, "custom", "Added by a person"},
 	} {
 		if got := say(tc.kind, tc.value); got != tc.want {
 			t.Errorf("say(%q, %q) = %q, want %q", tc.kind, tc.value, got, tc.want)
+		}
+	}
+	// Every webhook event an endpoint chooses from has its words.
+	for _, e := range webhook.Events() {
+		if _, ok := staffWords()[wordEvent][e]; !ok {
+			t.Errorf("the event %s has no words", e)
 		}
 	}
 	// Every value of the table is put in words that are not the value itself.

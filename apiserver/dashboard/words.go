@@ -59,6 +59,7 @@ func staffWords() map[string]map[string]string {
 			correction.CategoryPlace:  "Place name",
 			correction.CategoryPerson: "Name of a person",
 			aipass.CategoryAI:         "Found by the AI check",
+			"custom":                  "Added by a person",
 		},
 		wordSource: {
 			string(tcsv1.SourcePaste):   "Pasted text",
@@ -114,6 +115,7 @@ func staffWords() map[string]map[string]string {
 			tcsv1.EventAIPassStarted:       "The AI check of a transcript started",
 			tcsv1.EventAIPassCompleted:     "The AI check of a transcript finished",
 			tcsv1.EventAIPassFailed:        "The AI check of a transcript could not finish",
+			tcsv1.EventTranscriptReviewed:  "Someone reviewed changes of a transcript",
 		},
 	}
 }

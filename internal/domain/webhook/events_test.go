@@ -31,8 +31,8 @@ func TestParseEvents(t *testing.T) {
 	}
 }
 
-func TestEventsAreTheSixEventTypesOfTheAPIAndEachCallGetsItsOwnList(t *testing.T) {
-	want := []string{"transcript.created", "transcript.completed", "transcript.failed", "ai_pass.started", "ai_pass.completed", "ai_pass.failed"}
+func TestEventsAreTheEventTypesOfTheAPIAndEachCallGetsItsOwnList(t *testing.T) {
+	want := []string{"transcript.created", "transcript.completed", "transcript.failed", "ai_pass.started", "ai_pass.completed", "ai_pass.failed", "transcript.reviewed"}
 	got := Events()
 	if !slices.Equal(got, want) {
 		t.Fatalf("Events() = %v, want %v", got, want)
