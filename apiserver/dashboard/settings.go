@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/text/correction"
 )
 
 // settingsData is the organization settings page's.
@@ -27,7 +29,21 @@ func (d *Dashboard) settingsPage(w http.ResponseWriter, r *http.Request, v *view
 	if tz := data.Settings.TimeZone; tz != "" && !slices.Contains(data.TimeZones, tz) {
 		data.TimeZones = append(data.TimeZones, tz)
 	}
-	for _, c := range data.Settings.Defaults.Categories {
+	// The categories of the organization's glossary, then any saved that are no longer there.
+	g, err := (&glossary.Manager{Client: d.o.Client, Namespace: d.o.Namespace}).Get(r.Context(), v.Org.OrganizationID)
+	if err != nil {
+		d.serverError(w, r, err)
+		return
+	}
+	more := slices.Clone(data.Settings.Defaults.Categories)
+	for _, e := range g.Entries {
+		c := e.Category
+		if c == "" {
+			c = correction.CategoryGlossary
+		}
+		more = append(more, c)
+	}
+	for _, c := range more {
 		if !slices.Contains(data.Categories, c) {
 			data.Categories = append(data.Categories, c)
 		}

@@ -20,6 +20,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
 	"tcs.dev/tcs/internal/domain/endpoints"
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
 	"tcs.dev/tcs/internal/domain/webhook"
@@ -190,6 +191,10 @@ func startStaffEnv(t *testing.T) *staffEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gm := &glossary.Manager{Client: env.c, Namespace: env.ns}
+	if _, _, err := gm.Add(ctx, s.org, s.owner, glossary.Input{Term: "Capernaum", Forms: []string{"capernum"}, Category: "places_of_jesus"}, ""); err != nil {
+		t.Fatal(err)
+	}
 	s.d, err = New(Options{Client: env.c, Reader: env.c, Namespace: env.ns, PublicURL: "http://127.0.0.1:8080", Transcripts: s.svc,
 		Accounts: s.acc, Endpoints: eps, Payloads: payloads, Audit: &memoryAudit{}, OpenAPI: doc, Clock: clocktesting.NewFakePassiveClock(s.now)})
 	if err != nil {
@@ -301,7 +306,7 @@ func TestNoInternalWordsOnStaffPages(t *testing.T) {
 		{"/members", []string{s.member}, false},
 		{"/members?remove=" + s.member, []string{"Remove " + s.member + "?"}, false},
 		{"/audit", []string{"Audit trail"}, false},
-		{"/settings", []string{"Time zone of the organization", "Bible reference"}, false},
+		{"/settings", []string{"Time zone of the organization", "Bible reference", "places of jesus"}, false},
 		{"/api", []string{"GET /api/v1/transcripts", "starting_after", "Base URL"}, true},
 	} {
 		rec := s.get(t, s.session, tc.path)

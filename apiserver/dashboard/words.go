@@ -55,11 +55,12 @@ func staffWords() map[string]map[string]string {
 			string(aipass.Uncertain): "AI is not sure",
 		},
 		wordCategory: {
-			correction.CategoryBible:  "Bible reference",
-			correction.CategoryPlace:  "Place name",
-			correction.CategoryPerson: "Name of a person",
-			aipass.CategoryAI:         "Found by the AI check",
-			"custom":                  "Added by a person",
+			correction.CategoryBible:    "Bible reference",
+			correction.CategoryPlace:    "Place name",
+			correction.CategoryPerson:   "Name of a person",
+			aipass.CategoryAI:           "Found by the AI check",
+			"custom":                    "Added by a person",
+			correction.CategoryGlossary: "From your glossary",
 		},
 		wordSource: {
 			string(tcsv1.SourcePaste):   "Pasted text",
