@@ -18,3 +18,9 @@ func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(openAPIDocument)
 }
+
+// OpenAPIDocument returns a copy of the OpenAPI document the API serves at
+// /api/v1/openapi.json, for the dashboard's API reference.
+func OpenAPIDocument() []byte {
+	return append([]byte(nil), openAPIDocument...)
+}

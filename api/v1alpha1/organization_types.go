@@ -24,6 +24,45 @@ type OrganizationSpec struct {
 	// Limits overrides the default rate limits for this organization.
 	// +optional
 	Limits *LimitOverrides `json:"limits,omitempty"`
+
+	// Settings are the organization's own preferences, which its owners and admins edit in the
+	// dashboard.
+	// +optional
+	Settings *OrganizationSettings `json:"settings,omitempty"`
+}
+
+// OrganizationSettings are an organization's preferences: the time zone its dates are shown and
+// its days counted in, and the options that new transcripts made in the dashboard start from.
+type OrganizationSettings struct {
+	// TimeZone is the IANA name of the organization's time zone (Europe/Berlin); empty means UTC.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_+/-]*$`
+	// +optional
+	TimeZone string `json:"timeZone,omitempty"`
+
+	// Defaults are the options a transcript made in the dashboard starts with.
+	// +optional
+	Defaults TranscriptDefaults `json:"defaults,omitempty"`
+}
+
+// TranscriptDefaults are the default processing options of an organization's new transcripts.
+type TranscriptDefaults struct {
+	// NormalizeReferences rewrites spoken Bible references ("chapter thirteen verse four") as "13:4".
+	// +optional
+	NormalizeReferences bool `json:"normalizeReferences,omitempty"`
+
+	// AIPass configures the AI validation pass.
+	// +optional
+	AIPass AIPassOptions `json:"aiPass,omitempty"`
+
+	// Categories limits the corrections to these categories; empty means every category.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=40
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9][a-z0-9_-]*$`
+	Categories []string `json:"categories,omitempty"`
 }
 
 // Member is a person who may sign in to the dashboard for an organization.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,6 +32,7 @@ import (
 	"tcs.dev/tcs/internal/domain/accounts"
 	"tcs.dev/tcs/internal/domain/endpoints"
 	"tcs.dev/tcs/internal/domain/limits"
+	tcsorgs "tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
 	"tcs.dev/tcs/internal/platform/mail"
 	"tcs.dev/tcs/internal/platform/ratelimit"
@@ -92,6 +94,7 @@ type Transcripts interface {
 	Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error)
 	List(ctx context.Context, org string, o transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error)
 	Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error)
+	Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error)
 }
 
 // Payloads reads and writes webhook payloads by object-store key.
@@ -121,6 +124,8 @@ type Options struct {
 	// PublicURL is where people reach the service: invitation and reset links point there,
 	// cookies are Secure when it is https, and state-changing requests must come from its origin.
 	PublicURL string
+	// OpenAPI is the OpenAPI document the API serves, which the API reference page shows.
+	OpenAPI []byte
 	// Mail sends invitations and password resets to their people; nil writes them to Log.
 	Mail mail.Sender
 	// Audit keeps the audit trail (the results store); Events on the Organization only notify.
@@ -362,6 +367,7 @@ func (d *Dashboard) orgRoutes() []orgRoute {
 		{get, "/transcripts", accounts.RoleMember, d.transcripts},
 		{get, "/transcripts/{id}", accounts.RoleMember, d.transcript},
 		{get, "/transcripts/{id}/download", accounts.RoleMember, d.download},
+		{post, "/transcripts/{id}/delete", accounts.RoleAdmin, d.deleteTranscript},
 		{get, "/live", accounts.RoleMember, d.liveEvents},
 		{get, "/keys", accounts.RoleMember, d.keys},
 		{post, "/keys", accounts.RoleAdmin, d.createKey},
@@ -385,6 +391,10 @@ func (d *Dashboard) orgRoutes() []orgRoute {
 		{post, "/members/remove", accounts.RoleOwner, d.removeMember},
 		{post, "/members/invitations/revoke", accounts.RoleAdmin, d.revokeInvitation},
 		{get, "/audit", accounts.RoleAdmin, d.audit},
+		// Organization settings and the API reference (issue #23).
+		{get, "/settings", accounts.RoleMember, d.settings},
+		{post, "/settings", accounts.RoleAdmin, d.saveSettings},
+		{get, "/api", accounts.RoleMember, d.apiReference},
 	}
 }
 
@@ -479,6 +489,12 @@ type view struct {
 	Path string
 	// Data is the page's own.
 	Data any
+	// Organization is the current organization as read for the page; nil outside one.
+	Organization *tcsv1.Organization
+	// Zone is the time zone dates are shown in: the organization's (orgs.TimeZone), else UTC.
+	Zone *time.Location
+	// Now is when the page is made, in which year dates are read.
+	Now time.Time
 }
 
 // Can reports whether the current member's role is at least min.
@@ -552,6 +568,12 @@ func (d *Dashboard) inOrg(min string, changes bool, h orgHandler) http.Handler {
 			d.notFound(w, r, &view{Session: s, Orgs: orgs})
 			return
 		}
+		organization, err := d.o.Accounts.Organization(r.Context(), v.Org.OrganizationID)
+		if err != nil {
+			d.serverError(w, r, err)
+			return
+		}
+		v.Organization, v.Zone, v.Now = organization, tcsorgs.TimeZone(organization), d.o.Clock.Now()
 		if !accounts.RoleAtLeast(v.Org.Role, min) {
 			d.render(w, r, http.StatusForbidden, "error", &view{Session: s, Orgs: orgs, Org: v.Org, Title: "Not allowed",
 				Data: fmt.Sprintf("Your role (%s) does not allow this; it needs %s or above.", v.Org.Role, min)})
@@ -629,12 +651,11 @@ func (d *Dashboard) redirect(w http.ResponseWriter, r *http.Request, v *view, pa
 }
 
 var funcs = template.FuncMap{
-	"ago": func(t time.Time) string {
-		if t.IsZero() {
-			return "never"
-		}
-		return t.UTC().Format("2006-01-02 15:04:05 UTC")
-	},
+	// when shows a date of a page (when $ .Time); ago shows one in UTC where no page is at hand.
+	"when": when,
+	"ago":  func(t any) string { return when(nil, t) },
+	// say puts an internal value in the words staff read (say "status" .Status).
+	"say":  say,
 	"join": strings.Join,
 	// args passes several values to a template, which reads them with index.
 	"args": func(vs ...any) []any { return vs },

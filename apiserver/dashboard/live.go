@@ -26,6 +26,9 @@ type progress struct {
 	AIPassStatus tcsv1.AIPassStatus `json:"ai_pass_status"`
 	Jobs         []apiview.Job      `json:"jobs"`
 	Changes      int                `json:"changes"`
+	// StatusText and AIPassText are Status and AIPassStatus in the words staff read (say).
+	StatusText string `json:"status_text"`
+	AIPassText string `json:"ai_pass_text"`
 }
 
 // streamLimits bound the live streams open at once.
@@ -96,7 +99,8 @@ func (h *hub) publish(obj any) {
 		return
 	}
 	view := apiview.NewTranscript(t, nil)
-	p := progress{ID: view.ID, Status: view.Status, AIPassStatus: view.AIPassStatus, Jobs: []apiview.Job{}}
+	p := progress{ID: view.ID, Status: view.Status, AIPassStatus: view.AIPassStatus, Jobs: []apiview.Job{},
+		StatusText: say(wordStatus, view.Status), AIPassText: say(wordAIPass, view.AIPassStatus)}
 	if view.ChangesSummary != nil {
 		p.Changes = view.ChangesSummary.Total
 	}

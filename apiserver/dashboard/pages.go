@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
@@ -75,76 +74,6 @@ func (d *Dashboard) readTranscript(ctx context.Context, org, id string) (*tcsv1.
 		return nil, apiview.Transcript{}, err
 	}
 	return t, apiview.NewTranscript(t, content), nil
-}
-
-// overviewData is the overview page's.
-type overviewData struct {
-	Days      []dayCount
-	Statuses  []string
-	BySource  map[string]int
-	Sources   []string
-	Recent    []apiview.Transcript
-	Truncated bool
-}
-
-type dayCount struct {
-	Day    string
-	Counts map[string]int
-	Total  int
-}
-
-// overviewDays and overviewMax bound what the overview counts.
-const (
-	overviewDays = 7
-	overviewMax  = 1000
-)
-
-func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
-	now := d.o.Clock.Now().UTC()
-	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -(overviewDays - 1))
-	data := &overviewData{Statuses: []string{"pending", "completed", "failed"}, BySource: map[string]int{}, Sources: []string{"paste", "youtube", "url", "upload"}}
-	byDay := map[string]*dayCount{}
-	for i := 0; i < overviewDays; i++ {
-		day := from.AddDate(0, 0, i).Format("2006-01-02")
-		dc := &dayCount{Day: day, Counts: map[string]int{}}
-		byDay[day] = dc
-		data.Days = append(data.Days, *dc)
-	}
-	q := url.Values{"limit": {"100"}, "created[gte]": {from.Format(time.RFC3339)}}
-	seen := 0
-	for {
-		items, hasMore, err := d.listPage(r.Context(), v.Org.OrganizationID, q)
-		if err != nil {
-			d.readErr(w, r, v, err)
-			return
-		}
-		for _, t := range items {
-			if len(data.Recent) < 10 {
-				data.Recent = append(data.Recent, t)
-			}
-			if dc := byDay[t.CreatedAt[:10]]; dc != nil {
-				dc.Counts[string(t.Status)]++
-				dc.Total++
-			}
-			data.BySource[string(t.SourceType)]++
-		}
-		seen += len(items)
-		if !hasMore || len(items) == 0 {
-			break
-		}
-		if seen >= overviewMax {
-			data.Truncated = true
-			break
-		}
-		q.Set("starting_after", items[len(items)-1].ID)
-	}
-	for i := range data.Days {
-		data.Days[i] = *byDay[data.Days[i].Day]
-	}
-	// Newest day first.
-	sort.SliceStable(data.Days, func(i, j int) bool { return data.Days[i].Day > data.Days[j].Day })
-	v.Title, v.Data = "Overview", data
-	d.render(w, r, http.StatusOK, "overview", v)
 }
 
 // transcriptsData is the transcript list page's.
@@ -221,6 +150,8 @@ type transcriptData struct {
 	Jobs       []apiview.Job
 	Deliveries []tcsv1.WebhookDelivery
 	Finished   bool
+	// ConfirmDelete asks to confirm the transcript's deletion.
+	ConfirmDelete bool
 }
 
 // changeRow is a change with its context: the line of the corrected content it is on, cut
@@ -234,9 +165,17 @@ type changeRow struct {
 // contextRunes is how much of a line is shown on each side of a change.
 const contextRunes = 60
 
-// withContext fills in the context of each change from the lines of content.
+// withContext fills in the context of each change from the lines of content. Changes of one
+// line that left the same text there (rows are in text order) are each found at their own
+// occurrence: the second after the first.
 func withContext(rows []changeRow, content string) {
 	lines := strings.Split(content, "\n")
+	// next is where the search for a text on a line goes on, by line and text.
+	type lineText struct {
+		line int
+		text string
+	}
+	next := map[lineText]int{}
 	for i := range rows {
 		c := &rows[i]
 		if c.Line < 1 || c.Line > len(lines) {
@@ -247,10 +186,21 @@ func withContext(rows []changeRow, content string) {
 		if c.Applied {
 			find = c.Replacement
 		}
-		at := strings.Index(line, find)
-		if at < 0 || find == "" {
+		if find == "" {
 			continue
 		}
+		key := lineText{c.Line, find}
+		from := next[key]
+		at := strings.Index(line[from:], find)
+		if at < 0 {
+			// Fewer occurrences than changes: the first stands for the others.
+			from, at = 0, strings.Index(line, find)
+			if at < 0 {
+				continue
+			}
+		}
+		at += from
+		next[key] = at + len(find)
 		before, after := []rune(line[:at]), []rune(line[at+len(find):])
 		if len(before) > contextRunes {
 			before = append([]rune("…"), before[len(before)-contextRunes:]...)
@@ -296,6 +246,7 @@ func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) 
 		return
 	}
 	data.Deliveries = dels
+	data.ConfirmDelete = r.URL.Query().Get("confirm") == "delete"
 	data.Finished = data.T.Status != tcsv1.PhasePending && data.T.AIPassStatus != tcsv1.AIPassQueued && data.T.AIPassStatus != tcsv1.AIPassRunning
 	v.Title, v.Data = "Transcript "+id, data
 	d.render(w, r, http.StatusOK, "transcript", v)
@@ -337,6 +288,10 @@ type keysData struct {
 	Created *orgs.Key
 	// Revealed is the key whose value is shown.
 	Revealed *orgs.Key
+	// Revoke is the key whose revocation is to be confirmed.
+	Revoke *orgs.Key
+	// BaseURL is where the API is reached.
+	BaseURL string
 }
 
 func (d *Dashboard) keysPage(w http.ResponseWriter, r *http.Request, v *view, status int, data *keysData) {
@@ -345,7 +300,14 @@ func (d *Dashboard) keysPage(w http.ResponseWriter, r *http.Request, v *view, st
 		d.serverError(w, r, err)
 		return
 	}
-	data.Keys = keys
+	data.Keys, data.BaseURL = keys, d.origin
+	if id := r.URL.Query().Get("revoke"); id != "" && r.Method == http.MethodGet {
+		for i := range keys {
+			if keys[i].ID == id {
+				data.Revoke = &keys[i]
+			}
+		}
+	}
 	v.Title, v.Data = "API keys", data
 	d.render(w, r, status, "keys", v)
 }
@@ -442,6 +404,8 @@ type endpointsData struct {
 	// Created is the endpoint just created, with its secret.
 	Created *tcsv1.WebhookEndpoint
 	Secret  string
+	// Rates are the endpoints' recent success rates, by object name.
+	Rates map[string]deliveryRate
 }
 
 func (d *Dashboard) endpointsPage(w http.ResponseWriter, r *http.Request, v *view, status int, data *endpointsData) {
@@ -451,6 +415,10 @@ func (d *Dashboard) endpointsPage(w http.ResponseWriter, r *http.Request, v *vie
 		return
 	}
 	data.Endpoints, data.Events = eps, webhook.Events()
+	if data.Rates, err = d.rates(r.Context(), v.Org.OrganizationID, eps); err != nil {
+		d.serverError(w, r, err)
+		return
+	}
 	v.Title, v.Data = "Webhook endpoints", data
 	d.render(w, r, status, "endpoints", v)
 }
@@ -495,6 +463,10 @@ type endpointData struct {
 	Events     []string
 	Secret     string
 	Deliveries []tcsv1.WebhookDelivery
+	// Rate is how its recent deliveries went.
+	Rate deliveryRate
+	// Confirm is the action to confirm before it is done: delete or rotate.
+	Confirm string
 }
 
 func (d *Dashboard) getEndpoint(w http.ResponseWriter, r *http.Request, v *view) (*tcsv1.WebhookEndpoint, bool) {
@@ -517,7 +489,11 @@ func (d *Dashboard) endpointPage(w http.ResponseWriter, r *http.Request, v *view
 		d.serverError(w, r, err)
 		return
 	}
-	v.Title, v.Data = "Endpoint "+ep.Spec.ID, &endpointData{EP: ep, Events: webhook.Events(), Secret: secret, Deliveries: dels}
+	data := &endpointData{EP: ep, Events: webhook.Events(), Secret: secret, Deliveries: dels, Rate: rateOf(dels)}
+	if c := r.URL.Query().Get("confirm"); r.Method == http.MethodGet && (c == "delete" || c == "rotate") {
+		data.Confirm = c
+	}
+	v.Title, v.Data = "Endpoint "+ep.Spec.ID, data
 	d.render(w, r, status, "endpoint", v)
 }
 
@@ -724,6 +700,8 @@ type membersData struct {
 	// Invited are the pending invitations: not members until they accept.
 	Invited []accounts.Invitation
 	Roles   []string
+	// Remove is the member whose removal is to be confirmed.
+	Remove string
 }
 
 func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, v *view, status int, data *membersData) {
@@ -738,6 +716,13 @@ func (d *Dashboard) membersPage(w http.ResponseWriter, r *http.Request, v *view,
 		return
 	}
 	data.Members, data.Invited, data.Roles = org.Spec.Members, invited, accounts.Roles
+	if email := r.URL.Query().Get("remove"); email != "" && r.Method == http.MethodGet {
+		for _, m := range org.Spec.Members {
+			if strings.EqualFold(m.Email, email) {
+				data.Remove = m.Email
+			}
+		}
+	}
 	v.Title, v.Data = "Members", data
 	d.render(w, r, status, "members", v)
 }
@@ -766,11 +751,11 @@ func (d *Dashboard) inviteMember(w http.ResponseWriter, r *http.Request, v *view
 		return
 	}
 	if _, logged := d.o.Mail.(mail.Log); logged {
-		d.redirect(w, r, v, "/members", "Invitation of "+inv.Email+" recorded, until "+formatTime(inv.ExpiresAt)+
+		d.redirect(w, r, v, "/members", "Invitation of "+inv.Email+" recorded, until "+when(v, inv.ExpiresAt)+
 			". No SMTP server is set up: its email is in the service's log.")
 		return
 	}
-	d.redirect(w, r, v, "/members", "Invitation emailed to "+inv.Email+"; it expires on "+formatTime(inv.ExpiresAt)+".")
+	d.redirect(w, r, v, "/members", "Invitation emailed to "+inv.Email+"; it expires on "+when(v, inv.ExpiresAt)+".")
 }
 
 func (d *Dashboard) revokeInvitation(w http.ResponseWriter, r *http.Request, v *view) {

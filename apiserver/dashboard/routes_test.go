@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gorilla/mux"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
@@ -69,6 +70,10 @@ func (c *countingTranscripts) Content(_ context.Context, org string, t *tcsv1.Tr
 func (c *countingTranscripts) List(_ context.Context, org string, _ transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error) {
 	_ = c.saw(org, "")
 	return nil, false, nil
+}
+
+func (c *countingTranscripts) Delete(_ context.Context, org, id string, _ metav1.Time) (*tcsv1.Transcript, error) {
+	return nil, c.saw(org, id)
 }
 
 func (c *countingTranscripts) Changes(_ context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error) {
@@ -193,14 +198,19 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 		"GET /dashboard/o/{org}/transcripts":               true,
 		"GET /dashboard/o/{org}/transcripts/{id}":          true,
 		"GET /dashboard/o/{org}/transcripts/{id}/download": true,
+		"POST /dashboard/o/{org}/transcripts/{id}/delete":  true,
 	}
 	// The other routes of an organization, and what keeps them to it.
 	viaOthers := map[string]string{
 		"GET /dashboard/o/{org}/live":  "the transcript watch, each event sent only where transcripts.Belongs",
 		"GET /dashboard/o/{org}/audit": "the results store's audit trail, listed by organization",
+		"GET /dashboard/o/{org}/api":   "the service's OpenAPI document, the same for every organization",
 	}
 	for _, p := range []string{"GET /keys", "POST /keys", "POST /keys/{id}/reveal", "POST /keys/{id}/revoke"} {
 		viaOthers[orgPath(p)] = "internal/domain/orgs (the organization's API keys), which refuses an empty organization"
+	}
+	for _, p := range []string{"GET /settings", "POST /settings"} {
+		viaOthers[orgPath(p)] = "internal/domain/orgs (the organization's own settings), which refuses an empty organization"
 	}
 	for _, p := range []string{"GET /endpoints", "POST /endpoints", "GET /endpoints/{id}", "POST /endpoints/{id}",
 		"POST /endpoints/{id}/reveal", "POST /endpoints/{id}/rotate", "POST /endpoints/{id}/pause", "POST /endpoints/{id}/resume",

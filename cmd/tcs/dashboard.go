@@ -42,6 +42,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o se
 		Payloads:    svc.store,
 		Audit:       svc.results,
 		PublicURL:   publicURL,
+		OpenAPI:     apiserver.OpenAPIDocument(),
 		Mail:        sender,
 		// A limit of 0 or less reads as the default.
 		Limiter:          srv.Limiter(),

@@ -176,7 +176,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		// Last used is recorded (at most once a minute) from the API's authentication.
 		deadline := time.Now().Add(10 * time.Second)
-		for !regexp.MustCompile(`browser test key\s+\S+\s+\S+ \S+ UTC\s+\d{4}-`).MatchString(body) {
+		// Dates read as people read them: "Tue 24 Nov, 14:21", with the year when not this one.
+		date := `[A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}(?: \d{4})?, \d\d:\d\d`
+		for !regexp.MustCompile(`browser test key\s+\S+\s+` + date + `\s+` + date).MatchString(body) {
 			if time.Now().After(deadline) {
 				t.Fatalf("no last-used time after a use:\n%s", body)
 			}
@@ -186,6 +188,15 @@ func TestDashboardInBrowser(t *testing.T) {
 		b.submit(t, `button[aria-label="Reveal key browser test key"]`)
 		if got := b.text(t, "#revealed-value"); got != key {
 			t.Fatalf("revealed %q, want %q", got, key)
+		}
+		// Revoking asks first, saying what breaks; the key works until it is confirmed.
+		b.submit(t, `a[aria-label="Revoke key browser test key…"]`)
+		if !strings.Contains(b.body(t), "refused from the moment it is revoked") {
+			t.Fatalf("the revocation is not confirmed first: %s", b.body(t))
+		}
+		b.shot(t, "keys-revoke-confirm")
+		if me := call(t, http.MethodGet, api+"/api/v1/me", key, ""); me.status != 200 {
+			t.Fatalf("a key whose revocation is not confirmed yet on /me: %d %s", me.status, me.raw)
 		}
 		b.submit(t, `button[aria-label="Revoke key browser test key"]`)
 		if !strings.Contains(b.body(t), "is revoked") {
@@ -209,7 +220,7 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatal("a refused endpoint was created")
 		}
 		b.fill(t, "#url", receiverSrv.URL+"/hooks")
-		b.do(t, clickAll(`input[name=events]:not(:checked)`))
+		b.do(t, clickAll(`input[name=events]:not(:checked):not([data-select-all])`))
 		b.submit(t, "main form button[type=submit]")
 		secret := b.text(t, "#created-secret")
 		if !strings.HasPrefix(secret, "whsec_") {
@@ -259,7 +270,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		rc.mu.Unlock()
 		b.open(t, base+"/deliveries/"+deliveryID)
 		page := b.body(t)
-		attempts := regexp.MustCompile(`(?s)1\s+\S+ \S+ UTC\s+HTTP 500.*2\s+\S+ \S+ UTC\s+HTTP 200`)
+		attempts := regexp.MustCompile(`(?s)1\s+[A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}( \d{4})?, \d\d:\d\d\s+HTTP 500.*2\s+[A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}( \d{4})?, \d\d:\d\d\s+HTTP 200`)
 		if !attempts.MatchString(page) || !strings.Contains(page, `"delivery_id": "`+deliveryID+`"`) || !strings.Contains(page, "replayed 1×") {
 			t.Fatalf("the delivery page lacks its attempts, replay or payload:\n%s", page)
 		}
@@ -271,6 +282,11 @@ func TestDashboardInBrowser(t *testing.T) {
 	t.Run("rotation: later deliveries are signed with the new secret", func(t *testing.T) {
 		b.open(t, endpointURL)
 		old := func() string { rc.mu.Lock(); defer rc.mu.Unlock(); return rc.secret }()
+		// Rotating asks first, saying what breaks after 24 hours.
+		b.submit(t, `a[href$="?confirm=rotate#confirm"]`)
+		if !strings.Contains(b.body(t), "within 24 hours") {
+			t.Fatalf("the rotation is not confirmed first: %s", b.body(t))
+		}
 		b.submit(t, `form[action$="/rotate"] button`)
 		secret := b.text(t, "#ep-secret")
 		if !strings.HasPrefix(secret, "whsec_") || secret == old {
@@ -317,8 +333,8 @@ func TestDashboardInBrowser(t *testing.T) {
 		b.do(t, clickAll("details summary"), clickAll(`details input[name=events][value^="ai_pass"]`))
 		b.submit(t, "details form button[type=submit]")
 		body := b.body(t)
-		if !strings.Contains(body, "Endpoint saved") || strings.Contains(body, "Events: transcript.created, transcript.completed, transcript.failed, ai_pass") ||
-			!strings.Contains(body, "Events: transcript.created, transcript.completed, transcript.failed") {
+		if !strings.Contains(body, "Endpoint saved") || strings.Contains(body, "(transcript.failed)\nThe AI check") ||
+			!strings.Contains(body, "A transcript was added (transcript.created)\nA transcript is corrected and ready (transcript.completed)\nA transcript could not be corrected (transcript.failed)") {
 			t.Fatalf("after unsubscribing from ai_pass events:\n%s", body)
 		}
 	})
@@ -354,7 +370,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		tr := call(t, http.MethodPost, api+"/api/v1/transcripts", dev.env["TCS_API_KEY"], `{"source_type":"paste","content":"at capernum"}`)
 		id := tr.body["id"].(string)
-		skipped := regexp.MustCompile(regexp.QuoteMeta(id) + `\s+skipped`)
+		skipped := regexp.MustCompile(regexp.QuoteMeta(id) + `\s+Not sent: the endpoint was paused`)
 		deadline := time.Now().Add(30 * time.Second)
 		for body := ""; !skipped.MatchString(body); body = b.waitFor(t, endpointURL, id, 30*time.Second) {
 			if time.Now().After(deadline) {
@@ -385,15 +401,17 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		id := tr.body["id"].(string)
 		b.open(t, base+"/transcripts/"+id)
-		if s := b.text(t, "[data-field=status]"); s != "pending" {
-			t.Fatalf("status %q, want pending", s)
+		if s := b.text(t, "[data-field=status]"); s != "Being corrected" {
+			t.Fatalf("status %q, want Being corrected", s)
 		}
 		b.do(t, markPage())
 		close(g.open)
-		b.do(t, pollText(`[data-field=status]`, "completed"))
+		b.do(t, pollText(`[data-field=status]`, "Ready"))
 		if eval[int](t, b, `window.__stay || 0`) != 1 {
 			t.Fatal("the page reloaded")
 		}
+		// The jobs are technical details, one click away.
+		b.do(t, clickAll("details.tech > summary"))
 		if jobs := b.text(t, "tbody[data-field=jobs]"); !strings.Contains(jobs, "succeeded") && !strings.Contains(jobs, "completed") {
 			t.Fatalf("jobs after completion: %q", jobs)
 		}
@@ -445,8 +463,8 @@ func TestDashboardInBrowser(t *testing.T) {
 		if tr.status != 201 && tr.status != 202 {
 			t.Fatalf("paste with the AI pass: %d %s", tr.status, tr.raw)
 		}
-		body := b.waitFor(t, base+"/transcripts/"+tr.body["id"].(string), "AI pass: completed", 30*time.Second)
-		if !regexp.MustCompile(`(confirmed|rejected|uncertain)\n\S`).MatchString(body) {
+		body := b.waitFor(t, base+"/transcripts/"+tr.body["id"].(string), "AI check: Checked", 30*time.Second)
+		if !regexp.MustCompile(`(AI agrees|AI disagrees|AI is not sure)\n\S`).MatchString(body) {
 			t.Fatalf("no AI verdict with a reason on the page:\n%s", body)
 		}
 	})
@@ -513,12 +531,74 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("settings: the time zone dates are read in, charts, the API reference, all events", func(t *testing.T) {
+		b.open(t, base+"/settings")
+		b.do(t, selectValue("#time_zone", "Pacific/Auckland"), clickAll(`input[name=normalize_references]`))
+		b.submit(t, "main form button[type=submit]")
+		if body := b.body(t); !strings.Contains(body, "Settings saved") {
+			t.Fatalf("after saving the settings:\n%s", body)
+		}
+		if got := eval[string](t, b, `document.querySelector("#time_zone").value`); got != "Pacific/Auckland" {
+			t.Fatalf("the time zone after saving is %q", got)
+		}
+		b.shot(t, "settings")
+		// The overview counts its days in Auckland and draws them, with the numbers one click away.
+		b.open(t, base+"/")
+		if !b.has(t, `svg[role=img][aria-labelledby="by-day-t"] rect.c-ok`) || !strings.Contains(eval[string](t, b, `document.querySelector("#by-day-t").textContent`), "in all") {
+			t.Fatal("the overview draws no chart of the days")
+		}
+		today := time.Now().In(mustZone(t, "Pacific/Auckland")).Format("Mon 2 Jan")
+		b.do(t, clickAll("details > summary"))
+		if rows := eval[string](t, b, `[...document.querySelectorAll("tbody tr th[scope=row]")].map(th => th.textContent).join("|")`); !strings.Contains(rows, today) {
+			t.Fatalf("the overview's days (%s) do not end with today in Auckland, %s", rows, today)
+		}
+		b.open(t, base+"/")
+		b.shot(t, "overview-charts")
+		// The IT volunteer finds the API reference and an example request beside the keys.
+		b.open(t, base+"/keys")
+		if got := b.text(t, "#example-curl"); !strings.Contains(got, "curl "+strings.TrimSuffix(api, "/")+"/api/v1/transcripts") {
+			t.Fatalf("the example request is %q", got)
+		}
+		b.submit(t, `a[href$="/api"]`)
+		if body := b.body(t); !strings.Contains(body, "GET /api/v1/transcripts") || !strings.Contains(body, "starting_after") {
+			t.Fatalf("the API reference:\n%.2000s", body)
+		}
+		b.shot(t, "api-reference")
+		// Deleting a transcript asks first, then deletes it for the API too.
+		tr := call(t, http.MethodPost, api+"/api/v1/transcripts", dev.env["TCS_API_KEY"], `{"source_type":"paste","content":"to be deleted at capernum"}`)
+		if tr.status != 201 {
+			t.Fatalf("paste: %d %s", tr.status, tr.raw)
+		}
+		doomed := tr.body["id"].(string)
+		b.open(t, base+"/transcripts/"+doomed)
+		b.submit(t, `a[href$="?confirm=delete#confirm"]`)
+		if body := b.body(t); !strings.Contains(body, "Delete this transcript?") {
+			t.Fatalf("the deletion is not confirmed first:\n%s", body)
+		}
+		if got := call(t, http.MethodGet, api+"/api/v1/transcripts/"+doomed, dev.env["TCS_API_KEY"], ""); got.status != 200 {
+			t.Fatalf("the transcript before the deletion is confirmed: %d", got.status)
+		}
+		b.submit(t, `form[action$="/delete"] button`)
+		if body := b.body(t); !strings.Contains(body, "The transcript is deleted.") || strings.Contains(body, doomed) {
+			t.Fatalf("after confirming the deletion:\n%s", body)
+		}
+		if got := call(t, http.MethodGet, api+"/api/v1/transcripts/"+doomed, dev.env["TCS_API_KEY"], ""); got.status != 404 {
+			t.Fatalf("the deleted transcript on the API: %d, want 404", got.status)
+		}
+		// "All events" ticks every event.
+		b.open(t, base+"/endpoints")
+		b.do(t, clickAll(`input[data-select-all]`))
+		if n := eval[int](t, b, `[...document.querySelectorAll('input[name=events]:not([data-select-all])')].filter(c => !c.checked).length`); n != 0 {
+			t.Fatalf("%d events stay unticked after All events", n)
+		}
+	})
+
 	t.Run("usable at phone width", func(t *testing.T) {
 		b.do(t, chromedp.EmulateViewport(375, 740))
 		defer b.do(t, chromedp.EmulateViewport(1000, 760))
 		b.open(t, endpointURL)
 		delivery := eval[string](t, b, `new URL(document.querySelector('a[href*="/deliveries/evt_"]').href).pathname`)
-		for _, p := range []string{"/", "/transcripts", "/keys", "/endpoints", endpointURL[len(base):], delivery[len("/dashboard/o/"+orgA):], "/members", "/audit"} {
+		for _, p := range []string{"/", "/transcripts", "/keys", "/endpoints", endpointURL[len(base):], delivery[len("/dashboard/o/"+orgA):], "/members", "/audit", "/settings", "/api"} {
 			b.open(t, base+p)
 			// Nothing wider than the screen but scrollable tables.
 			if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 375 {
@@ -527,6 +607,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		b.open(t, base+"/keys")
 		b.shot(t, "keys-phone")
+		b.open(t, base+"/")
+		b.shot(t, "overview-phone")
+		b.open(t, endpointURL)
+		b.shot(t, "endpoint-phone")
 	})
 
 	t.Run("a cross-site POST is refused", func(t *testing.T) {
@@ -595,7 +679,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		signIn(t, "reader@demo-a.example", "the reader password")
 		b.open(t, base+"/keys")
-		if b.has(t, "#label") || b.has(t, `form[action$="/revoke"]`) {
+		if b.has(t, "#label") || b.has(t, `form[action$="/revoke"]`) || b.has(t, `a[href*="revoke="]`) {
 			t.Fatal("a member is offered to create or revoke keys")
 		}
 		// A member may reveal a key, as the spec allows.
@@ -631,10 +715,22 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		setRole("admin")
 		setRole("member")
+		// Removing a member asks first, saying they lose access at once; then removes.
+		b.submit(t, `a[aria-label="Remove reader@demo-a.example…"]`)
+		if body := b.body(t); !strings.Contains(body, "Remove reader@demo-a.example?") || !strings.Contains(body, "signed out of this organization at once") {
+			t.Fatalf("the removal is not confirmed first:\n%s", body)
+		}
+		if !b.has(t, `#role-reader\@demo-a\.example`) {
+			t.Fatal("the member is gone before the removal is confirmed")
+		}
+		b.submit(t, `button[aria-label="Remove reader@demo-a.example"]`)
+		if body := b.body(t); !strings.Contains(body, "reader@demo-a.example was removed") || b.has(t, `#role-reader\@demo-a\.example`) {
+			t.Fatalf("after confirming the removal:\n%s", body)
+		}
 		b.open(t, base+"/audit")
 		body := b.body(t)
 		for _, want := range []string{"APIKeyCreated", "APIKeyRevealed", "APIKeyRevoked", "WebhookEndpointCreated", "WebhookSecretRotated", "WebhookEndpointPaused",
-			"WebhookDeliveryReplayed", "MemberInvited", "InvitationAccepted", "MemberRoleChanged", "PasswordResetCompleted"} {
+			"WebhookDeliveryReplayed", "MemberInvited", "InvitationAccepted", "MemberRoleChanged", "PasswordResetCompleted", "MemberRemoved", "SettingsChanged"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the audit trail lacks %s:\n%s", want, body)
 			}
@@ -660,4 +756,14 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("the session after a restart: %d\n%.500s", status, body)
 		}
 	})
+}
+
+// mustZone returns the time zone name.
+func mustZone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }

@@ -17,10 +17,10 @@
       var p = JSON.parse(ev.data);
       document.querySelectorAll('[data-live="' + p.id + '"]').forEach(function (el) {
         el.querySelectorAll("[data-field=status]").forEach(function (s) {
-          s.textContent = p.status;
+          s.textContent = p.status_text || p.status;
           s.className = "status status-" + p.status;
         });
-        el.querySelectorAll("[data-field=ai_pass_status]").forEach(function (s) { s.textContent = p.ai_pass_status; });
+        el.querySelectorAll("[data-field=ai_pass_status]").forEach(function (s) { s.textContent = p.ai_pass_text || p.ai_pass_status; });
         el.querySelectorAll("[data-field=changes]").forEach(function (s) { s.textContent = String(p.changes); });
         el.querySelectorAll("tbody[data-field=jobs]").forEach(function (tb) {
           while (tb.firstChild) tb.removeChild(tb.firstChild);
@@ -40,6 +40,20 @@
       });
     });
   }
+  // "All events" of the endpoint form ticks or clears every event; without JavaScript it is
+  // sent as the event "all", which stands for every one.
+  document.querySelectorAll("input[data-select-all]").forEach(function (all) {
+    var boxes = all.form.querySelectorAll('input[name="' + all.name + '"]:not([data-select-all])');
+    all.checked = all.checked || Array.prototype.every.call(boxes, function (x) { return x.checked; });
+    all.addEventListener("change", function () {
+      boxes.forEach(function (b) { b.checked = all.checked; });
+    });
+    boxes.forEach(function (b) {
+      b.addEventListener("change", function () {
+        all.checked = Array.prototype.every.call(boxes, function (x) { return x.checked; });
+      });
+    });
+  });
   document.querySelectorAll("button[data-copy]").forEach(function (b) {
     b.hidden = false;
     b.addEventListener("click", function () {

@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
 )
 
@@ -61,6 +62,13 @@ func TestTheFunctionsOfAnOrganizationRefuseAnEmptyOneBeforeReadingAnything(t *te
 		{"revoking a key", func(c client.Client) error {
 			return RevokeKey(ctx, c, "ns", "", ids.New("key"))
 		}, true},
+		{"setting the settings", func(c client.Client) error {
+			return SetSettings(ctx, c, "ns", "", tcsv1.OrganizationSettings{})
+		}, false},
+		{"reading the organization", func(c client.Client) error {
+			_, err := Get(ctx, c, "ns", "")
+			return err
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &untouchable{}
