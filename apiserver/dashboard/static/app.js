@@ -1,7 +1,8 @@
 // Live progress: the server streams each transcript's status and jobs; rows and panels that
 // name a transcript with data-live are updated in place. Copy buttons copy their target. A
 // page opened by an emailed link posts the token of the link's fragment (which no server sees)
-// and takes it out of the address bar and the history.
+// and takes it out of the address bar and the history. The form that adds a transcript shows
+// the fields of the chosen source.
 (function () {
   "use strict";
   var tokenForm = document.querySelector("form[data-token-form]");
@@ -44,9 +45,37 @@
     b.hidden = false;
     b.addEventListener("click", function () {
       var t = document.getElementById(b.getAttribute("data-copy"));
+      // A read-only text area (a transcript's text) is copied as it is.
+      var text = t && t.tagName === "TEXTAREA" ? t.value : t && t.textContent.trim();
       if (t && navigator.clipboard) {
-        navigator.clipboard.writeText(t.textContent.trim()).then(function () { b.textContent = "Copied"; });
+        navigator.clipboard.writeText(text).then(function () { b.textContent = "Copied"; });
+      } else if (t && t.select) {
+        t.select();
+        if (document.execCommand("copy")) b.textContent = "Copied";
       }
     });
   });
+  // Adding a transcript: only the fields of the chosen source are shown, and a file above the
+  // limit is refused before it is sent (the server refuses it too).
+  var add = document.querySelector("form[data-add-form]");
+  if (add) {
+    var panels = add.querySelectorAll("[data-source]");
+    var show = function () {
+      var chosen = add.querySelector("input[name=source]:checked");
+      panels.forEach(function (p) { p.hidden = !chosen || p.getAttribute("data-source") !== chosen.value; });
+    };
+    add.querySelectorAll("input[name=source]").forEach(function (r) { r.addEventListener("change", show); });
+    show();
+    var file = add.querySelector("input[type=file]");
+    var max = Number(add.getAttribute("data-max-file"));
+    add.addEventListener("submit", function (ev) {
+      var chosen = add.querySelector("input[name=source]:checked");
+      if (chosen && chosen.value === "file" && file.files.length && file.files[0].size > max) {
+        ev.preventDefault();
+        file.setCustomValidity("The file is larger than " + (max / 1000000) + " MB, the most that can be uploaded.");
+        file.reportValidity();
+      }
+    });
+    file.addEventListener("change", function () { file.setCustomValidity(""); });
+  }
 })();

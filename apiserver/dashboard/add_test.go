@@ -1,0 +1,216 @@
+package dashboard
+
+import (
+	"bytes"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"regexp"
+	"strings"
+	"testing"
+
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/text/correction"
+	"tcs.dev/tcs/internal/text/pipeline"
+)
+
+// addEnv is a dashboard whose transcripts service, object store and correction engine are
+// real, with a member signed in to one organization.
+type addEnv struct {
+	h       http.Handler
+	svc     *transcripts.Service
+	store   *blob.Store
+	org     string
+	session *accounts.Session
+	cookie  string
+}
+
+func startAddEnv(t *testing.T) *addEnv {
+	t.Helper()
+	env := startSignInEnv(t)
+	ctx := t.Context()
+	org, err := orgs.Create(ctx, env.c, env.ns, "Grace Church", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := accounts.New(accounts.Options{Client: env.c, Reader: env.c, Namespace: env.ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const email, password = "office@example.org", "a long enough password"
+	if err := acc.SetMember(ctx, org.Spec.ID, email, accounts.RoleMember); err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.SetPassword(ctx, email, password); err != nil {
+		t.Fatal(err)
+	}
+	session, err := acc.SignIn(ctx, email, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := correction.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc := pipeline.New(engine, store)
+	svc := &transcripts.Service{Namespace: env.ns, Cache: env.c, APIReader: env.c, Client: env.c, Store: proc, Files: store}
+	d, err := New(Options{Client: env.c, Reader: env.c, Namespace: env.ns, PublicURL: "http://127.0.0.1:8080", Transcripts: svc,
+		Accounts: acc, Payloads: &memoryPayloads{m: map[string][]byte{}}, Audit: &memoryAudit{},
+		Add: AddOptions{Corrector: proc, Files: store, OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, AIPass: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &addEnv{h: router(d), svc: svc, store: store, org: org.Spec.ID, session: session, cookie: d.cookieName()}
+}
+
+// post sends the add form with fields and, when name is not empty, a file, as the member.
+func (e *addEnv) post(t *testing.T, fields map[string][]string, name string, file []byte) *httptest.ResponseRecorder {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	_ = mw.WriteField("csrf", e.session.CSRF)
+	for k, vs := range fields {
+		for _, v := range vs {
+			_ = mw.WriteField(k, v)
+		}
+	}
+	if name != "" {
+		fw, err := mw.CreateFormFile("file", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = fw.Write(file)
+	}
+	_ = mw.Close()
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/dashboard/o/"+e.org+"/transcripts/new", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.AddCookie(&http.Cookie{Name: e.cookie, Value: e.session.Token})
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	return rec
+}
+
+var createdID = regexp.MustCompile(`/transcripts/(tr_[A-Za-z0-9]+)$`)
+
+// TestAddingATranscript sends the add form as a member: each source is made through the
+// transcripts service as the API makes it, and each refusal is shown next to its field.
+func TestAddingATranscript(t *testing.T) {
+	e := startAddEnv(t)
+	defaults := []string{"bible", "place"}
+	srt := []byte("1\n00:00:01,000 --> 00:00:04,000\nTurn to first corinthians 13.\n")
+	for _, tc := range []struct {
+		name     string
+		fields   map[string][]string
+		file     string
+		data     []byte
+		errField string
+		check    func(t *testing.T, tr *tcsv1.Transcript)
+	}{
+		{name: "a paste is corrected at once, with its options",
+			fields: map[string][]string{"source": {"paste"}, "content": {"We read from first corinthians 13 at capernum."}, "title": {"  Sunday service  "},
+				"category": {"bible", "place", "person"}, "normalize_references": {"on"}, "ai_pass": {"on"}},
+			check: func(t *testing.T, tr *tcsv1.Transcript) {
+				if tr.Status.Phase != tcsv1.PhaseCompleted || tr.Spec.Source.Type != tcsv1.SourcePaste || tr.Spec.Source.Title != "Sunday service" {
+					t.Errorf("paste: phase %q, source %+v; want completed, a paste titled Sunday service", tr.Status.Phase, tr.Spec.Source)
+				}
+				o := tr.Spec.Options
+				if !o.NormalizeReferences || !o.AIPass.Enabled || o.AIPass.Apply || strings.Join(o.Categories, ",") != "bible,place,person" {
+					t.Errorf("paste options %+v", o)
+				}
+			}},
+		{name: "the default categories are left to the engine",
+			fields: map[string][]string{"source": {"paste"}, "content": {"at capernum"}, "category": defaults},
+			check: func(t *testing.T, tr *tcsv1.Transcript) {
+				if len(tr.Spec.Options.Categories) != 0 || tr.Spec.Options.NormalizeReferences || tr.Spec.Options.AIPass.Enabled {
+					t.Errorf("options %+v, want none set", tr.Spec.Options)
+				}
+			}},
+		{name: "a caption file is stored and confirmed as an upload named after the file",
+			fields: map[string][]string{"source": {"file"}, "category": defaults}, file: "Sunday service 23 Nov.srt", data: srt,
+			check: func(t *testing.T, tr *tcsv1.Transcript) {
+				src := tr.Spec.Source
+				if src.Type != tcsv1.SourceUpload || src.Filename != "Sunday service 23 Nov.srt" || src.Title != "Sunday service 23 Nov" || src.Format != "srt" || tr.Status.Phase != tcsv1.PhasePending {
+					t.Errorf("upload: %+v, phase %q", src, tr.Status.Phase)
+				}
+				if len(tr.Status.Jobs) != 1 || tr.Status.Jobs[0].Type != tcsv1.JobUploadIngest {
+					t.Errorf("upload jobs %+v, want its ingest job queued", tr.Status.Jobs)
+				}
+				if got, err := e.store.Get(t.Context(), src.InputRef); err != nil || !bytes.Equal(got, srt) {
+					t.Errorf("the stored file is %q, %v; want the uploaded bytes", got, err)
+				}
+			}},
+		{name: "a web address is queued for its fetch, its format taken from its name",
+			fields: map[string][]string{"source": {"url"}, "url": {"http://127.0.0.1:9/sermons/sunday.vtt"}, "category": defaults},
+			check: func(t *testing.T, tr *tcsv1.Transcript) {
+				if tr.Spec.Source.Type != tcsv1.SourceURL || tr.Spec.Source.Format != "vtt" || len(tr.Status.Jobs) != 1 || tr.Status.Jobs[0].Type != tcsv1.JobURLFetch {
+					t.Errorf("url: %+v, jobs %+v", tr.Spec.Source, tr.Status.Jobs)
+				}
+			}},
+		{name: "a YouTube link is queued for its captions",
+			fields: map[string][]string{"source": {"youtube"}, "youtube": {"https://youtu.be/dQw4w9WgXcQ"}, "category": defaults},
+			check: func(t *testing.T, tr *tcsv1.Transcript) {
+				if tr.Spec.Source.Type != tcsv1.SourceYouTube || tr.Status.Jobs[0].Type != tcsv1.JobYouTubeFetch {
+					t.Errorf("youtube: %+v, jobs %+v", tr.Spec.Source, tr.Status.Jobs)
+				}
+			}},
+		{name: "an empty paste is refused", fields: map[string][]string{"source": {"paste"}, "content": {"  "}, "category": defaults}, errField: "content"},
+		{name: "a paste above the limit is refused", fields: map[string][]string{"source": {"paste"}, "content": {strings.Repeat("a", limits.MaxPasteContent+1)}, "category": defaults}, errField: "content"},
+		{name: "a paste that is not the format chosen is refused", fields: map[string][]string{"source": {"paste"}, "content": {"{not json"}, "format": {"json"}, "category": defaults}, errField: "content"},
+		{name: "a paste may not be a Word document", fields: map[string][]string{"source": {"paste"}, "content": {"text"}, "format": {"docx"}, "category": defaults}, errField: "format"},
+		{name: "no source is refused", fields: map[string][]string{"category": defaults}, errField: "source"},
+		{name: "no file is refused", fields: map[string][]string{"source": {"file"}, "category": defaults}, errField: "file"},
+		{name: "an empty file is refused", fields: map[string][]string{"source": {"file"}, "category": defaults}, file: "empty.txt", data: []byte{}, errField: "file"},
+		{name: "a file above the API's limit is refused", fields: map[string][]string{"source": {"file"}, "category": defaults}, file: "big.txt", data: bytes.Repeat([]byte("a"), limits.MaxRemoteFile+1), errField: "file"},
+		{name: "a web address of a private network is refused", fields: map[string][]string{"source": {"url"}, "url": {"http://10.1.2.3/a.txt"}, "category": defaults}, errField: "url"},
+		{name: "a web address without a file name needs a format", fields: map[string][]string{"source": {"url"}, "url": {"http://127.0.0.1:9/sermon"}, "category": defaults}, errField: "format"},
+		{name: "a link that is not YouTube's is refused", fields: map[string][]string{"source": {"youtube"}, "youtube": {"https://example.org/watch?v=1"}, "category": defaults}, errField: "youtube"},
+		{name: "a title above the limit is refused", fields: map[string][]string{"source": {"paste"}, "content": {"x"}, "title": {strings.Repeat("t", limits.MaxTitle+1)}, "category": defaults}, errField: "title"},
+		{name: "no category is refused", fields: map[string][]string{"source": {"paste"}, "content": {"x"}}, errField: "category"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := e.post(t, tc.fields, tc.file, tc.data)
+			if tc.errField != "" {
+				body := rec.Body.String()
+				if rec.Code != http.StatusBadRequest || !strings.Contains(body, `id="`+tc.errField+`-error"`) {
+					t.Fatalf("%d, want 400 with a message next to %s:\n%s", rec.Code, tc.errField, body)
+				}
+				// The form comes back with what was typed, the file aside.
+				if c := tc.fields["content"]; len(c) == 1 && len(c[0]) < 100 && !strings.Contains(body, c[0]) {
+					t.Errorf("the refused form lost its text %q", c[0])
+				}
+				return
+			}
+			m := createdID.FindStringSubmatch(rec.Header().Get("Location"))
+			if rec.Code != http.StatusSeeOther || m == nil {
+				t.Fatalf("%d to %q, want 303 to the new transcript's page:\n%s", rec.Code, rec.Header().Get("Location"), rec.Body)
+			}
+			tr, _, err := e.svc.Get(t.Context(), e.org, m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, tr)
+		})
+	}
+}
+
+// TestAddingATranscriptNeedsTheFormsToken refuses the add form without its CSRF token, and
+// makes nothing.
+func TestAddingATranscriptNeedsTheFormsToken(t *testing.T) {
+	e := startAddEnv(t)
+	e.session.CSRF = "not the token"
+	rec := e.post(t, map[string][]string{"source": {"paste"}, "content": {"text"}, "category": {"bible", "place"}}, "", nil)
+	if rec.Code != http.StatusForbidden {
+		t.Fatalf("%d, want 403", rec.Code)
+	}
+}
