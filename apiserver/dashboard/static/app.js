@@ -14,6 +14,31 @@
   var root = document.querySelector("[data-live-url]");
   if (root && window.EventSource) {
     var es = new EventSource(root.getAttribute("data-live-url"));
+    // The stream sends what changes after it opens: a transcript that finished between the
+    // page's rendering and the stream's (re)opening is read again from a fresh copy of the page.
+    es.addEventListener("open", function () {
+      var busy = [].some.call(document.querySelectorAll("[data-live] [data-field=status], [data-live] [data-field=ai_pass_status]"), function (s) {
+        return /^(pending|queued|running)$/.test(s.textContent.trim());
+      });
+      if (!busy || !window.fetch || !window.DOMParser) return;
+      fetch(location.href, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : ""; }).then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        document.querySelectorAll("[data-live]").forEach(function (el) {
+          var now = fresh.querySelector('[data-live="' + el.getAttribute("data-live") + '"]');
+          if (!now) return;
+          el.querySelectorAll("[data-field]").forEach(function (f) {
+            var name = f.getAttribute("data-field");
+            var g = now.querySelector('[data-field="' + name + '"]');
+            if (!g || name === "reload" || g.innerHTML === f.innerHTML) return;
+            f.innerHTML = g.innerHTML;
+            f.className = g.className;
+            if (name === "status" && g.textContent.trim() !== "pending") {
+              el.querySelectorAll("[data-field=reload]").forEach(function (r) { r.hidden = false; });
+            }
+          });
+        });
+      });
+    });
     es.addEventListener("progress", function (ev) {
       var p = JSON.parse(ev.data);
       document.querySelectorAll('[data-live="' + p.id + '"]').forEach(function (el) {
