@@ -82,13 +82,6 @@ const (
 	sourceYouTube = "youtube"
 )
 
-// pasteFormats are the formats a paste may be read as, and fileFormats those of a file (a
-// web address's or an upload's): the API's.
-var (
-	pasteFormats = []formats.Format{formats.TXT, formats.SRT, formats.VTT, formats.Markdown, formats.HTML, formats.JSON}
-	fileFormats  = append(pasteFormats[:len(pasteFormats):len(pasteFormats)], formats.DOCX)
-)
-
 // category is a kind of name the engine corrects, as the form offers it.
 type category struct {
 	Value, Label string
@@ -121,7 +114,7 @@ var formatLabels = map[formats.Format]string{formats.TXT: "Plain text", formats.
 
 func (d *Dashboard) addPageWith(w http.ResponseWriter, r *http.Request, v *view, status int) {
 	data := &addData{AIPass: d.o.Add.AIPass, Categories: categories, MaxFileBytes: limits.MaxRemoteFile, MaxFile: sizeWords(limits.MaxRemoteFile)}
-	for _, f := range fileFormats {
+	for _, f := range transcripts.FileFormats() {
 		data.Formats = append(data.Formats, formatChoice{string(f), formatLabels[f]})
 	}
 	if v.Form == nil {
@@ -161,9 +154,9 @@ func (d *Dashboard) parseAdd(r *http.Request) (*addRequest, error) {
 	}
 	req.title = title
 	if f := r.PostFormValue("format"); f != "" {
-		allowed := fileFormats
+		allowed := transcripts.FileFormats()
 		if req.source == sourcePaste {
-			allowed = pasteFormats
+			allowed = transcripts.PasteFormats()
 		}
 		if !slices.Contains(allowed, formats.Format(f)) {
 			return nil, &fieldError{"format", "Choose one of the formats of the list."}

@@ -12,6 +12,7 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/endpoints"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
@@ -66,7 +67,8 @@ func startAddEnv(t *testing.T) *addEnv {
 	svc := &transcripts.Service{Namespace: env.ns, Cache: env.c, APIReader: env.c, Client: env.c, Store: proc, Files: store}
 	d, err := New(Options{Client: env.c, Reader: env.c, Namespace: env.ns, PublicURL: "http://127.0.0.1:8080", Transcripts: svc,
 		Accounts: acc, Payloads: &memoryPayloads{m: map[string][]byte{}}, Audit: &memoryAudit{},
-		Add: AddOptions{Corrector: proc, Files: store, OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, AIPass: true}})
+		Endpoints: &endpoints.Manager{Client: env.c, Secrets: env.c, Namespace: env.ns},
+		Add:       AddOptions{Corrector: proc, Files: store, OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, AIPass: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,5 +214,63 @@ func TestAddingATranscriptNeedsTheFormsToken(t *testing.T) {
 	rec := e.post(t, map[string][]string{"source": {"paste"}, "content": {"text"}, "category": {"bible", "place"}}, "", nil)
 	if rec.Code != http.StatusForbidden {
 		t.Fatalf("%d, want 403", rec.Code)
+	}
+}
+
+// get fetches path below the organization as the member.
+func (e *addEnv) get(t *testing.T, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8080/dashboard/o/"+e.org+path, nil)
+	req.AddCookie(&http.Cookie{Name: e.cookie, Value: e.session.Token})
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestACompletedTranscriptDownloadsAsTheServicesContent adds captions from the form and
+// downloads them in their format, named after their title, byte for byte the service's
+// content, and as plain text; a transcript not yet corrected has nothing to download.
+func TestACompletedTranscriptDownloadsAsTheServicesContent(t *testing.T) {
+	e := startAddEnv(t)
+	srt := "1\n00:00:01,000 --> 00:00:04,000\nTurn to first corinthians 13.\n"
+	rec := e.post(t, map[string][]string{"source": {"paste"}, "content": {srt}, "format": {"srt"}, "title": {"Sunday service, 23 Nov"}, "category": {"bible", "place"}}, "", nil)
+	m := createdID.FindStringSubmatch(rec.Header().Get("Location"))
+	if m == nil {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	tr, _, err := e.svc.Get(t.Context(), e.org, m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, err := e.svc.Content(t.Context(), e.org, tr)
+	if err != nil || content == nil || !strings.Contains(*content, "00:00:01,000 --> 00:00:04,000\nTurn to 1 Corinthians 13.") {
+		t.Fatalf("the service's content: %v, %v", content, err)
+	}
+	for _, tc := range []struct {
+		query, disposition, contentType, body string
+	}{
+		{"", `attachment; filename="Sunday-service-23-Nov.srt"`, "application/x-subrip; charset=utf-8", *content},
+		{"?as=text", `attachment; filename="Sunday-service-23-Nov.txt"`, "text/plain; charset=utf-8", "Turn to 1 Corinthians 13."},
+	} {
+		rec := e.get(t, "/transcripts/"+m[1]+"/download"+tc.query)
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Disposition") != tc.disposition || rec.Header().Get("Content-Type") != tc.contentType || rec.Body.String() != tc.body {
+			t.Errorf("download%s: %d %q %q %q; want %q %q %q", tc.query, rec.Code, rec.Header().Get("Content-Disposition"), rec.Header().Get("Content-Type"), rec.Body, tc.disposition, tc.contentType, tc.body)
+		}
+	}
+	page := e.get(t, "/transcripts/"+m[1]).Body.String()
+	if !strings.Contains(page, "<h1>Sunday service, 23 Nov</h1>") || !strings.Contains(page, `<textarea id="plain-text" readonly rows="12">Turn to 1 Corinthians 13.</textarea>`) {
+		t.Errorf("the transcript's page has no title or plain text:\n%s", page)
+	}
+
+	rec = e.post(t, map[string][]string{"source": {"youtube"}, "youtube": {"https://youtu.be/dQw4w9WgXcQ"}, "category": {"bible", "place"}}, "", nil)
+	m = createdID.FindStringSubmatch(rec.Header().Get("Location"))
+	if m == nil {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if rec := e.get(t, "/transcripts/"+m[1]+"/download"); rec.Code != http.StatusConflict {
+		t.Errorf("the download of a pending transcript: %d, want 409", rec.Code)
+	}
+	if page := e.get(t, "/transcripts/"+m[1]).Body.String(); !strings.Contains(page, "<h1>https://youtu.be/dQw4w9WgXcQ</h1>") {
+		t.Errorf("a pending transcript without a title is not named by its address:\n%s", page)
 	}
 }
