@@ -37,7 +37,7 @@ func displayName(t *tcsv1.Transcript) string {
 const maxFileNameRunes = 80
 
 // fileName returns a safe file name made of title: its letters and digits, with a hyphen for
-// each run of anything else (so no path, quote or control character), at most
+// each run of anything else but apostrophes (so no path, quote or control character), at most
 // maxFileNameRunes of them, "transcript" when nothing is left.
 func fileName(title string) string {
 	var b strings.Builder
@@ -45,6 +45,9 @@ func fileName(title string) string {
 	for _, r := range title {
 		if n >= maxFileNameRunes {
 			break
+		}
+		if r == '\'' || r == '’' {
+			continue // "God's love" is Gods-love, not God-s-love
 		}
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			gap = true

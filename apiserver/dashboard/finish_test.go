@@ -16,6 +16,7 @@ func TestDownloadsAreNamedAfterTheTitle(t *testing.T) {
 	}{
 		{"a title's words are joined with hyphens", "Sunday service, 23 Nov", "srt", `attachment; filename="Sunday-service-23-Nov.srt"`},
 		{"a path, quotes and control characters are left out", `../../etc/"passwd"` + "\r\n", "txt", `attachment; filename="etc-passwd.txt"`},
+		{"an apostrophe joins its word", "God’s love isn't earned", "md", `attachment; filename="Gods-love-isnt-earned.md"`},
 		{"a title of nothing but punctuation is a transcript", "?!…", "docx", `attachment; filename="transcript.docx"`},
 		{"letters beyond ASCII go in filename* as UTF-8", "Culto de domingo — São Paulo", "vtt",
 			`attachment; filename="Culto-de-domingo-So-Paulo.vtt"; filename*=UTF-8''Culto-de-domingo-S%C3%A3o-Paulo.vtt`},
