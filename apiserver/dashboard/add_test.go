@@ -9,6 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
@@ -17,8 +20,10 @@ import (
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
 	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
 	"tcs.dev/tcs/internal/text/correction"
 	"tcs.dev/tcs/internal/text/pipeline"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
 
 // addEnv is a dashboard whose transcripts service, object store and correction engine are
@@ -34,8 +39,32 @@ type addEnv struct {
 
 func startAddEnv(t *testing.T) *addEnv {
 	t.Helper()
-	env := startSignInEnv(t)
+	return startAddEnvWith(t, false)
+}
+
+// startAddEnvWith is startAddEnv; with cached, the service lists from a manager's informer
+// cache with the organization index, as in the service.
+func startAddEnvWith(t *testing.T, cached bool) *addEnv {
+	t.Helper()
+	te, err := testenv.Start()
+	if err != nil {
+		t.Fatalf("these tests need the local control plane: %v", err)
+	}
+	t.Cleanup(func() { _ = te.Stop() })
+	env := &signInEnv{c: te.Client(t, client.Options{Scheme: scheme.New()}), ns: te.Namespace(t, "dashboard-add")}
 	ctx := t.Context()
+	var list client.Reader = env.c
+	if cached {
+		mgr := te.NewManager(t, env.ns)
+		if err := mgr.GetFieldIndexer().IndexField(ctx, &tcsv1.Transcript{}, transcripts.IndexOrganization, transcripts.OrganizationIndex); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(testenv.Run(t, mgr))
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			t.Fatal("the cache did not sync")
+		}
+		list = mgr.GetCache()
+	}
 	org, err := orgs.Create(ctx, env.c, env.ns, "Grace Church", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +93,7 @@ func startAddEnv(t *testing.T) *addEnv {
 		t.Fatal(err)
 	}
 	proc := pipeline.New(engine, store)
-	svc := &transcripts.Service{Namespace: env.ns, Cache: env.c, APIReader: env.c, Client: env.c, Store: proc, Files: store}
+	svc := &transcripts.Service{Namespace: env.ns, Cache: list, APIReader: env.c, Client: env.c, Store: proc, Files: store}
 	d, err := New(Options{Client: env.c, Reader: env.c, Namespace: env.ns, PublicURL: "http://127.0.0.1:8080", Transcripts: svc,
 		Accounts: acc, Payloads: &memoryPayloads{m: map[string][]byte{}}, Audit: &memoryAudit{},
 		Endpoints: &endpoints.Manager{Client: env.c, Secrets: env.c, Namespace: env.ns},
@@ -272,5 +301,66 @@ func TestACompletedTranscriptDownloadsAsTheServicesContent(t *testing.T) {
 	}
 	if page := e.get(t, "/transcripts/"+m[1]).Body.String(); !strings.Contains(page, "<h1>https://youtu.be/dQw4w9WgXcQ</h1>") {
 		t.Errorf("a pending transcript without a title is not named by its address:\n%s", page)
+	}
+}
+
+// TestTheListAndOverviewShowWhatStaffLookFor reads the overview and the list of a new
+// organization and of one with transcripts added from the form: the first steps, titles, the
+// count and filter of transcripts to review, a title search and its empty result, and a date
+// refused next to its field.
+func TestTheListAndOverviewShowWhatStaffLookFor(t *testing.T) {
+	e := startAddEnvWith(t, true)
+	if page := e.get(t, "/").Body.String(); !strings.Contains(page, `id="first-steps"`) || strings.Contains(page, "<table") {
+		t.Errorf("a new organization's overview:\n%s", page)
+	}
+	if page := e.get(t, "/transcripts").Body.String(); !strings.Contains(page, "No transcripts yet") || strings.Contains(page, "No transcript matches") {
+		t.Errorf("a new organization's list:\n%s", page)
+	}
+	for _, p := range []struct{ title, content string }{{"Easter morning", "He is risen."}, {"", "in genesis god made the heavens"}, {"Advent, week 1", "at capernum"}} {
+		if rec := e.post(t, map[string][]string{"source": {"paste"}, "title": {p.title}, "content": {p.content}, "category": {"bible", "place"}}, "", nil); rec.Code != http.StatusSeeOther {
+			t.Fatalf("adding %q: %d", p.content, rec.Code)
+		}
+	}
+	rows := regexp.MustCompile(`<tr data-live="tr_[^"]+"><td><a href="[^"]+">([^<]+)</a>`)
+	names := func(page string) string {
+		var out []string
+		for _, m := range rows.FindAllStringSubmatch(page, -1) {
+			out = append(out, m[1])
+		}
+		return strings.Join(out, "|")
+	}
+	// The cache sees the new transcripts a moment later.
+	var page string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if page = e.get(t, "/transcripts").Body.String(); strings.Count(page, "<tr data-live=") == 3 || time.Now().After(deadline) {
+			break
+		}
+	}
+	// A paste without a title is named by its first line.
+	if got := names(page); got != "Advent, week 1|in genesis god made the heavens|Easter morning" {
+		t.Errorf("the list names %q", got)
+	}
+	if !strings.Contains(page, `id="review-count">1 transcript has suggestions to review.`) {
+		t.Errorf("no count of one transcript to review:\n%s", page)
+	}
+	for _, tc := range []struct{ query, names, says string }{
+		{"?review=1", "in genesis god made the heavens", ""},
+		{"?q=EASTER", "Easter morning", ""},
+		{"?q=pentecost", "", "No transcript matches"},
+		{"?status=failed", "", "No transcript matches"},
+	} {
+		page := e.get(t, "/transcripts"+tc.query).Body.String()
+		if got := names(page); got != tc.names || !strings.Contains(page, tc.says) {
+			t.Errorf("%s lists %q, want %q and %q", tc.query, got, tc.names, tc.says)
+		}
+		if tc.says != "" && !strings.Contains(page, `Clear filters</a>`) {
+			t.Errorf("%s says nothing matches without a way to clear the filters", tc.query)
+		}
+	}
+	if rec := e.get(t, "/transcripts?from=yesterday"); rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `id="from-error"`) {
+		t.Errorf("a date that is not one: %d", rec.Code)
+	}
+	if page := e.get(t, "/").Body.String(); strings.Contains(page, `id="first-steps"`) || !strings.Contains(page, "Easter morning") {
+		t.Errorf("the overview of an organization with transcripts:\n%s", page)
 	}
 }
