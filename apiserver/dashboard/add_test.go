@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -44,7 +45,7 @@ func startAddEnv(t *testing.T) *addEnv {
 
 // startAddEnvWith is startAddEnv; with cached, the service lists from a manager's informer
 // cache with the organization index, as in the service.
-func startAddEnvWith(t *testing.T, cached bool) *addEnv {
+func startAddEnvWith(t *testing.T, cached bool, mods ...func(*Options)) *addEnv {
 	t.Helper()
 	te, err := testenv.Start()
 	if err != nil {
@@ -94,10 +95,14 @@ func startAddEnvWith(t *testing.T, cached bool) *addEnv {
 	}
 	proc := pipeline.New(engine, store)
 	svc := &transcripts.Service{Namespace: env.ns, Cache: list, APIReader: env.c, Client: env.c, Store: proc, Files: store}
-	d, err := New(Options{Client: env.c, Reader: env.c, Namespace: env.ns, PublicURL: "http://127.0.0.1:8080", Transcripts: svc,
+	o := Options{Client: env.c, Reader: env.c, Namespace: env.ns, PublicURL: "http://127.0.0.1:8080", Transcripts: svc,
 		Accounts: acc, Payloads: &memoryPayloads{m: map[string][]byte{}}, Audit: &memoryAudit{},
 		Endpoints: &endpoints.Manager{Client: env.c, Secrets: env.c, Namespace: env.ns},
-		Add:       AddOptions{Corrector: proc, Files: store, OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, AIPass: true}})
+		Add:       AddOptions{Corrector: proc, Files: store, OutboundAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, AIPass: true}}
+	for _, mod := range mods {
+		mod(&o)
+	}
+	d, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,5 +367,26 @@ func TestTheListAndOverviewShowWhatStaffLookFor(t *testing.T) {
 	}
 	if page := e.get(t, "/").Body.String(); strings.Contains(page, `id="first-steps"`) || !strings.Contains(page, "Easter morning") {
 		t.Errorf("the overview of an organization with transcripts:\n%s", page)
+	}
+}
+
+// TestAddingIsRateLimitedPerOrganization refuses the transcript past limits.CreatePerMinute
+// in a minute, with the time to wait; a refused form is not counted.
+func TestAddingIsRateLimitedPerOrganization(t *testing.T) {
+	// The clock stands still, so that no time refills the allowance.
+	frozen := clocktesting.NewFakePassiveClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
+	e := startAddEnvWith(t, false, func(o *Options) { o.Clock = frozen })
+	if rec := e.post(t, map[string][]string{"source": {"paste"}, "content": {""}, "category": {"bible"}}, "", nil); rec.Code != http.StatusBadRequest {
+		t.Fatalf("an empty paste: %d", rec.Code)
+	}
+	video := map[string][]string{"source": {"youtube"}, "youtube": {"https://youtu.be/dQw4w9WgXcQ"}, "category": {"bible", "place"}}
+	for i := 0; i < limits.CreatePerMinute; i++ {
+		if rec := e.post(t, video, "", nil); rec.Code != http.StatusSeeOther {
+			t.Fatalf("transcript %d of the minute: %d %s", i+1, rec.Code, rec.Body)
+		}
+	}
+	rec := e.post(t, video, "", nil)
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "try again in") {
+		t.Fatalf("one past the limit: %d, Retry-After %q\n%s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 }
