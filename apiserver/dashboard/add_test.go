@@ -390,3 +390,33 @@ func TestAddingIsRateLimitedPerOrganization(t *testing.T) {
 		t.Fatalf("one past the limit: %d, Retry-After %q\n%s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 }
+
+// TestTheKindsOfNamesChosenAreCorrected corrects the names of biblical people only when the
+// form asks for them, as the engine's categories say.
+func TestTheKindsOfNamesChosenAreCorrected(t *testing.T) {
+	e := startAddEnv(t)
+	const sermon = "good morning church let us pray\nthank you god for jesus and for your word in the bible amen\nking nebuchadnezzar had a dream in egypt\n"
+	for _, tc := range []struct {
+		name       string
+		categories []string
+		want       string
+	}{
+		{"by default, places but not people", []string{"bible", "place"}, "king nebuchadnezzar had a dream in Egypt"},
+		{"people when chosen", []string{"bible", "place", "person"}, "king Nebuchadnezzar had a dream in Egypt"},
+		{"people alone", []string{"person"}, "king Nebuchadnezzar had a dream in egypt"},
+	} {
+		rec := e.post(t, map[string][]string{"source": {"paste"}, "content": {sermon}, "category": tc.categories}, "", nil)
+		m := createdID.FindStringSubmatch(rec.Header().Get("Location"))
+		if m == nil {
+			t.Fatalf("%s: %d %s", tc.name, rec.Code, rec.Body)
+		}
+		tr, _, err := e.svc.Get(t.Context(), e.org, m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		content, err := e.svc.Content(t.Context(), e.org, tr)
+		if err != nil || content == nil || !strings.Contains(*content, tc.want) {
+			t.Errorf("%s: the content is %v (%v), want it to say %q", tc.name, content, err, tc.want)
+		}
+	}
+}

@@ -261,5 +261,5 @@ func FirstLine(text string) string {
 
 // CorrectionOptions returns the options of the deterministic pass for a transcript's options.
 func CorrectionOptions(o tcsv1.TranscriptOptions) correction.Options {
-	return correction.Options{NormalizeReferences: o.NormalizeReferences}
+	return correction.Options{NormalizeReferences: o.NormalizeReferences, Categories: o.Categories}
 }
