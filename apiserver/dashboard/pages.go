@@ -47,7 +47,8 @@ func (d *Dashboard) readErr(w http.ResponseWriter, r *http.Request, v *view, err
 }
 
 // listPage reads the page of the organization's transcripts that the list query q selects
-// (the API's list parameters), as the API's list shows them: without content.
+// (the API's list parameters), as the API's list shows them (without content), with the
+// names staff know them by.
 func (d *Dashboard) listPage(ctx context.Context, org string, q url.Values) ([]trRow, bool, error) {
 	o, err := transcripts.ParseListQuery(q)
 	if err != nil {
