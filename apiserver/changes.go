@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/gorilla/mux"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"tcs.dev/tcs/internal/domain/apiview"
 	"tcs.dev/tcs/internal/text/aipass"
 	"tcs.dev/tcs/internal/text/correction"
 	"tcs.dev/tcs/internal/text/pipeline"
@@ -16,7 +18,25 @@ import (
 type changeView struct {
 	Object string `json:"object"`
 	pipeline.Change
-	Applied bool `json:"applied"`
+	Applied  bool          `json:"applied"`
+	Decision *decisionView `json:"decision"`
+}
+
+// decisionView is the latest review decision on a change, as the change list shows it.
+type decisionView struct {
+	Action      string `json:"action"`
+	Replacement string `json:"replacement,omitempty"`
+	By          string `json:"by"`
+	At          string `json:"at"`
+}
+
+// newChangeView renders c.
+func newChangeView(c pipeline.Change) changeView {
+	v := changeView{Object: "change", Change: c, Applied: c.IsApplied()}
+	if d := c.Decision; d != nil {
+		v.Decision = &decisionView{Action: d.Action, Replacement: d.Replacement, By: d.By, At: apiview.Timestamp(metav1.NewTime(d.At))}
+	}
+	return v
 }
 
 // listChanges is GET /api/v1/transcripts/{id}/changes: the transcript's changes in text order,
@@ -47,7 +67,7 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) error {
 	out := listView[changeView]{Object: "list", Data: make([]changeView, 0, len(page)), HasMore: hasMore,
 		URL: "/api/v1/transcripts/" + t.Spec.ID + "/changes"}
 	for _, c := range page {
-		out.Data = append(out.Data, changeView{Object: "change", Change: c, Applied: c.IsApplied()})
+		out.Data = append(out.Data, newChangeView(c))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -55,7 +75,7 @@ func (s *Server) listChanges(w http.ResponseWriter, r *http.Request) error {
 
 // changeFilter returns the filter of the change list's query: category, status (auto_applied,
 // needs_review), ai_verdict (confirmed, rejected, uncertain; "flagged" for the latter two) and
-// applied (true, false). An unknown value is a 400 naming its parameter.
+// applied and decided (true, false). An unknown value is a 400 naming its parameter.
 func changeFilter(r *http.Request) (func(*pipeline.Change) bool, *apiError) {
 	q := r.URL.Query()
 	category, status, verdict := q.Get("category"), q.Get("status"), q.Get("ai_verdict")
@@ -77,13 +97,22 @@ func changeFilter(r *http.Request) (func(*pipeline.Change) bool, *apiError) {
 		}
 		applied = &b
 	}
+	var decided *bool
+	if q.Get("decided") != "" {
+		b, aerr := boolQuery(r, "decided")
+		if aerr != nil {
+			return nil, aerr
+		}
+		decided = &b
+	}
 	return func(c *pipeline.Change) bool {
 		switch {
 		case category != "" && c.Category != category,
 			status != "" && string(c.Status) != status,
 			verdict == "flagged" && c.AIVerdict != aipass.Rejected && c.AIVerdict != aipass.Uncertain,
 			verdict != "" && verdict != "flagged" && string(c.AIVerdict) != verdict,
-			applied != nil && c.IsApplied() != *applied:
+			applied != nil && c.IsApplied() != *applied,
+			decided != nil && (c.Decision != nil) != *decided:
 			return false
 		}
 		return true

@@ -34,7 +34,8 @@ const testHeartbeat = 200 * time.Millisecond
 // The environment of the child process of TestIdempotencySurvivesKill: when crashChildEnv is
 // set, the test binary is an API server that stops dead once a request reached the step
 // crashStepEnv names: "effect" (the default; it made its effect), "claimed" (it claimed its
-// idempotency record) or "recorded" (it recorded its response).
+// idempotency record), "recorded" (it recorded its response) or "stored" (a decisions request
+// stored the objects of its review version, before the status names them).
 const (
 	crashChildEnv      = "TCS_APISERVER_CRASH_CHILD"
 	crashKubeconfigEnv = "TCS_APISERVER_CRASH_KUBECONFIG"
@@ -95,6 +96,7 @@ func runCrashChild() int {
 	srv.idempotency.heartbeatEvery = testHeartbeat
 	srv.hooks.afterEffect = func(_ context.Context, id string) { step("effect", id) }
 	srv.hooks.afterIdempotencyStep = func(_ context.Context, name, id string) { step(name, id) }
+	srv.service.ReviewStored = func(_ context.Context, id string) { step("stored", id) }
 	go func() {
 		if err := mgr.Start(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "crash child: manager:", err)

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/limits"
+	"tcs.dev/tcs/internal/domain/transcripts"
 )
 
 // checkAPIError fails t unless aerr is a clear answer: a 4xx of the spec's types whose
@@ -33,6 +35,8 @@ func FuzzReadCreate(f *testing.F) {
 		`{"source_type":"youtube","url":"https://youtu.be/dQw4w9WgXcQ","options":{"ai_pass":{"enabled":true},"language":"pt-BR"}}`,
 		`{"source_type":"url","url":"https://example.com/a.docx","source_format":"docx"}`,
 		`{"source_type":"upload","transcript_id":"tr_abc"}`,
+		`{"source_type":"paste","content":"x","options":{"categories":["bible","place","bible"],"thresholds":{"auto_apply":0.9,"suggest":0.5},"metadata":{"campus":"north","a.b":""}}}`,
+		`{"source_type":"upload","transcript_id":"tr_abc","options":{"categories":[],"thresholds":{"suggest":1e-3},"metadata":{"":"x"}}}`,
 		`{"source_type":"paste","content":"\ud800"}`, `{"source_type":"x"}`, `[]`, `{"a":`, ``, `null`,
 	} {
 		f.Add([]byte(s))
@@ -59,7 +63,31 @@ func FuzzReadCreate(f *testing.F) {
 		if _, ok := createMembers[req.SourceType]; !ok {
 			t.Fatalf("accepted source_type %q", req.SourceType)
 		}
+		checkOptions(t, req.Options)
 	})
+}
+
+// checkOptions fails t unless o is within the bounds of the CRD's options.
+func checkOptions(t *testing.T, o tcsv1.TranscriptOptions) {
+	t.Helper()
+	if len(o.Categories) == 0 && o.Categories != nil || len(o.Categories) > tcsv1.MaxCategories || len(o.Metadata) > tcsv1.MaxMetadataKeys {
+		t.Fatalf("accepted %d categories and %d metadata keys", len(o.Categories), len(o.Metadata))
+	}
+	for _, c := range o.Categories {
+		if !tcsv1.ValidCategory(c) {
+			t.Fatalf("accepted category %q", c)
+		}
+	}
+	for k, v := range o.Metadata {
+		if !tcsv1.ValidMetadataKey(k) || len(v) > tcsv1.MaxMetadataValueBytes || !utf8.ValidString(v) {
+			t.Fatalf("accepted metadata %q: %q", k, v)
+		}
+	}
+	if th := o.Thresholds; th != nil {
+		if *th == (tcsv1.Thresholds{}) || transcripts.CheckThresholds(*th) != nil {
+			t.Fatalf("accepted thresholds %+v", *th)
+		}
+	}
 }
 
 // FuzzListQuery reads the query of GET /transcripts as the API does.
@@ -68,6 +96,7 @@ func FuzzListQuery(f *testing.F) {
 		"limit=10&status=completed&source_type=paste", "created[gte]=1700000000&created[lte]=2026-01-02T03:04:05Z",
 		"starting_after=tr_abc", "starting_after=tr_a&ending_before=tr_b", "limit=0", "limit=999999999999999999999",
 		"status=" + strings.Repeat("x", 200), "created[gte]=%zz", "limit=1&limit=2",
+		"metadata[campus]=north&metadata[series.id]=x", "metadata[a][b]=c", "metadata=x", "metadata[k]=a&metadata[k]=b",
 	} {
 		f.Add(s)
 	}

@@ -33,6 +33,7 @@ var servedRoutes = []struct{ method, path string }{
 	{http.MethodDelete, "/api/v1/transcripts/{id}"},
 	{http.MethodGet, "/api/v1/transcripts/{id}/changes"},
 	{http.MethodPost, "/api/v1/transcripts/{id}/ai_pass"},
+	{http.MethodPost, "/api/v1/transcripts/{id}/decisions"},
 	{http.MethodGet, "/api/v1/jobs/{id}"},
 	{http.MethodPut, "/uploads/"},
 }
@@ -226,6 +227,15 @@ func TestOpenAPIResponses(t *testing.T) {
 	check(http.MethodGet, "/api/v1/transcripts?limit=2", a, "", "")
 	check(http.MethodGet, "/api/v1/transcripts?limit=0", a, "", "")
 	check(http.MethodGet, "/api/v1/transcripts/"+id+"/changes", a, "", "")
+	decision := `{"decisions":[{"change_id":"chg_0001","action":"reject"}],"review_version":0}`
+	check(http.MethodPost, "/api/v1/transcripts/"+id+"/decisions", a, decision, "decide-1")
+	check(http.MethodPost, "/api/v1/transcripts/"+id+"/decisions", a, decision, "decide-1")
+	check(http.MethodPost, "/api/v1/transcripts/"+id+"/decisions", a, decision, "") // the review moved
+	check(http.MethodPost, "/api/v1/transcripts/"+id+"/decisions", a, `{"decisions":[{"change_id":"chg_0099","action":"accept"}]}`, "")
+	check(http.MethodPost, "/api/v1/transcripts/"+id+"/decisions", a, `{"decisions":[]}`, "")
+	check(http.MethodPost, "/api/v1/transcripts/"+remote["id"].(string)+"/decisions", a, `{"decisions":[{"action":"add","start":0,"end":4,"replacement":"Look"}]}`, "")
+	check(http.MethodGet, "/api/v1/transcripts/"+id+"/changes?decided=true", a, "", "")
+	check(http.MethodGet, "/api/v1/transcripts?needs_review=true", a, "", "")
 	check(http.MethodPost, "/api/v1/transcripts/"+id+"/ai_pass", a, "", "")
 	check(http.MethodGet, "/api/v1/jobs/"+firstJob(tr), a, "", "")
 	check(http.MethodGet, "/api/v1/jobs/job_missing00", a, "", "")

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -291,7 +293,7 @@ func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
 	if aerr != nil {
 		return o, aerr
 	}
-	if aerr := members(obj, "options.", "ai_pass", "normalize_references", "language"); aerr != nil {
+	if aerr := members(obj, "options.", "ai_pass", "normalize_references", "language", "categories", "thresholds", "metadata"); aerr != nil {
 		return o, aerr
 	}
 	if raw, ok := obj["language"]; ok && !isNull(raw) {
@@ -328,6 +330,21 @@ func parseOptions(raw json.RawMessage) (tcsv1.TranscriptOptions, *apiError) {
 			}
 		}
 	}
+	if raw, ok := obj["categories"]; ok && !isNull(raw) {
+		if o.Categories, aerr = categoriesParam(raw); aerr != nil {
+			return o, aerr
+		}
+	}
+	if raw, ok := obj["thresholds"]; ok && !isNull(raw) {
+		if o.Thresholds, aerr = thresholdsParam(raw); aerr != nil {
+			return o, aerr
+		}
+	}
+	if raw, ok := obj["metadata"]; ok && !isNull(raw) {
+		if o.Metadata, aerr = metadataParam(raw); aerr != nil {
+			return o, aerr
+		}
+	}
 	return o, nil
 }
 
@@ -337,6 +354,9 @@ func givenOptions(raw json.RawMessage) []string {
 		AIPass              map[string]json.RawMessage `json:"ai_pass"`
 		Language            json.RawMessage            `json:"language"`
 		NormalizeReferences json.RawMessage            `json:"normalize_references"`
+		Categories          json.RawMessage            `json:"categories"`
+		Thresholds          map[string]json.RawMessage `json:"thresholds"`
+		Metadata            map[string]json.RawMessage `json:"metadata"`
 	}
 	if json.Unmarshal(raw, &o) != nil {
 		return nil
@@ -352,6 +372,17 @@ func givenOptions(raw json.RawMessage) []string {
 	}
 	if len(o.NormalizeReferences) > 0 && !isNull(o.NormalizeReferences) {
 		out = append(out, "options.normalize_references")
+	}
+	if len(o.Categories) > 0 && !isNull(o.Categories) {
+		out = append(out, "options.categories")
+	}
+	for _, m := range []string{"auto_apply", "suggest"} {
+		if v, ok := o.Thresholds[m]; ok && !isNull(v) {
+			out = append(out, "options.thresholds."+m)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(o.Metadata)) {
+		out = append(out, "options.metadata."+k)
 	}
 	return out
 }

@@ -128,6 +128,11 @@ func (c *countingScope) TriggerAIPass(ctx context.Context, org, id string, req t
 	return c.scope.TriggerAIPass(ctx, org, id, req)
 }
 
+func (c *countingScope) Decide(ctx context.Context, org, id string, batch transcripts.Batch, ifVersion *int64) (*tcsv1.Transcript, error) {
+	c.saw(org)
+	return c.scope.Decide(ctx, org, id, batch, ifVersion)
+}
+
 // TestEveryRouteIsAccountedFor lists every route of the API's router: each one that works on
 // an organization's transcripts must reach the transcripts service, with the organization of
 // the request's key and no other; each other one must not reach it at all. A route the table
@@ -155,19 +160,20 @@ func TestEveryRouteIsAccountedFor(t *testing.T) {
 		scoped     bool
 	}
 	routes := map[string]route{
-		"GET /healthz":                          {path: "/healthz"},
-		"HEAD /healthz":                         {path: "/healthz"},
-		"GET /api/v1/openapi.json":              {path: "/api/v1/openapi.json"},
-		"GET /api/v1/me":                        {path: "/api/v1/me"},       // the key's own description
-		"PUT /uploads/":                         {path: "/uploads/nothing"}, // signed URLs of the object store, no key
-		"POST /api/v1/transcripts":              {path: "/api/v1/transcripts", body: `{"source_type":"paste","content":"first corinthians 13 4"}`, scoped: true},
-		"GET /api/v1/transcripts":               {path: "/api/v1/transcripts", scoped: true},
-		"POST /api/v1/transcripts/uploads":      {path: "/api/v1/transcripts/uploads", body: `{"filename":"a.txt"}`, scoped: true},
-		"GET /api/v1/transcripts/{id}":          {path: "/api/v1/transcripts/" + id, scoped: true},
-		"GET /api/v1/transcripts/{id}/changes":  {path: "/api/v1/transcripts/" + id + "/changes", scoped: true},
-		"POST /api/v1/transcripts/{id}/ai_pass": {path: "/api/v1/transcripts/" + id + "/ai_pass", body: `{"apply":true}`, scoped: true},
-		"GET /api/v1/jobs/{id}":                 {path: "/api/v1/jobs/" + job, scoped: true},
-		"DELETE /api/v1/transcripts/{id}":       {path: "/api/v1/transcripts/" + id, scoped: true},
+		"GET /healthz":                            {path: "/healthz"},
+		"HEAD /healthz":                           {path: "/healthz"},
+		"GET /api/v1/openapi.json":                {path: "/api/v1/openapi.json"},
+		"GET /api/v1/me":                          {path: "/api/v1/me"},       // the key's own description
+		"PUT /uploads/":                           {path: "/uploads/nothing"}, // signed URLs of the object store, no key
+		"POST /api/v1/transcripts":                {path: "/api/v1/transcripts", body: `{"source_type":"paste","content":"first corinthians 13 4"}`, scoped: true},
+		"GET /api/v1/transcripts":                 {path: "/api/v1/transcripts", scoped: true},
+		"POST /api/v1/transcripts/uploads":        {path: "/api/v1/transcripts/uploads", body: `{"filename":"a.txt"}`, scoped: true},
+		"GET /api/v1/transcripts/{id}":            {path: "/api/v1/transcripts/" + id, scoped: true},
+		"GET /api/v1/transcripts/{id}/changes":    {path: "/api/v1/transcripts/" + id + "/changes", scoped: true},
+		"POST /api/v1/transcripts/{id}/ai_pass":   {path: "/api/v1/transcripts/" + id + "/ai_pass", body: `{"apply":true}`, scoped: true},
+		"POST /api/v1/transcripts/{id}/decisions": {path: "/api/v1/transcripts/" + id + "/decisions", body: `{"decisions":[{"change_id":"chg_0001","action":"reject"}]}`, scoped: true},
+		"GET /api/v1/jobs/{id}":                   {path: "/api/v1/jobs/" + job, scoped: true},
+		"DELETE /api/v1/transcripts/{id}":         {path: "/api/v1/transcripts/" + id, scoped: true},
 	}
 	var registered []string
 	err := h.srv.router().Walk(func(r *mux.Route, _ *mux.Router, _ []*mux.Route) error {

@@ -211,7 +211,8 @@ func New(opts Options) *Server {
 		recorder: opts.Recorder,
 	}
 	s.service = &transcripts.Service{Namespace: opts.Namespace, Cache: opts.Cache, APIReader: opts.APIReader,
-		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached}
+		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached,
+		Processor: opts.Processor, Clock: clk}
 	if opts.Store != nil {
 		s.service.Files = opts.Store
 	}
@@ -248,6 +249,7 @@ type scope interface {
 	Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error)
 	Unarchive(ctx context.Context, org string, rec *tcsv1.Transcript, now time.Time) (*tcsv1.Transcript, error)
 	TriggerAIPass(ctx context.Context, org, id string, req transcripts.AIPassRequest) (*tcsv1.Transcript, error)
+	Decide(ctx context.Context, org, id string, batch transcripts.Batch, ifVersion *int64) (*tcsv1.Transcript, error)
 }
 
 // Limiter returns the rate limiter of the server, for the other front-ends on its port.
@@ -291,6 +293,7 @@ func (s *Server) router() *mux.Router {
 	v1("/transcripts/{id}", s.rateLimited(classCreate, s.deleteTranscript), http.MethodDelete)
 	v1("/transcripts/{id}/changes", read(s.listChanges), http.MethodGet)
 	v1("/transcripts/{id}/ai_pass", create(s.triggerAIPass), http.MethodPost)
+	v1("/transcripts/{id}/decisions", create(s.createDecisions), http.MethodPost)
 	v1("/jobs/{id}", read(s.getJob), http.MethodGet)
 	if s.uploads.handler != nil {
 		// Upload URLs carry their own signature; they need no API key.

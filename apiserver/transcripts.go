@@ -309,12 +309,14 @@ func (s *Server) getTranscript(w http.ResponseWriter, r *http.Request) error {
 	return s.respondTranscript(w, r, t, http.StatusOK)
 }
 
-// respondTranscript answers with t, its corrected content included once it is completed.
+// respondTranscript answers with t, its corrected content included once it is completed, and
+// the entity tag of its review version.
 func (s *Server) respondTranscript(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, status int) error {
 	content, err := s.transcripts.Content(r.Context(), principalFrom(r.Context()).OrganizationID, t)
 	if err != nil {
 		return err
 	}
+	setReviewETag(w, t)
 	writeJSON(w, status, apiview.NewTranscript(t, content))
 	return nil
 }

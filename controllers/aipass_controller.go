@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 	"tcs.dev/tcs/internal/platform/metrics"
 	"tcs.dev/tcs/internal/text/aipass"
@@ -55,6 +56,9 @@ type AIPassReconciler struct {
 	Recorder events.EventRecorder
 	// Metrics records the AI passes' metrics; nil records none.
 	Metrics *metrics.Metrics
+	// Glossaries gives the pass the organization's glossary, which the deterministic pass
+	// used too; nil means none.
+	Glossaries *glossary.Compiler
 }
 
 // DefaultAIPassProgressInterval is how often at most a running AI pass writes its progress.
@@ -98,17 +102,22 @@ func (r *AIPassReconciler) run(ctx context.Context, t *tcsv1.Transcript, jobID s
 	started := r.Clock.Now()
 	var percent atomic.Int32
 	stopProgress := r.reportProgress(ctx, t.DeepCopy(), jobID, &percent)
-	rev, err := r.Processor.Review(passCtx, pipeline.ReviewInput{
-		Keys:     keys,
-		Format:   formats.Format(t.Status.Format),
-		Options:  pipeline.CorrectionOptions(t.Spec.Options),
-		Language: t.Spec.Options.Language,
-		Apply:    t.Status.AIPass.Apply,
-		Progress: func(done, total int) {
-			// 100 is for the write that ends the job.
-			percent.Store(int32(min(99, done*100/max(total, 1))))
-		},
-	}, r.Provider)
+	// The pass finds the changes the deterministic pass stored only with the same glossary.
+	opts, err := correctionOptions(ctx, r.Glossaries, t)
+	var rev *pipeline.Revision
+	if err == nil {
+		rev, err = r.Processor.Review(passCtx, pipeline.ReviewInput{
+			Keys:     keys,
+			Format:   formats.Format(t.Status.Format),
+			Options:  opts,
+			Language: t.Spec.Options.Language,
+			Apply:    t.Status.AIPass.Apply,
+			Progress: func(done, total int) {
+				// 100 is for the write that ends the job.
+				percent.Store(int32(min(99, done*100/max(total, 1))))
+			},
+		}, r.Provider)
+	}
 	stopProgress()
 	logger := log.FromContext(ctx).WithValues("transcript", t.Spec.ID, "job", jobID, "provider", r.Provider.Name())
 	if err != nil {
@@ -197,6 +206,8 @@ func failure(err error, passCtx context.Context, timeout time.Duration) (typ, ms
 		return "unprocessable", ce.Error(), "", true
 	case errors.Is(err, pipeline.ErrStale):
 		return "conflict", "The AI validation pass cannot run: " + err.Error() + ".", "", true
+	case errors.As(err, new(*glossary.InvalidError)):
+		return "server_error", "The AI validation pass cannot run: the organization's glossary is invalid; fix it and reprocess the transcript.", err.Error(), true
 	}
 	return "", "", "", false
 }

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/glossary"
+	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/kube/scheme"
 	"tcs.dev/tcs/internal/text/aipass"
@@ -35,7 +37,9 @@ func runAIPass(t *testing.T, ns string, store *blob.Store, ai AIPassReconciler) 
 		t.Fatal(err)
 	}
 	processor := pipeline.New(engine, store)
-	tr := &TranscriptReconciler{Client: mgr.GetClient(), Processor: processor, Store: store, AdoptAfter: 50 * time.Millisecond, MaxAttempts: 2}
+	// The deterministic pass reads the glossaries the AI pass reads.
+	tr := &TranscriptReconciler{Client: mgr.GetClient(), Processor: processor, Store: store, AdoptAfter: 50 * time.Millisecond, MaxAttempts: 2,
+		Glossaries: ai.Glossaries}
 	if err := tr.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
@@ -505,5 +509,36 @@ func TestAIPassWritesItsProgress(t *testing.T) {
 	got := eventually(t, c, tr, "AI pass ended", aiDone)
 	if job := got.AIPassJob(); got.Status.AIPassStatus != tcsv1.AIPassCompleted || job.Progress != 100 || calls.Load() < 2 {
 		t.Fatalf("status %s, job %+v, %d calls", got.Status.AIPassStatus, job, calls.Load())
+	}
+}
+
+func TestAIPassFindsTheChangesOfTheOrganizationsGlossary(t *testing.T) {
+	c, store, ns := aiNamespace(t)
+	o, err := orgs.Create(t.Context(), c, ns, "Grace Chapel", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := o.Spec.ID
+	m := &glossary.Manager{Client: c, Namespace: ns}
+	if _, _, err := m.Add(t.Context(), org, "a@x", glossary.Input{Term: "Pastor Okonkwo", Forms: []string{"pastor oconquo"}, Auto: true, Category: "name"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: aipass.NewRules(), Glossaries: glossary.NewCompiler(c, ns, 0)}))
+	tr := newTranscript(ns, org, tcsv1.SourcePaste)
+	tr.Spec.Options.AIPass = tcsv1.AIPassOptions{Enabled: true}
+	if err := store.Put(t.Context(), tr.Spec.Source.InputRef, []byte("Pastor Oconquo read first corinthians 13\n"), "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	got := eventually(t, c, tr, "AI pass ended", aiDone)
+	if got.Status.AIPassStatus != tcsv1.AIPassCompleted {
+		t.Fatalf("AI pass %s: %+v; want it to find the changes the deterministic pass stored with the glossary", got.Status.AIPassStatus, got.Status.AIPass)
+	}
+	changes := storedChanges(t, store, got)
+	i := slices.IndexFunc(changes, func(ch pipeline.Change) bool { return ch.Category == "name" })
+	if i < 0 || changes[i].Replacement != "Pastor Okonkwo" || !changes[i].AIVerdict.Valid() {
+		t.Fatalf("changes %+v; want the glossary's, judged", changes)
 	}
 }

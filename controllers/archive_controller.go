@@ -373,10 +373,14 @@ func (r *ArchiveReconciler) Purge(ctx context.Context) error {
 			return err
 		}
 		for _, rec := range recs {
-			for _, key := range pipeline.KeysFor(rec.Organization, rec.ID).All() {
+			keys := pipeline.KeysFor(rec.Organization, rec.ID)
+			for _, key := range keys.All() {
 				if err := r.Blobs.Delete(ctx, key); err != nil && !errors.Is(err, blob.ErrNotFound) {
 					return fmt.Errorf("purging the content of %s: %w", rec.ID, err)
 				}
+			}
+			if err := r.Blobs.DeletePrefix(ctx, keys.ReviewPrefix()); err != nil {
+				return fmt.Errorf("purging the review of %s: %w", rec.ID, err)
 			}
 			if err := removeArchivedDeliveries(ctx, r.Results, r.Blobs, rec.ID); err != nil {
 				return err

@@ -336,9 +336,19 @@ func TestArchivePurge(t *testing.T) {
 	if _, err := e.results.SoftDelete(ctx, recent.Spec.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	// The versions of their reviews, which Keys.All does not list.
+	reviewOf := func(tr *tcsv1.Transcript) []string {
+		keys := pipeline.KeysFor(org, tr.Spec.ID)
+		return []string{keys.Review(1, "0123456789abcdef").Content, keys.Review(2, "fedcba9876543210").Changes}
+	}
+	for _, k := range append(reviewOf(old), reviewOf(recent)...) {
+		if err := e.blobs.Put(ctx, k, []byte("x"), "text/plain"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	defer e.run(t, time.Hour, nil)()
 	waitUntil(t, "the old one is purged", func() bool { return e.record(t, old) == nil })
-	for _, k := range pipeline.KeysFor(org, old.Spec.ID).All() {
+	for _, k := range append(pipeline.KeysFor(org, old.Spec.ID).All(), reviewOf(old)...) {
 		if ok, err := e.blobs.Exists(ctx, k); err != nil || ok {
 			t.Errorf("object %s of a purged transcript: exists %v, %v", k, ok, err)
 		}
@@ -348,6 +358,11 @@ func TestArchivePurge(t *testing.T) {
 	}
 	if ok, _ := e.blobs.Exists(ctx, recent.Status.ContentRef); !ok {
 		t.Fatal("the content of a transcript deleted within its retention was purged")
+	}
+	for _, k := range reviewOf(recent) {
+		if ok, err := e.blobs.Exists(ctx, k); err != nil || !ok {
+			t.Errorf("review object %s of a transcript deleted within its retention: exists %v, %v", k, ok, err)
+		}
 	}
 }
 

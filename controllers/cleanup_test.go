@@ -98,7 +98,9 @@ func TestDeletedTranscriptsLeaveNothingInTheStore(t *testing.T) {
 			keys := pipeline.KeysFor("org_a", tr.Spec.ID)
 			payload := iwebhook.PayloadKey("org_a", "evt_"+tr.Name)
 			archivedPayload := iwebhook.PayloadKey("org_a", "evt_a"+tr.Name)
-			objects := append(keys.All(), payload, archivedPayload)
+			// The versions of its review, the one in force and an earlier one.
+			review := []string{keys.Review(1, "0123456789abcdef").Content, keys.Review(2, "fedcba9876543210").Decisions}
+			objects := append(append(keys.All(), payload, archivedPayload), review...)
 			for _, k := range objects {
 				if err := store.Put(t.Context(), k, []byte("x"), "text/plain"); err != nil {
 					t.Fatal(err)

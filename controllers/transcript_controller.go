@@ -19,12 +19,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 	"tcs.dev/tcs/internal/platform/metrics"
 	"tcs.dev/tcs/internal/platform/results"
 	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/text/correction"
 	"tcs.dev/tcs/internal/text/formats"
 	"tcs.dev/tcs/internal/text/pipeline"
 )
@@ -86,6 +88,8 @@ type TranscriptReconciler struct {
 	// Results holds archived webhook deliveries, removed with their transcript; nil means
 	// none are archived.
 	Results *results.Store
+	// Glossaries gives the deterministic pass the organization's glossary; nil means none.
+	Glossaries *glossary.Compiler
 }
 
 // DefaultRetention is how long a soft-deleted transcript is kept before its content and
@@ -102,6 +106,7 @@ const DefaultWorkers = 8
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations/status,verbs=get;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch,namespace=tcs-system
+// +kubebuilder:rbac:groups=tcs.dev,resources=glossaries,verbs=get;list;watch,namespace=tcs-system
 
 // Reconcile brings one Transcript a step further; each step ends in one status patch.
 func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -297,7 +302,16 @@ func (e *jobError) APIErrorType() string { return e.typ }
 // correct runs the deterministic pass over the stored input and completes the transcript.
 func (r *TranscriptReconciler) correct(ctx context.Context, t *tcsv1.Transcript, job *tcsv1.Job) error {
 	keys := pipeline.KeysFor(t.Spec.Organization, t.Spec.ID)
-	res, err := r.Processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), pipeline.CorrectionOptions(t.Spec.Options))
+	opts, err := correctionOptions(ctx, r.Glossaries, t)
+	var invalid *glossary.InvalidError
+	switch {
+	case errors.As(err, &invalid):
+		r.fail(t, job, "server_error", "The organization's glossary is invalid; fix it and submit the transcript again: "+invalid.Err.Error())
+		return nil
+	case err != nil:
+		return err
+	}
+	res, err := r.Processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), opts)
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
 		r.fail(t, job, "server_error", "The submitted content was not stored; submit the transcript again.")
@@ -311,6 +325,21 @@ func (r *TranscriptReconciler) correct(ctx context.Context, t *tcsv1.Transcript,
 	}
 	res.Complete(t, keys, r.Clock.Now())
 	return nil
+}
+
+// correctionOptions returns the options of the deterministic pass of t: those of its spec
+// and its organization's glossary, read from glossaries (none when nil).
+func correctionOptions(ctx context.Context, glossaries *glossary.Compiler, t *tcsv1.Transcript) (correction.Options, error) {
+	opts := pipeline.CorrectionOptions(t.Spec.Options)
+	if glossaries == nil {
+		return opts, nil
+	}
+	g, err := glossaries.Compiled(ctx, t.Spec.Organization)
+	if err != nil {
+		return opts, fmt.Errorf("reading the glossary for %s: %w", t.Spec.ID, err)
+	}
+	opts.Glossary = g
+	return opts, nil
 }
 
 // fail ends job and the transcript with an error the API shows.
@@ -369,6 +398,10 @@ func (r *TranscriptReconciler) finalize(ctx context.Context, t *tcsv1.Transcript
 		if err := r.Store.Delete(ctx, key); err != nil {
 			return ctrl.Result{}, fmt.Errorf("removing the objects of deleted transcript %s: %w", t.Spec.ID, err)
 		}
+	}
+	// The review's versions, the one in force and the earlier ones.
+	if err := r.Store.DeletePrefix(ctx, keys.ReviewPrefix()); err != nil {
+		return ctrl.Result{}, fmt.Errorf("removing the review of deleted transcript %s: %w", t.Spec.ID, err)
 	}
 	deliveries := &tcsv1.WebhookDeliveryList{}
 	if err := r.Client.List(ctx, deliveries, client.InNamespace(t.Namespace),

@@ -19,7 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/kube/scheme"
 	"tcs.dev/tcs/internal/platform/results"
@@ -509,5 +511,121 @@ func TestReconcilerPurgesDeletedTranscriptsAfterRetention(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestAGlossaryEntryChangesTheNextPassAndAnEditTheOneAfter(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "tcs-gloss")
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reconciler's compiler reads the manager's cache, as in the service.
+	var compiler *glossary.Compiler
+	t.Cleanup(runManagerTuned(t, ns, store, nil, nil, func(r *TranscriptReconciler) {
+		compiler = glossary.NewCompiler(r.Client, ns, 0)
+		r.Glossaries = compiler
+	}))
+	o, err := orgs.Create(t.Context(), c, ns, "Grace Chapel", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := o.Spec.ID
+	m := &glossary.Manager{Client: c, Namespace: ns}
+	const input = "Pastor Oconquo preached at beth el tabernacle.\n"
+	// run corrects input as a new paste and returns its content and summary.
+	run := func(what string) (string, *tcsv1.ChangesSummary) {
+		t.Helper()
+		tr := newTranscript(ns, org, tcsv1.SourcePaste)
+		if err := store.Put(t.Context(), tr.Spec.Source.InputRef, []byte(input), "text/plain"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Create(t.Context(), tr); err != nil {
+			t.Fatal(err)
+		}
+		got := eventually(t, c, tr, what, func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseCompleted })
+		content, err := store.Get(t.Context(), got.Status.ContentRef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(content), got.Status.ChangesSummary
+	}
+	// cached waits until the reconciler's cache holds a glossary of n entries.
+	cached := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			g, err := compiler.Compiled(t.Context(), org)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g != nil && g.Len() == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the cache never held a glossary of %d entries (%v)", n, g)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	if content, sum := run("completed without a glossary"); content != input || sum.Total != 0 {
+		t.Fatalf("without a glossary: %q, %+v; want the input unchanged", content, sum)
+	}
+	e, _, err := m.Add(t.Context(), org, "ruth@grace.example", glossary.Input{Term: "Pastor Okonkwo", Forms: []string{"pastor oconquo"}, Auto: true, Category: "name"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached(1)
+	if content, sum := run("completed with one entry"); content != "Pastor Okonkwo preached at beth el tabernacle.\n" ||
+		sum.AutoApplied != 1 || sum.ByCategory["name"] != 1 {
+		t.Fatalf("with the entry: %q, %+v; want it applied as a change of its category", content, sum)
+	}
+	// The entry is now suggested, and another one applied.
+	if _, _, err := m.Update(t.Context(), org, "ruth@grace.example", e.ID, glossary.Input{Term: "Pastor Okonkwo", Forms: []string{"pastor oconquo"}, Category: "name"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Add(t.Context(), org, "ruth@grace.example", glossary.Input{Term: "Bethel Tabernacle", Forms: []string{"beth el tabernacle"}, Auto: true, Category: "church"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	cached(2)
+	if content, sum := run("completed after the edit"); content != "Pastor Oconquo preached at Bethel Tabernacle.\n" ||
+		sum.AutoApplied != 1 || sum.NeedsReview != 1 || sum.ByCategory["church"] != 1 || sum.ByCategory["name"] != 1 {
+		t.Fatalf("after the edit: %q, %+v; want the new entry applied and the edited one suggested", content, sum)
+	}
+}
+
+func TestAnInvalidGlossaryFailsTheTranscriptWithWhatIsWrong(t *testing.T) {
+	c := env.Client(t, client.Options{Scheme: scheme.New()})
+	ns := env.Namespace(t, "tcs-gloss")
+	store, err := blob.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runManagerTuned(t, ns, store, nil, nil, func(r *TranscriptReconciler) {
+		r.Glossaries = glossary.NewCompiler(r.Client, ns, 0)
+	}))
+	// Written around the service, as kubectl would: two entries of the same words.
+	org := ids.New("org")
+	g := &tcsv1.Glossary{
+		ObjectMeta: metav1.ObjectMeta{Name: glossary.ObjectName(org), Namespace: ns},
+		Spec: tcsv1.GlossarySpec{Organization: org, Entries: []tcsv1.GlossaryEntry{
+			{ID: "gle_a", Term: "Zorbanath"}, {ID: "gle_b", Term: "zorbanath"},
+		}},
+	}
+	if err := c.Create(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	tr := newTranscript(ns, org, tcsv1.SourcePaste)
+	if err := store.Put(t.Context(), tr.Spec.Source.InputRef, []byte("Zorbanath\n"), "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(t.Context(), tr); err != nil {
+		t.Fatal(err)
+	}
+	got := eventually(t, c, tr, "failed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseFailed })
+	if got.Status.Error == nil || got.Status.Error.Type != "server_error" || !strings.Contains(got.Status.Error.Message, "entries[1].term") {
+		t.Fatalf("error %+v, want a server_error naming entries[1].term", got.Status.Error)
 	}
 }

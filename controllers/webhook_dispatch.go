@@ -85,13 +85,13 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			return v, nil
 		}
 		shown := t.AsOf(t.Status.EmittedEvents[seq].State)
-		content, ok := contents[shown.Status.ContentRef]
+		content, ok := contents[shown.ShownContentRef()]
 		if !ok {
 			var err error
 			if content, err = r.content(ctx, shown); err != nil {
 				return apiview.Transcript{}, err
 			}
-			contents[shown.Status.ContentRef] = content
+			contents[shown.ShownContentRef()] = content
 		}
 		bodies[seq] = apiview.NewTranscript(shown, content)
 		return bodies[seq], nil
@@ -152,12 +152,13 @@ func (r *WebhookDispatchReconciler) markDispatched(ctx context.Context, t *tcsv1
 	return result, nil
 }
 
-// content returns the corrected text of a completed transcript, as the API shows it.
+// content returns the corrected text of a completed transcript, as the API shows it (the
+// reviewed text while a review is in force).
 func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transcript) (*string, error) {
-	if t.Status.Phase != tcsv1.PhaseCompleted || t.Status.ContentRef == "" {
+	if t.Status.Phase != tcsv1.PhaseCompleted || t.ShownContentRef() == "" {
 		return nil, nil
 	}
-	data, err := r.Store.Get(ctx, t.Status.ContentRef)
+	data, err := r.Store.Get(ctx, t.ShownContentRef())
 	if errors.Is(err, blob.ErrNotFound) {
 		return nil, nil
 	}

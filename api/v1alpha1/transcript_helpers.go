@@ -343,3 +343,38 @@ func ParseConfidence(s string) (float64, error) {
 	}
 	return v, nil
 }
+
+// ValidCategory reports whether name may be a category of TranscriptOptions.Categories: 1 to
+// MaxCategoryBytes bytes of lowercase letters, digits, '_' and '-', starting with a letter or
+// digit, as the CRD's pattern says.
+func ValidCategory(name string) bool {
+	if len(name) < 1 || len(name) > MaxCategoryBytes {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ValidMetadataKey reports whether key may be a key of TranscriptOptions.Metadata: 1 to
+// MaxMetadataKeyBytes bytes of ASCII letters, digits, '_', '.' and '-', so that a key is
+// written as it is in a list filter (metadata[key]=value), a log line or a label.
+func ValidMetadataKey(key string) bool {
+	if len(key) < 1 || len(key) > MaxMetadataKeyBytes {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -133,3 +133,22 @@ func TestTranscriptOptionsEqualComparesEveryField(t *testing.T) {
 		}
 	}
 }
+
+func TestValidCategoryAndMetadataKey(t *testing.T) {
+	for _, tc := range []struct {
+		in                string
+		category, metaKey bool
+	}{
+		{"bible", true, true}, {"place", true, true}, {"church-names", true, true}, {"hymns_2024", true, true},
+		{"0a", true, true}, {"", false, false}, {"Bible", false, true}, {"-bible", false, true}, {"_x", false, true},
+		{"a.b", false, true}, {"a b", false, false}, {"a]b", false, false}, {"é", false, false},
+		{strings.Repeat("a", 40), true, true}, {strings.Repeat("a", 41), false, false},
+	} {
+		if got := ValidCategory(tc.in); got != tc.category {
+			t.Errorf("ValidCategory(%q) = %v; want %v", tc.in, got, tc.category)
+		}
+		if got := ValidMetadataKey(tc.in); got != tc.metaKey {
+			t.Errorf("ValidMetadataKey(%q) = %v; want %v", tc.in, got, tc.metaKey)
+		}
+	}
+}

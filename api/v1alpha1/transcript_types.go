@@ -291,6 +291,9 @@ type EventState struct {
 	// Jobs is how many jobs the transcript had.
 	// +optional
 	Jobs int `json:"jobs,omitempty"`
+	// Review is the review of the transcript then; nil before its first decision.
+	// +optional
+	Review *ReviewStatus `json:"review,omitempty"`
 }
 
 // TranscriptError is the error of a failed transcript, as the API shows it.
@@ -351,6 +354,7 @@ type TranscriptStatus struct {
 
 	// Review is the state of the review decisions; nil before the first.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.version >= oldSelf.version",message="review.version never decreases"
 	Review *ReviewStatus `json:"review,omitempty"`
 
 	// DeletedAt is when the transcript was soft-deleted.
@@ -414,7 +418,6 @@ type AIPassResult struct {
 // ReviewStatus is the state of a transcript's review: the decisions people made on its
 // changes, and the content and change list recomputed from them. Each call that records
 // decisions makes a new version, whose objects are stored before the status names them.
-// +kubebuilder:validation:XValidation:rule="self.version >= oldSelf.version",message="review.version never decreases"
 type ReviewStatus struct {
 	// Version is the number of the current review version, from 1.
 	// +kubebuilder:validation:Minimum=1

@@ -14,6 +14,9 @@ const (
 	EventAIPassStarted       = "ai_pass.started"
 	EventAIPassCompleted     = "ai_pass.completed"
 	EventAIPassFailed        = "ai_pass.failed"
+	// EventTranscriptReviewed is sent when a batch of review decisions changed a transcript's
+	// content; endpoints receive it only when they name it.
+	EventTranscriptReviewed = "transcript.reviewed"
 )
 
 // Keys of the signing-secret Secret of a WebhookEndpoint.
@@ -232,7 +235,8 @@ func (t *Transcript) EmitKeyed(event, key string, now time.Time) bool {
 	st := &t.Status
 	// DeepCopy of a nil pointer is nil.
 	state := &EventState{Phase: st.Phase, AIPassStatus: st.AIPassStatus, ContentRef: st.ContentRef, Jobs: len(st.Jobs),
-		ChangesSummary: st.ChangesSummary.DeepCopy(), AIPass: st.AIPass.DeepCopy(), Error: st.Error.DeepCopy(), CompletedAt: st.CompletedAt.DeepCopy()}
+		ChangesSummary: st.ChangesSummary.DeepCopy(), AIPass: st.AIPass.DeepCopy(), Error: st.Error.DeepCopy(), CompletedAt: st.CompletedAt.DeepCopy(),
+		Review: st.Review.DeepCopy()}
 	t.Status.EmittedEvents = append(t.Status.EmittedEvents, EmittedEvent{Type: event, Key: key, Time: metav1.NewTime(now), State: state})
 	return true
 }
@@ -247,6 +251,7 @@ func (t *Transcript) AsOf(state *EventState) *Transcript {
 	st := &c.Status
 	st.Phase, st.AIPassStatus, st.ContentRef = state.Phase, state.AIPassStatus, state.ContentRef
 	st.ChangesSummary, st.AIPass, st.Error, st.CompletedAt = state.ChangesSummary, state.AIPass, state.Error, state.CompletedAt
+	st.Review = state.Review
 	if state.Jobs < len(st.Jobs) {
 		st.Jobs = st.Jobs[:state.Jobs]
 	}

@@ -261,6 +261,7 @@ or "results_store" once archived, and "deleted_at" when it is soft-deleted.`,
 			return enc.Encode(out)
 		},
 	})
-	cmd.AddCommand(org, key, transcript, newAdminWebhookCommand(o), newAdminMemberCommand(o), newAdminAuditCommand(o))
+	transcript.AddCommand(newAdminDecideCommand(o))
+	cmd.AddCommand(org, key, transcript, newAdminWebhookCommand(o), newAdminMemberCommand(o), newAdminAuditCommand(o), newAdminGlossaryCommand(o))
 	return cmd
 }

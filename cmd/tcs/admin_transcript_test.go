@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,8 +35,9 @@ func TestAdminTranscriptArchived(t *testing.T) {
 		now := metav1.Now()
 		return &tcsv1.Transcript{
 			ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: a.namespace, CreationTimestamp: now},
-			Spec:       tcsv1.TranscriptSpec{ID: id, Organization: org, Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}},
-			Status:     tcsv1.TranscriptStatus{Phase: tcsv1.PhaseCompleted, AIPassStatus: tcsv1.AIPassIdle, CompletedAt: &now},
+			Spec: tcsv1.TranscriptSpec{ID: id, Organization: org, Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste},
+				Options: tcsv1.TranscriptOptions{Categories: []string{"bible"}, Metadata: map[string]string{"campus": "north"}}},
+			Status: tcsv1.TranscriptStatus{Phase: tcsv1.PhaseCompleted, AIPassStatus: tcsv1.AIPassIdle, CompletedAt: &now},
 		}
 	}
 	archived := newTr()
@@ -62,6 +64,13 @@ func TestAdminTranscriptArchived(t *testing.T) {
 	}
 	if v := get(live.Spec.ID); v["location"] != "cluster" || v["id"] != live.Spec.ID {
 		t.Fatalf("get of a live transcript: %v", v)
+	}
+	// Both show the options as the API does.
+	for _, id := range []string{archived.Spec.ID, live.Spec.ID} {
+		o, _ := get(id)["options"].(map[string]any)
+		if m, _ := o["metadata"].(map[string]any); m["campus"] != "north" || fmt.Sprint(o["categories"]) != "[bible]" {
+			t.Fatalf("get %s shows the options %v", id, o)
+		}
 	}
 	if _, err := a.run(t, "--results-dsn", dsn, "transcript", "get", ids.New("tr")); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("get of an unknown transcript: %v", err)

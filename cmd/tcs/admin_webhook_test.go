@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/domain/webhook"
 	"tcs.dev/tcs/internal/platform/kube/scheme"
 	"tcs.dev/tcs/internal/platform/results"
 )
@@ -123,7 +125,7 @@ func TestAdminWebhook(t *testing.T) {
 			string(sec.Data[tcsv1.SecretKeyWebhookSecret]) != secret || len(secret) != len("whsec_")+32 {
 			t.Fatalf("secret = type %q labels %v data %q; printed %q", sec.Type, sec.Labels, sec.Data, secret)
 		}
-		if got := getEndpoint(t, otherID).Spec.Events; len(got) != 6 {
+		if got := getEndpoint(t, otherID).Spec.Events; !slices.Equal(got, webhook.Events()) || !slices.Contains(got, tcsv1.EventTranscriptReviewed) {
 			t.Fatalf("--events all gave %v", got)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/metrics"
 	"tcs.dev/tcs/internal/platform/results"
@@ -31,6 +32,9 @@ type services struct {
 	provider aipass.Provider
 	// clock is what the controllers and the API read the time from.
 	clock clock.PassiveClock
+	// glossaries compiles the organizations' glossaries, read from the manager's cache, for
+	// every deterministic pass of the process.
+	glossaries *glossary.Compiler
 }
 
 // newServices builds the services of o; publicURL is where clients reach the API, empty in
@@ -64,14 +68,15 @@ func newServices(ctx context.Context, mgr ctrl.Manager, o serveOptions, allow []
 			return nil, err
 		}
 		return &services{
-			metrics:   m,
-			store:     store,
-			results:   resultsStore,
-			processor: processor,
-			allow:     allow,
-			outbound:  newOutboundClient(allow, roots),
-			provider:  provider,
-			clock:     clock.RealClock{},
+			metrics:    m,
+			store:      store,
+			results:    resultsStore,
+			processor:  processor,
+			allow:      allow,
+			outbound:   newOutboundClient(allow, roots),
+			provider:   provider,
+			clock:      clock.RealClock{},
+			glossaries: glossary.NewCompiler(mgr.GetClient(), o.namespace, 0),
 		}, nil
 	}()
 	if err != nil {

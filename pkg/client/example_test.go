@@ -129,6 +129,42 @@ func ExampleClient_Transcripts() {
 	// Genesis true
 }
 
+// Correct only some categories, keep weaker changes as suggestions, tag the transcript with
+// your own metadata, and list by it.
+func ExampleProcessingOptions() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	autoApply := 0.95
+	t, err := c.CreatePaste(ctx, client.PasteRequest{
+		Content: "read Revelations 21:4 and first corinthians 13 4 near capernum",
+		Options: &client.ProcessingOptions{
+			Categories: []string{"bible"},
+			Thresholds: &client.Thresholds{AutoApply: &autoApply},
+			Metadata:   map[string]string{"campus": "north", "example": "options"},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(*t.Content)
+	fmt.Println(t.ChangesSummary.AutoApplied, "applied,", t.ChangesSummary.NeedsReview, "suggested")
+	fmt.Println(t.Options.Categories, *t.Options.Thresholds.AutoApply, t.Options.Metadata)
+	for listed, err := range c.Transcripts(ctx, client.TranscriptFilter{Metadata: map[string]string{"example": "options"}}, 10) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(listed.ID == t.ID)
+	}
+	// Output:
+	// read Revelations 21:4 and 1 Corinthians 13 4 near capernum
+	// 1 applied, 1 suggested
+	// [bible] 0.95 map[campus:north example:options]
+	// true
+}
+
 // List what the deterministic pass changed.
 func ExampleClient_Changes() {
 	ctx := context.Background()
@@ -150,6 +186,49 @@ func ExampleClient_Changes() {
 	// bible "first corinthians" -> "1 Corinthians" (auto_applied)
 	// bible "revelations" -> "Revelation" (auto_applied)
 	// place "capernum" -> "Capernaum" (auto_applied)
+}
+
+// Review a transcript: accept a suggestion, add a correction the passes missed, and find that
+// a batch based on an older review version is refused.
+func ExampleClient_Decide() {
+	ctx := context.Background()
+	c, err := client.New(os.Getenv("TCS_URL"), os.Getenv("TCS_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	text := "The Revelations of the prophets were many.\n"
+	t, err := c.CreatePaste(ctx, client.PasteRequest{Content: text})
+	if err != nil {
+		log.Fatal(err)
+	}
+	undecided := false
+	for ch, err := range c.Changes(ctx, t.ID, client.ChangeFilter{Status: "needs_review", Decided: &undecided}, 0) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("to decide: %s %q -> %q\n", ch.ID, ch.Original, ch.Replacement)
+	}
+	version := t.Review.Version
+	start := strings.Index(text, "prophets")
+	t, err = c.Decide(ctx, t.ID, client.DecideRequest{ReviewVersion: &version, Decisions: []client.Decision{
+		{ChangeID: "chg_0001", Action: client.ActionAccept},
+		{Action: client.ActionAdd, Start: start, End: start + len("prophets"), Replacement: "Prophets"},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(*t.Content)
+	fmt.Println("version", t.Review.Version, "undecided", t.Review.Undecided, "decided", t.Review.Decided)
+	// A second reviewer who read version 0 is told to fetch the transcript again.
+	_, err = c.Decide(ctx, t.ID, client.DecideRequest{ReviewVersion: &version, Decisions: []client.Decision{
+		{ChangeID: "chg_0001", Action: client.ActionReject},
+	}})
+	fmt.Println("conflict:", client.IsType(err, "conflict"))
+	// Output:
+	// to decide: chg_0001 "Revelations" -> "Revelation"
+	// The Revelation of the Prophets were many.
+	// version 1 undecided 0 decided 2
+	// conflict: true
 }
 
 // Run the AI validation pass on a transcript and wait for its verdicts.

@@ -143,6 +143,17 @@ func (c *Client) TriggerAIPass(ctx context.Context, id string, req AIPassRequest
 	return &t, nil
 }
 
+// Decide records a batch of review decisions on a completed transcript and returns it with its
+// reviewed content. With req.ReviewVersion, a review that moved since fails with an *Error of
+// type conflict: fetch the transcript and its changes, and decide again.
+func (c *Client) Decide(ctx context.Context, id string, req DecideRequest, opts ...CallOption) (*Transcript, error) {
+	var t Transcript
+	if _, err := c.call(ctx, http.MethodPost, "/api/v1/transcripts/"+url.PathEscape(id)+"/decisions", nil, req, &t, opts); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
 // GetJob returns a job's status and progress.
 func (c *Client) GetJob(ctx context.Context, id string) (*Job, error) {
 	var j Job
@@ -198,6 +209,11 @@ type TranscriptFilter struct {
 	SourceType SourceType
 	// CreatedFrom and CreatedTo bound the creation time, both inclusive (to the second).
 	CreatedFrom, CreatedTo time.Time
+	// Metadata selects the transcripts whose metadata have each of its pairs (at most 20).
+	Metadata map[string]string
+	// NeedsReview selects the completed transcripts with (true) or without (false) suggestions
+	// no one decided on.
+	NeedsReview *bool
 }
 
 func (f TranscriptFilter) apply(q url.Values) {
@@ -212,6 +228,12 @@ func (f TranscriptFilter) apply(q url.Values) {
 	}
 	if !f.CreatedTo.IsZero() {
 		q.Set("created[lte]", strconv.FormatInt(f.CreatedTo.Unix(), 10))
+	}
+	for k, v := range f.Metadata {
+		q.Set("metadata["+k+"]", v)
+	}
+	if f.NeedsReview != nil {
+		q.Set("needs_review", strconv.FormatBool(*f.NeedsReview))
 	}
 }
 
@@ -244,6 +266,8 @@ type ChangeFilter struct {
 	AIVerdict string
 	// Applied selects the changes written into the content (true) or left out (false).
 	Applied *bool
+	// Decided selects the changes with (true) or without (false) a review decision.
+	Decided *bool
 }
 
 func (f ChangeFilter) apply(q url.Values) {
@@ -258,6 +282,9 @@ func (f ChangeFilter) apply(q url.Values) {
 	}
 	if f.Applied != nil {
 		q.Set("applied", strconv.FormatBool(*f.Applied))
+	}
+	if f.Decided != nil {
+		q.Set("decided", strconv.FormatBool(*f.Decided))
 	}
 }
 

@@ -1,5 +1,7 @@
 package client
 
+import "encoding/json"
+
 // Status is a transcript's processing status.
 type Status string
 
@@ -57,6 +59,7 @@ type Transcript struct {
 	SourceURL      string          `json:"source_url,omitempty"`
 	Content        *string         `json:"content,omitempty"`
 	ChangesSummary *ChangesSummary `json:"changes_summary,omitempty"`
+	Review         *Review         `json:"review,omitempty"`
 	Jobs           []JobRef        `json:"jobs,omitempty"`
 	AIPass         *AIPass         `json:"ai_pass,omitempty"`
 	Options        Options         `json:"options"`
@@ -72,6 +75,20 @@ func (t *Transcript) Done() bool {
 		return false
 	}
 	return t.AIPassStatus != AIPassQueued && t.AIPassStatus != AIPassRunning
+}
+
+// Review is the review state of a completed transcript: people's decisions on its changes.
+type Review struct {
+	// Version is the review version, 0 before the first decision; send it with
+	// [DecideRequest.ReviewVersion] so that decisions based on an older version are refused.
+	Version int64 `json:"version"`
+	// Undecided counts the suggestions no one decided on; Decided the changes with a decision.
+	Undecided int `json:"undecided"`
+	Decided   int `json:"decided"`
+	// LastDecidedBy (an API key id, a member's email) and LastDecidedAt (RFC 3339) are the
+	// latest decision's; nil before any.
+	LastDecidedBy *string `json:"last_decided_by"`
+	LastDecidedAt *string `json:"last_decided_at"`
 }
 
 // ChangesSummary counts a completed transcript's changes.
@@ -118,6 +135,20 @@ type Options struct {
 	AIPass              AIPassOptions `json:"ai_pass"`
 	NormalizeReferences bool          `json:"normalize_references"`
 	Language            string        `json:"language,omitempty"`
+	// Categories are the categories corrected, sorted; nil for every category.
+	Categories []string `json:"categories,omitempty"`
+	// Thresholds are the confidence bounds given; nil for none.
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	// Metadata are the caller's own key-value pairs; empty for none.
+	Metadata map[string]string `json:"metadata"`
+}
+
+// Thresholds are confidence bounds from 0 to 1 with at most three decimal places: a change is
+// applied automatically only when the engine would apply it and its confidence is at least
+// AutoApply, and a change below Suggest is dropped. A nil bound is not given.
+type Thresholds struct {
+	AutoApply *float64 `json:"auto_apply,omitempty"`
+	Suggest   *float64 `json:"suggest,omitempty"`
 }
 
 // AIPassOptions configure the AI validation pass.
@@ -165,6 +196,65 @@ type Change struct {
 	// Reference is the Bible reference a change of a book names, with normalize_references;
 	// nil otherwise.
 	Reference *Reference `json:"reference,omitempty"`
+	// Decision is the latest review decision on the change; nil when there is none.
+	Decision *ChangeDecision `json:"decision"`
+}
+
+// ChangeDecision is the latest review decision on a change.
+type ChangeDecision struct {
+	Action      string `json:"action"`
+	Replacement string `json:"replacement,omitempty"`
+	// By is who decided: an API key id, a member's email.
+	By string `json:"by"`
+	// At is when, RFC 3339 in UTC.
+	At string `json:"at"`
+}
+
+// The actions of a [Decision].
+const (
+	// ActionAccept applies a suggestion (or keeps a change applied).
+	ActionAccept = "accept"
+	// ActionReject takes a change out of the content.
+	ActionReject = "reject"
+	// ActionReplace applies a change with the decision's replacement instead of its own.
+	ActionReplace = "replace"
+	// ActionAdd makes a new change over Start–End of the submitted content.
+	ActionAdd = "add"
+)
+
+// Decision is one review decision: accept, reject or replace the change ChangeID, or add a
+// change over the byte span Start–End of the submitted content (as a change's offsets).
+type Decision struct {
+	ChangeID    string `json:"change_id,omitempty"`
+	Action      string `json:"action"`
+	Replacement string `json:"replacement,omitempty"`
+	Start       int    `json:"start"`
+	End         int    `json:"end"`
+	// Category is an added change's category; empty means custom.
+	Category string `json:"category,omitempty"`
+}
+
+// MarshalJSON sends the span of an add only.
+func (d Decision) MarshalJSON() ([]byte, error) {
+	type plain Decision
+	if d.Action == ActionAdd {
+		return json.Marshal(plain(d))
+	}
+	return json.Marshal(struct {
+		plain
+		Start int `json:"start,omitempty"`
+		End   int `json:"end,omitempty"`
+	}{plain: plain(d)})
+}
+
+// DecideRequest is a batch of review decisions on a transcript.
+type DecideRequest struct {
+	// Decisions are applied in order; on one change the latest wins.
+	Decisions []Decision `json:"decisions"`
+	// ReviewVersion, when set, is the review version the decisions are based on
+	// (Transcript.Review.Version): if someone decided since, the call fails with a conflict
+	// (IsType(err, "conflict")) and nothing is recorded. Nil applies them to the latest version.
+	ReviewVersion *int64 `json:"review_version,omitempty"`
 }
 
 // Reference is a Bible reference as the King James Version numbers its chapters and verses.
@@ -222,6 +312,15 @@ type ProcessingOptions struct {
 	NormalizeReferences bool           `json:"normalize_references,omitempty"`
 	// Language is the caption language of a youtube source (BCP 47, default en).
 	Language string `json:"language,omitempty"`
+	// Categories, when set, are the only categories corrected: bible, place, person, or a
+	// category of the organization's glossary.
+	Categories []string `json:"categories,omitempty"`
+	// Thresholds, when set, bound the confidence of automatic and suggested changes.
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	// Metadata are your own key-value pairs (at most 20; keys of 1 to 40 bytes of letters,
+	// digits, _, . and -; values of at most 500 bytes), shown on the transcript and usable as
+	// a list filter (TranscriptFilter.Metadata).
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 // PasteRequest creates a transcript from text; it is corrected in the create response.

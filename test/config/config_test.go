@@ -186,7 +186,7 @@ func checkDefault(t *testing.T, objs objects) (*appsv1.Deployment, *corev1.Conta
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(crds) != len(bases) || len(crds) != 4 {
+	if len(crds) != len(bases) || len(crds) != 5 {
 		t.Errorf("CRDs %v, want the %d of config/crd/bases", crds, len(bases))
 	}
 
@@ -476,6 +476,8 @@ func checkAccess(t *testing.T, cs kubernetes.Interface, user, ns string) {
 		verbs           []string
 	}{
 		{"", "secrets", readWrite}, {"tcs.dev", "transcripts", readWrite}, {"tcs.dev", "organizations", readWrite},
+		// The API and dashboard write the glossaries, the reconcilers read them from the cache.
+		{"tcs.dev", "glossaries", append(readWrite, "delete")},
 		// Deliveries are created and then only patched.
 		{"tcs.dev", "webhookdeliveries", []string{"get", "list", "watch", "create", "patch"}},
 		{"coordination.k8s.io", "leases", readWrite},

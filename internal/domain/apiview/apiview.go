@@ -3,6 +3,8 @@
 package apiview
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -24,6 +26,7 @@ type Transcript struct {
 	SourceURL      string             `json:"source_url,omitempty"`
 	Content        *string            `json:"content,omitempty"`
 	ChangesSummary *ChangesSummary    `json:"changes_summary,omitempty"`
+	Review         *Review            `json:"review,omitempty"`
 	Jobs           []JobRef           `json:"jobs,omitempty"`
 	AIPass         *AIPass            `json:"ai_pass,omitempty"`
 	Options        Options            `json:"options"`
@@ -39,6 +42,36 @@ type ChangesSummary struct {
 	NeedsReview int            `json:"needs_review"`
 	AIFlagged   int            `json:"ai_flagged"`
 	ByCategory  map[string]int `json:"by_category"`
+}
+
+// Review is the review state of a completed transcript: its version (0 before any decision,
+// as its ETag "r<version>" gives it), the suggestions no one decided on, the changes decided,
+// and the latest decision's author and time.
+type Review struct {
+	Version       int64   `json:"version"`
+	Undecided     int     `json:"undecided"`
+	Decided       int     `json:"decided"`
+	LastDecidedBy *string `json:"last_decided_by"`
+	LastDecidedAt *string `json:"last_decided_at"`
+}
+
+// NewReview renders the review of t; nil unless t is completed.
+func NewReview(t *tcsv1.Transcript) *Review {
+	if t.Status.Phase != tcsv1.PhaseCompleted {
+		return nil
+	}
+	v := &Review{Version: t.ReviewVersion(), Undecided: t.Undecided()}
+	if r := t.Status.Review; r != nil {
+		if t.ReviewInForce() != nil {
+			v.Decided = r.Decided
+		}
+		if r.LastDecidedBy != "" {
+			by := r.LastDecidedBy
+			v.LastDecidedBy = &by
+		}
+		v.LastDecidedAt = OptionalTimestamp(r.LastDecidedAt)
+	}
+	return v
 }
 
 // AIPass is the outcome of a transcript's latest AI validation pass.
@@ -76,6 +109,48 @@ type Options struct {
 	AIPass              AIPassOptions `json:"ai_pass"`
 	NormalizeReferences bool          `json:"normalize_references"`
 	Language            string        `json:"language,omitempty"`
+	// Categories are the categories corrected, absent for every category.
+	Categories []string `json:"categories,omitempty"`
+	// Thresholds are the confidence bounds given, absent for none.
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	// Metadata are the caller's own pairs, an empty object for none.
+	Metadata map[string]string `json:"metadata"`
+}
+
+// Thresholds are the confidence bounds of a transcript's options; a bound not given is absent.
+type Thresholds struct {
+	AutoApply *float64 `json:"auto_apply,omitempty"`
+	Suggest   *float64 `json:"suggest,omitempty"`
+}
+
+// NewOptions renders a transcript's options.
+func NewOptions(o tcsv1.TranscriptOptions) Options {
+	v := Options{
+		AIPass:              AIPassOptions{Enabled: o.AIPass.Enabled, Apply: o.AIPass.Apply},
+		NormalizeReferences: o.NormalizeReferences,
+		Language:            o.Language,
+		Categories:          slices.Clone(o.Categories),
+		Metadata:            maps.Clone(o.Metadata),
+	}
+	if v.Metadata == nil {
+		v.Metadata = map[string]string{}
+	}
+	if t := o.Thresholds; t != nil {
+		v.Thresholds = &Thresholds{AutoApply: confidence(t.AutoApply), Suggest: confidence(t.Suggest)}
+		if v.Thresholds.AutoApply == nil && v.Thresholds.Suggest == nil {
+			v.Thresholds = nil
+		}
+	}
+	return v
+}
+
+// confidence reads a threshold of tcsv1.Thresholds; nil when it is empty (or not one).
+func confidence(s string) *float64 {
+	v, err := tcsv1.ParseConfidence(s)
+	if err != nil {
+		return nil
+	}
+	return &v
 }
 
 // AIPassOptions configure the AI validation pass.
@@ -107,12 +182,8 @@ func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
 		SourceFormat: t.Status.Format,
 		SourceURL:    t.Spec.Source.URL,
 		Content:      content,
-		Options: Options{
-			AIPass:              AIPassOptions{Enabled: t.Spec.Options.AIPass.Enabled, Apply: t.Spec.Options.AIPass.Apply},
-			NormalizeReferences: t.Spec.Options.NormalizeReferences,
-			Language:            t.Spec.Options.Language,
-		},
-		CreatedAt: Timestamp(t.Created()),
+		Options:      NewOptions(t.Spec.Options),
+		CreatedAt:    Timestamp(t.Created()),
 	}
 	if v.Status == "" {
 		v.Status = tcsv1.PhasePending
@@ -126,7 +197,7 @@ func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
 	if v.SourceFormat == "" {
 		v.SourceFormat = t.Spec.Source.Format
 	}
-	if s := t.Status.ChangesSummary; s != nil && t.Status.Phase == tcsv1.PhaseCompleted {
+	if s := t.ShownChangesSummary(); s != nil && t.Status.Phase == tcsv1.PhaseCompleted {
 		by := make(map[string]int, len(s.ByCategory))
 		for k, n := range s.ByCategory {
 			by[k] = n
@@ -150,6 +221,7 @@ func NewTranscript(t *tcsv1.Transcript, content *string) Transcript {
 			v.AIPass.Error = &Error{Type: e.Type, Message: e.Message}
 		}
 	}
+	v.Review = NewReview(t)
 	v.CompletedAt = OptionalTimestamp(t.Status.CompletedAt)
 	return v
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +15,7 @@ import (
 	"tcs.dev/tcs/internal/domain/apiview"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/text/correction"
 	"tcs.dev/tcs/internal/text/pipeline"
 )
 
@@ -220,11 +224,26 @@ func (s *Service) ConfirmUpload(ctx context.Context, org, id string, c Confirmat
 }
 
 // MergeOptions returns the options of an upload grant with those given at its confirmation
-// (given names the members the confirmation sent): a member the grant left unset (false or
-// empty) takes the confirmation's value; one the grant set to another value is a *ParamError
-// naming it.
+// (given names the members the confirmation sent, each key of metadata as
+// options.metadata.<key>): a member the grant left unset (false or empty) takes the
+// confirmation's value; one the grant set to another value is a *ParamError naming it. The
+// metadata of both join, within tcsv1.MaxMetadataKeys, and the thresholds joined must still
+// have suggest at most auto_apply.
 func MergeOptions(grant, confirm tcsv1.TranscriptOptions, given []string) (tcsv1.TranscriptOptions, error) {
 	out := grant
+	out.Categories = slices.Clone(grant.Categories)
+	out.Metadata = maps.Clone(grant.Metadata)
+	if grant.Thresholds != nil {
+		th := *grant.Thresholds
+		out.Thresholds = &th
+	}
+	var grantThresholds, confirmThresholds tcsv1.Thresholds
+	if grant.Thresholds != nil {
+		grantThresholds = *grant.Thresholds
+	}
+	if confirm.Thresholds != nil {
+		confirmThresholds = *confirm.Thresholds
+	}
 	for _, param := range given {
 		var g, c any
 		switch param {
@@ -242,12 +261,80 @@ func MergeOptions(grant, confirm tcsv1.TranscriptOptions, given []string) (tcsv1
 			if grant.Language == "" {
 				out.Language = confirm.Language
 			}
+		case "options.categories":
+			g, c = strings.Join(grant.Categories, ","), strings.Join(confirm.Categories, ",")
+			if len(grant.Categories) == 0 {
+				out.Categories = slices.Clone(confirm.Categories)
+			}
+		case "options.thresholds.auto_apply", "options.thresholds.suggest":
+			gv, cv := &grantThresholds.AutoApply, confirmThresholds.AutoApply
+			if param == "options.thresholds.suggest" {
+				gv, cv = &grantThresholds.Suggest, confirmThresholds.Suggest
+			}
+			g, c = *gv, cv
+			if *gv == "" {
+				*gv = cv
+			}
 		default:
+			key, ok := strings.CutPrefix(param, "options.metadata.")
+			if !ok {
+				continue
+			}
+			gv, had := grant.Metadata[key]
+			cv := confirm.Metadata[key]
+			if had && gv != cv {
+				return grant, &ParamError{param, fmt.Sprintf("%s is %s in the upload grant and %s at its confirmation; send the grant's value or leave it out.",
+					param, apiview.Quote(gv), apiview.Quote(cv))}
+			}
+			if out.Metadata == nil {
+				out.Metadata = map[string]string{}
+			}
+			out.Metadata[key] = cv
 			continue
 		}
 		if g != c && g != false && g != "" {
 			return grant, &ParamError{param, fmt.Sprintf("%s is %v in the upload grant and %v at its confirmation; send the grant's value or leave it out.", param, g, c)}
 		}
 	}
+	if len(out.Metadata) > tcsv1.MaxMetadataKeys {
+		return grant, &ParamError{"options.metadata", fmt.Sprintf("options.metadata of the upload grant and of its confirmation have %d keys together; the limit is %d.",
+			len(out.Metadata), tcsv1.MaxMetadataKeys)}
+	}
+	if grantThresholds != (tcsv1.Thresholds{}) {
+		out.Thresholds = &grantThresholds
+		if err := CheckThresholds(grantThresholds); err != nil {
+			return grant, err
+		}
+	}
 	return out, nil
+}
+
+// CheckThresholds tells whether t's bounds are in order: suggest at most auto_apply, as
+// correction.Thresholds.Validate says; its error is a *ParamError naming the bound. Each
+// bound is a confidence tcsv1.ParseConfidence reads; one left out does not bound the other.
+func CheckThresholds(t tcsv1.Thresholds) error {
+	bounds := correction.Thresholds{AutoApply: 1}
+	for _, b := range []struct {
+		text  string
+		value *float64
+		param string
+	}{{t.AutoApply, &bounds.AutoApply, "options.thresholds.auto_apply"}, {t.Suggest, &bounds.Suggest, "options.thresholds.suggest"}} {
+		if b.text == "" {
+			continue
+		}
+		v, err := tcsv1.ParseConfidence(b.text)
+		if err != nil {
+			return &ParamError{b.param, fmt.Sprintf("%s %s.", b.param, err)}
+		}
+		*b.value = v
+	}
+	if err := bounds.Validate(); err != nil {
+		var fe *correction.FieldError
+		if errors.As(err, &fe) {
+			param := "options.thresholds." + fe.Field
+			return &ParamError{param, fmt.Sprintf("%s %s.", param, fe.Reason)}
+		}
+		return &ParamError{"options.thresholds", err.Error()}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package transcripts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -374,8 +375,29 @@ func TestMergeOptionsKeepsWhatTheGrantSet(t *testing.T) {
 			[]string{"options.normalize_references"}, tcsv1.TranscriptOptions{NormalizeReferences: true}, ""},
 		{"set otherwise in the grant", tcsv1.TranscriptOptions{AIPass: tcsv1.AIPassOptions{Apply: true}}, tcsv1.TranscriptOptions{},
 			[]string{"options.ai_pass.apply"}, tcsv1.TranscriptOptions{}, "options.ai_pass.apply"},
+		{"categories unset in the grant", tcsv1.TranscriptOptions{}, tcsv1.TranscriptOptions{Categories: []string{"bible"}},
+			[]string{"options.categories"}, tcsv1.TranscriptOptions{Categories: []string{"bible"}}, ""},
+		{"the grant's categories", tcsv1.TranscriptOptions{Categories: []string{"bible", "place"}}, tcsv1.TranscriptOptions{Categories: []string{"bible", "place"}},
+			[]string{"options.categories"}, tcsv1.TranscriptOptions{Categories: []string{"bible", "place"}}, ""},
+		{"other categories than the grant's", tcsv1.TranscriptOptions{Categories: []string{"bible"}}, tcsv1.TranscriptOptions{Categories: []string{"place"}},
+			[]string{"options.categories"}, tcsv1.TranscriptOptions{}, "options.categories"},
+		{"a threshold joins the grant's other one", tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.9"}},
+			tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{Suggest: "0.5"}}, []string{"options.thresholds.suggest"},
+			tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.9", Suggest: "0.5"}}, ""},
+		{"a threshold other than the grant's", tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.9"}},
+			tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.8"}}, []string{"options.thresholds.auto_apply"}, tcsv1.TranscriptOptions{}, "options.thresholds.auto_apply"},
+		{"thresholds joined out of order", tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.6"}},
+			tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{Suggest: "0.7"}}, []string{"options.thresholds.suggest"}, tcsv1.TranscriptOptions{}, "options.thresholds.suggest"},
+		{"metadata join", tcsv1.TranscriptOptions{Metadata: map[string]string{"campus": "north"}},
+			tcsv1.TranscriptOptions{Metadata: map[string]string{"campus": "north", "series": "hope"}}, []string{"options.metadata.campus", "options.metadata.series"},
+			tcsv1.TranscriptOptions{Metadata: map[string]string{"campus": "north", "series": "hope"}}, ""},
+		{"a metadata value other than the grant's", tcsv1.TranscriptOptions{Metadata: map[string]string{"campus": "north"}},
+			tcsv1.TranscriptOptions{Metadata: map[string]string{"campus": "south"}}, []string{"options.metadata.campus"}, tcsv1.TranscriptOptions{}, "options.metadata.campus"},
+		{"metadata joined beyond 20 keys", tcsv1.TranscriptOptions{Metadata: keys("g", 15)}, tcsv1.TranscriptOptions{Metadata: keys("c", 6)},
+			given("options.metadata.", keys("c", 6)), tcsv1.TranscriptOptions{}, "options.metadata"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			before := *tc.grant.DeepCopy()
 			got, err := MergeOptions(tc.grant, tc.given, tc.members)
 			var pe *ParamError
 			switch {
@@ -386,6 +408,27 @@ func TestMergeOptionsKeepsWhatTheGrantSet(t *testing.T) {
 			case err != nil || !got.Equal(tc.want):
 				t.Fatalf("MergeOptions = %+v, %v; want %+v", got, err, tc.want)
 			}
+			if !tc.grant.Equal(before) {
+				t.Fatalf("MergeOptions changed the grant's options: %+v, were %+v", tc.grant, before)
+			}
 		})
 	}
+}
+
+// keys returns n metadata pairs prefix0=v … .
+func keys(prefix string, n int) map[string]string {
+	m := map[string]string{}
+	for i := range n {
+		m[fmt.Sprintf("%s%d", prefix, i)] = "v"
+	}
+	return m
+}
+
+// given names the members of m under prefix, as the API's givenOptions does.
+func given(prefix string, m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, prefix+k)
+	}
+	return out
 }

@@ -4,10 +4,12 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,6 +46,11 @@ type listFilter struct {
 	sourceType  tcsv1.SourceType
 	createdFrom time.Time
 	createdTo   time.Time
+	// metadata are the pairs a transcript's options.metadata must all have.
+	metadata map[string]string
+	// needsReview, when set, keeps the completed transcripts with (true) or without (false)
+	// undecided suggestions.
+	needsReview *bool
 }
 
 func (f listFilter) match(t *tcsv1.Transcript) bool {
@@ -58,6 +65,13 @@ func (f listFilter) match(t *tcsv1.Transcript) bool {
 		return false
 	case !f.createdTo.IsZero() && t.Created().Time.After(f.createdTo):
 		return false
+	case f.needsReview != nil && (t.Status.Phase != tcsv1.PhaseCompleted || (t.Undecided() > 0) != *f.needsReview):
+		return false
+	}
+	for k, v := range f.metadata {
+		if got, ok := t.Spec.Options.Metadata[k]; !ok || got != v {
+			return false
+		}
 	}
 	return true
 }
@@ -66,8 +80,9 @@ func (f listFilter) match(t *tcsv1.Transcript) bool {
 var sourceTypes = []tcsv1.SourceType{tcsv1.SourcePaste, tcsv1.SourceYouTube, tcsv1.SourceURL, tcsv1.SourceUpload}
 
 // ParseListQuery reads the query of a list (GET /api/v1/transcripts and the dashboard's
-// list): limit (1 to 100, default 10), status, source_type, created[gte], created[lte] and
-// the cursors starting_after or ending_before. A refused value is a *ParamError.
+// list): limit (1 to 100, default 10), status, source_type, created[gte], created[lte],
+// metadata[key], needs_review and the cursors starting_after or ending_before. A refused value is a
+// *ParamError.
 func ParseListQuery(q url.Values) (ListOptions, error) {
 	o := ListOptions{Limit: 10}
 	if v := q.Get("limit"); v != "" {
@@ -91,6 +106,13 @@ func ParseListQuery(q url.Values) (ListOptions, error) {
 		}
 		o.sourceType = tcsv1.SourceType(v)
 	}
+	if v := q.Get("needs_review"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil || (v != "true" && v != "false") {
+			return o, &ParamError{"needs_review", "needs_review must be true or false."}
+		}
+		o.needsReview = &b
+	}
 	var err error
 	if o.createdFrom, err = timeQuery(q, "created[gte]"); err != nil {
 		return o, err
@@ -98,11 +120,46 @@ func ParseListQuery(q url.Values) (ListOptions, error) {
 	if o.createdTo, err = timeQuery(q, "created[lte]"); err != nil {
 		return o, err
 	}
+	if o.metadata, err = metadataQuery(q); err != nil {
+		return o, err
+	}
 	o.StartingAfter, o.EndingBefore = q.Get("starting_after"), q.Get("ending_before")
 	if o.StartingAfter != "" && o.EndingBefore != "" {
 		return o, &ParamError{"ending_before", "starting_after and ending_before cannot be used together."}
 	}
 	return o, nil
+}
+
+// metadataQuery reads the metadata filters, metadata[key]=value as Stripe writes them: at most
+// tcsv1.MaxMetadataKeys keys (more could match no transcript), each named once, as
+// tcsv1.ValidMetadataKey says, with values of at most tcsv1.MaxMetadataValueBytes bytes.
+func metadataQuery(q url.Values) (map[string]string, error) {
+	var out map[string]string
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if name != "metadata" && !strings.HasPrefix(name, "metadata[") {
+			continue
+		}
+		param := apiview.Clip(name)
+		key, ok := strings.CutSuffix(strings.TrimPrefix(name, "metadata["), "]")
+		if !ok || !tcsv1.ValidMetadataKey(key) {
+			return nil, &ParamError{param, fmt.Sprintf("%s is not a metadata filter: write metadata[key]=value, with a key of 1 to %d bytes of letters, digits, _, . and -.",
+				apiview.Quote(name), tcsv1.MaxMetadataKeyBytes)}
+		}
+		values := q[name]
+		switch {
+		case len(values) > 1:
+			return nil, &ParamError{param, fmt.Sprintf("%s is given %d times; a key is filtered on one value.", param, len(values))}
+		case len(values[0]) > tcsv1.MaxMetadataValueBytes:
+			return nil, &ParamError{param, fmt.Sprintf("%s is longer than %d bytes.", param, tcsv1.MaxMetadataValueBytes)}
+		case len(out) == tcsv1.MaxMetadataKeys:
+			return nil, &ParamError{"metadata", fmt.Sprintf("More than %d metadata filters; a transcript has at most %d keys.", tcsv1.MaxMetadataKeys, tcsv1.MaxMetadataKeys)}
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[key] = values[0]
+	}
+	return out, nil
 }
 
 // timeQuery reads a time given as Unix seconds or RFC 3339.
@@ -225,7 +282,7 @@ func (s *Service) archivedPage(ctx context.Context, org string, f listFilter, li
 	if s.Results == nil {
 		return nil, false, nil
 	}
-	opts := results.ListOptions{Status: f.status, SourceType: f.sourceType, CreatedGTE: f.createdFrom, CreatedLTE: f.createdTo}
+	opts := results.ListOptions{Status: f.status, SourceType: f.sourceType, CreatedGTE: f.createdFrom, CreatedLTE: f.createdTo, Metadata: f.metadata, NeedsReview: f.needsReview}
 	if cursor != nil {
 		c := &results.Cursor{ID: cursor.Spec.ID, CreatedAt: cursor.Created().Truncate(time.Second)}
 		if before {
@@ -263,8 +320,18 @@ func (s *Service) archivedPage(ctx context.Context, org string, f listFilter, li
 // transcripts; hasMore tells whether either page had more, or the merge left some out.
 func mergePages(a, b []*tcsv1.Transcript, aMore, bMore bool, limit int, before bool) ([]*tcsv1.Transcript, bool) {
 	out := make([]*tcsv1.Transcript, 0, min(limit+1, len(a)+len(b)))
+	// A transcript archived after a was read from the cache and before b was read is in both:
+	// the resource in a is the truth.
+	live := make(map[string]bool, len(a))
+	for _, t := range a {
+		live[t.Spec.ID] = true
+	}
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
+		if j < len(b) && live[b[j].Spec.ID] {
+			j++
+			continue
+		}
 		if j >= len(b) || i < len(a) && newerFirst(a[i], b[j]) {
 			out = append(out, a[i])
 			i++

@@ -111,3 +111,36 @@ func BenchmarkListPage100k(b *testing.B) {
 		})
 	}
 }
+
+func TestMergePagesListsATranscriptArchivedBetweenTheTwoReadsOnce(t *testing.T) {
+	at := func(id string, sec int) *tcsv1.Transcript {
+		tr := &tcsv1.Transcript{}
+		tr.Name, tr.Spec.ID = "tr-"+id, id
+		tr.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 24, 14, 10, sec, 0, time.UTC))
+		return tr
+	}
+	for _, tc := range []struct {
+		name       string
+		live, arch []*tcsv1.Transcript
+		limit      int
+		want       []string
+		wantMore   bool
+	}{
+		{"disjoint pages merge newest first",
+			[]*tcsv1.Transcript{at("tr_c", 3), at("tr_a", 1)}, []*tcsv1.Transcript{at("tr_b", 2)}, 3,
+			[]string{"tr-tr_c", "tr-tr_b", "tr-tr_a"}, false},
+		{"a transcript in both is listed once, as the resource",
+			[]*tcsv1.Transcript{at("tr_c", 3), at("tr_b", 2)}, []*tcsv1.Transcript{at("tr_c", 3), at("tr_a", 1)}, 2,
+			[]string{"tr-tr_c", "tr-tr_b"}, true},
+		{"the duplicate does not take the place of an older transcript",
+			[]*tcsv1.Transcript{at("tr_c", 3)}, []*tcsv1.Transcript{at("tr_c", 3), at("tr_b", 2)}, 2,
+			[]string{"tr-tr_c", "tr-tr_b"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, more := mergePages(tc.live, tc.arch, false, false, tc.limit, false)
+			if !slices.Equal(names(got), tc.want) || more != tc.wantMore {
+				t.Errorf("mergePages = %v (more %t), want %v (more %t)", names(got), more, tc.want, tc.wantMore)
+			}
+		})
+	}
+}

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -85,6 +86,13 @@ type Service struct {
 	Results *results.Store
 	// Files holds the files of uploads; nil refuses their confirmation.
 	Files Files
+	// Processor records review decisions (Decide); nil refuses them.
+	Processor *pipeline.Processor
+	// Clock is what the time of decisions is read from; nil means the real clock.
+	Clock clock.PassiveClock
+	// ReviewStored, when set, is called once the objects of a new review version of transcript
+	// id are stored and before its status names them (tests stop a process there).
+	ReviewStored func(ctx context.Context, id string)
 	// Written, when set, is called after each status write with the transcript as written
 	// (the API waits there for its informer cache).
 	Written func(ctx context.Context, t *tcsv1.Transcript)
@@ -279,8 +287,8 @@ func (s *Service) Upload(ctx context.Context, org, id string) (*tcsv1.Transcript
 	return t, nil
 }
 
-// Content returns the corrected content of t, a transcript of org, once it is completed; nil
-// before, or when its content is gone.
+// Content returns the corrected content of t, a transcript of org, once it is completed (the
+// reviewed content while a review is in force); nil before, or when its content is gone.
 func (s *Service) Content(ctx context.Context, org string, t *tcsv1.Transcript) (*string, error) {
 	if err := CheckOrg(org); err != nil {
 		return nil, err
@@ -288,10 +296,11 @@ func (s *Service) Content(ctx context.Context, org string, t *tcsv1.Transcript) 
 	if err := owned(org, t); err != nil {
 		return nil, err
 	}
-	if t.Status.Phase != tcsv1.PhaseCompleted || t.Status.ContentRef == "" {
+	ref := t.ShownContentRef()
+	if t.Status.Phase != tcsv1.PhaseCompleted || ref == "" {
 		return nil, nil
 	}
-	data, err := s.Store.Content(ctx, t.Status.ContentRef)
+	data, err := s.Store.Content(ctx, ref)
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
 		return nil, nil
@@ -302,14 +311,15 @@ func (s *Service) Content(ctx context.Context, org string, t *tcsv1.Transcript) 
 	return &c, nil
 }
 
-// Changes returns transcript id of org with its changes in text order.
+// Changes returns transcript id of org with its changes in text order, each with its latest
+// decision while a review is in force.
 func (s *Service) Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error) {
 	t, _, err := s.Get(ctx, org, id)
 	if err != nil {
 		return nil, nil, err
 	}
 	var changes []pipeline.Change
-	if ref := t.Status.ChangesRef; ref != "" {
+	if ref := t.ShownChangesRef(); ref != "" {
 		raw, err := s.Store.Content(ctx, ref)
 		if err != nil && !errors.Is(err, blob.ErrNotFound) {
 			return nil, nil, fmt.Errorf("reading the changes of %s: %w", t.Spec.ID, err)

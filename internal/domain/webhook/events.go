@@ -9,7 +9,8 @@ import (
 )
 
 // Events returns the event types an endpoint can subscribe to, in their canonical order: those
-// of the API, not EventTest.
+// of the API, not EventTest. An endpoint stores its types expanded ("all" as the list of the
+// moment), so a type added here reaches only the endpoints that choose it from then on.
 func Events() []string {
 	return []string{
 		tcsv1.EventTranscriptCreated,
@@ -18,6 +19,7 @@ func Events() []string {
 		tcsv1.EventAIPassStarted,
 		tcsv1.EventAIPassCompleted,
 		tcsv1.EventAIPassFailed,
+		tcsv1.EventTranscriptReviewed,
 	}
 }
 

@@ -252,6 +252,30 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// DeletePrefix removes every object whose key starts with prefix, which must end with "/";
+// objects missing meanwhile are no error.
+func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
+	if !strings.HasSuffix(prefix, "/") {
+		return fmt.Errorf("blob: deleting under %q: the prefix must end with /", prefix)
+	}
+	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("blob: listing under %s: %w", prefix, err)
+		}
+		if obj.IsDir {
+			continue
+		}
+		if err := s.Delete(ctx, obj.Key); err != nil {
+			return err
+		}
+	}
+}
+
 // SignedPutURL returns a short-lived URL that accepts exactly one PUT of an object under
 // key with Content-Type contentType, and the headers the PUT must send.
 //

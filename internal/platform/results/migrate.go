@@ -208,6 +208,53 @@ CREATE INDEX audit_entries_org_at ON audit_entries (organization, at_us DESC, id
 CREATE INDEX audit_entries_at ON audit_entries (at_us, id);
 `,
 	},
+	{
+		// The metadata of the archived transcripts (options.metadata), a row per pair, for the
+		// list's metadata[key]=value filter; filled from the records already archived.
+		version: 7,
+		name:    "transcript_metadata",
+		sqlite: `
+CREATE TABLE transcript_metadata (
+	transcript_id TEXT NOT NULL,
+	organization  TEXT NOT NULL,
+	key           TEXT NOT NULL,
+	value         TEXT NOT NULL,
+	PRIMARY KEY (transcript_id, key)
+);
+CREATE INDEX transcript_metadata_org_pair ON transcript_metadata (organization, key, value);
+INSERT INTO transcript_metadata (transcript_id, organization, key, value)
+	SELECT t.id, t.organization, m.key, m.value FROM transcripts t, json_each(t.record, '$.spec.options.metadata') m;
+`,
+		postgres: `
+CREATE TABLE transcript_metadata (
+	transcript_id TEXT COLLATE "C" NOT NULL,
+	organization  TEXT NOT NULL,
+	key           TEXT COLLATE "C" NOT NULL,
+	value         TEXT COLLATE "C" NOT NULL,
+	PRIMARY KEY (transcript_id, key)
+);
+CREATE INDEX transcript_metadata_org_pair ON transcript_metadata (organization, key, value);
+INSERT INTO transcript_metadata (transcript_id, organization, key, value)
+	SELECT t.id, t.organization, m.key, m.value FROM transcripts t, jsonb_each_text(t.record->'spec'->'options'->'metadata') m;
+`,
+	},
+	{
+		// The suggestions of a transcript no one decided on (Transcript.Undecided), for the
+		// list's needs_review filter; a record from before review decisions has its
+		// changes summary's.
+		version: 8,
+		name:    "transcripts_undecided",
+		sqlite: `
+ALTER TABLE transcripts ADD COLUMN undecided INTEGER NOT NULL DEFAULT 0;
+UPDATE transcripts SET undecided = COALESCE(json_extract(record, '$.status.changesSummary.needsReview'), 0) WHERE status = 'completed';
+CREATE INDEX transcripts_org_undecided_created ON transcripts (organization, undecided, created_us DESC, id DESC) WHERE status = 'completed';
+`,
+		postgres: `
+ALTER TABLE transcripts ADD COLUMN undecided INTEGER NOT NULL DEFAULT 0;
+UPDATE transcripts SET undecided = COALESCE((record->'status'->'changesSummary'->>'needsReview')::integer, 0) WHERE status = 'completed';
+CREATE INDEX transcripts_org_undecided_created ON transcripts (organization, undecided, created_us DESC, id DESC) WHERE status = 'completed';
+`,
+	},
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock that serializes migrations of

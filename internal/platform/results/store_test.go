@@ -100,7 +100,7 @@ func TestMigrationsAppliedOnceAndOnReopen(t *testing.T) {
 		if n := countRows(t, s, "schema_migrations", ""); n != len(migrations) {
 			t.Fatalf("schema_migrations has %d rows, want %d", n, len(migrations))
 		}
-		want := []string{"transcripts_deleted", "transcripts_org_created", "transcripts_org_source_created", "transcripts_org_status_created"}
+		want := []string{"transcripts_deleted", "transcripts_org_created", "transcripts_org_source_created", "transcripts_org_status_created", "transcripts_org_undecided_created"}
 		if got := indexNames(t, s, "transcripts"); !slices.Equal(got, want) {
 			t.Errorf("indexes of transcripts = %v, want %v", got, want)
 		}

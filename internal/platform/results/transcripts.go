@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,9 @@ type ListOptions struct {
 	SourceType tcsv1.SourceType
 	// CreatedGTE and CreatedLTE, when set, bound the creation time (inclusive).
 	CreatedGTE, CreatedLTE time.Time
+	// NeedsReview, when set, keeps the completed records with (true) or without (false)
+	// suggestions no one decided on.
+	NeedsReview *bool
 	// StartingAfter, when set, returns the records right after (older than) it.
 	StartingAfter *Cursor
 	// EndingBefore, when set, returns the records right before (newer than) it.
@@ -73,6 +77,8 @@ type ListOptions struct {
 	Limit int
 	// IncludeDeleted lists soft-deleted records too.
 	IncludeDeleted bool
+	// Metadata, when set, keeps the records whose options.metadata has each of its pairs.
+	Metadata map[string]string
 }
 
 // Page is one page of a list, newest first.
@@ -123,16 +129,22 @@ func (s *Store) Put(ctx context.Context, t *tcsv1.Transcript, version int64) (bo
 	if t.Status.DeletedAt != nil {
 		deleted = ptr(t.Status.DeletedAt.Truncate(time.Second))
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO transcripts (`+transcriptColumns+`)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("putting transcript record %s: beginning a transaction: %w", t.Spec.ID, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	res, err := tx.ExecContext(ctx, `INSERT INTO transcripts (`+transcriptColumns+`, undecided)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (id) DO UPDATE SET
 	organization = excluded.organization, source_type = excluded.source_type, status = excluded.status,
 	ai_pass_status = excluded.ai_pass_status, created_us = excluded.created_us, completed_us = excluded.completed_us,
-	deleted_us = excluded.deleted_us, version = excluded.version, archived_us = excluded.archived_us, record = excluded.record
+	deleted_us = excluded.deleted_us, version = excluded.version, archived_us = excluded.archived_us, record = excluded.record,
+	undecided = excluded.undecided
 WHERE transcripts.version < excluded.version`,
 		t.Spec.ID, t.Spec.Organization, string(t.Spec.Source.Type), string(t.Status.Phase), string(t.Status.AIPassStatus),
 		micros(t.Created().Truncate(time.Second)), nullMicros(completed), nullMicros(deleted),
-		version, micros(s.now()), string(data))
+		version, micros(s.now()), string(data), t.Undecided())
 	if err != nil {
 		return false, fmt.Errorf("putting transcript record %s: %w", t.Spec.ID, err)
 	}
@@ -140,7 +152,30 @@ WHERE transcripts.version < excluded.version`,
 	if err != nil {
 		return false, fmt.Errorf("putting transcript record %s: %w", t.Spec.ID, err)
 	}
-	return n > 0, nil
+	if n == 0 {
+		return false, nil
+	}
+	if err := putMetadata(ctx, tx, t); err != nil {
+		return false, fmt.Errorf("putting transcript record %s: %w", t.Spec.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("putting transcript record %s: committing: %w", t.Spec.ID, err)
+	}
+	return true, nil
+}
+
+// putMetadata replaces the rows of t's metadata pairs, which ListOptions.Metadata selects on.
+func putMetadata(ctx context.Context, tx *sql.Tx, t *tcsv1.Transcript) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM transcript_metadata WHERE transcript_id = $1`, t.Spec.ID); err != nil {
+		return fmt.Errorf("replacing its metadata: %w", err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.Spec.Options.Metadata)) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO transcript_metadata (transcript_id, organization, key, value) VALUES ($1, $2, $3, $4)`,
+			t.Spec.ID, t.Spec.Organization, k, t.Spec.Options.Metadata[k]); err != nil {
+			return fmt.Errorf("writing its metadata %s: %w", k, err)
+		}
+	}
+	return nil
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -183,12 +218,24 @@ func (s *Store) List(ctx context.Context, org string, opts ListOptions) (*Page, 
 	if opts.SourceType != "" {
 		q.where("source_type = " + q.arg(string(opts.SourceType)))
 	}
+	if opts.NeedsReview != nil {
+		q.where("status = " + q.arg(string(tcsv1.PhaseCompleted)))
+		if *opts.NeedsReview {
+			q.where("undecided > 0")
+		} else {
+			q.where("undecided = 0")
+		}
+	}
 	if !opts.CreatedGTE.IsZero() {
 		// The first microsecond at or after the bound.
 		q.where("created_us >= " + q.arg(micros(opts.CreatedGTE.Add(time.Microsecond-1))))
 	}
 	if !opts.CreatedLTE.IsZero() {
 		q.where("created_us <= " + q.arg(micros(opts.CreatedLTE)))
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts.Metadata)) {
+		q.where("id IN (SELECT transcript_id FROM transcript_metadata WHERE organization = " + q.arg(org) +
+			" AND key = " + q.arg(k) + " AND value = " + q.arg(opts.Metadata[k]) + ")")
 	}
 	before := opts.EndingBefore != nil
 	cursor := opts.StartingAfter
@@ -286,7 +333,12 @@ func (s *Store) setDeleted(ctx context.Context, id string, at sql.NullInt64) (bo
 // Delete removes the record of transcript id for good (the purge); ErrNotFound when there is
 // none.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM transcripts WHERE id = $1`, id)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("deleting transcript record %s: beginning a transaction: %w", id, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	res, err := tx.ExecContext(ctx, `DELETE FROM transcripts WHERE id = $1`, id)
 	if err != nil {
 		return fmt.Errorf("deleting transcript record %s: %w", id, err)
 	}
@@ -296,6 +348,12 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	}
 	if n == 0 {
 		return fmt.Errorf("deleting transcript record %s: %w", id, ErrNotFound)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM transcript_metadata WHERE transcript_id = $1`, id); err != nil {
+		return fmt.Errorf("deleting the metadata of transcript record %s: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("deleting transcript record %s: committing: %w", id, err)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -236,8 +236,18 @@ type dict struct {
 	// spelling; personSounds indexes the longer ones by phonetic key.
 	persons      map[string]string
 	personSounds map[string][]personName
-	// englishNear holds the ordinary English words that sound or are
-	// spelt like a biblical place or book.
+	// personCueSounds indexes the names of people of five letters or
+	// more by phonetic key, for a word heard after a naming cue ("a man
+	// named ananas").
+	personCueSounds map[string][]personName
+	// personsByLetter lists the same names by their first letter.
+	personsByLetter [26][]personName
+	// personNear holds the English words and modern names that sound
+	// like a biblical person's name: never that name after a naming cue.
+	personNear map[string]struct{}
+	// englishNear holds the ordinary words that sound or are spelt like
+	// a biblical place or book: English words, and the KJV's own common
+	// words ("fiery sardius" is a stone, not Sardis).
 	englishNear map[string]struct{}
 }
 

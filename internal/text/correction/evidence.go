@@ -165,6 +165,30 @@ func (m *matcher) sermonCue(i, j int) bool {
 		!sc.isAny(i-1, "a", "an", "the", "his", "her", "their", "our", "your", "my", "its", "these", "those", "this", "that", "some", "many", "no")
 }
 
+// nounBook reports whether the book of OSIS id osis is named by a noun
+// speakers use for what it holds: a revelation, psalms, proverbs,
+// lamentations.
+func nounBook(osis string) bool {
+	switch osis {
+	case "Rev", "Ps", "Prov", "Lam":
+		return true
+	}
+	return false
+}
+
+// hymnsAfter reports whether "hymns" or "spiritual songs" follows token j
+// within four tokens: psalms sung, as Ephesians 5:19 and Colossians 3:16 name
+// them.
+func (m *matcher) hymnsAfter(j int) bool {
+	sc := m.sc
+	for k := j + 1; k <= j+4 && sc.has(k); k++ {
+		if sc.isAny(k, "hymns", "hymn") || sc.is(k, "spiritual") && sc.is(k+1, "songs") {
+			return true
+		}
+	}
+	return false
+}
+
 // bookVerbAfter reports whether token j, a book's name, is followed by a
 // verb a book takes ("revelation says", "proverbs puts it") or by "series".
 func (m *matcher) bookVerbAfter(j int) bool {
@@ -182,8 +206,9 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 		return false // only the book's own name: not "palms", not "lamentation"
 	}
 	if sc.isAny(i-1, "a", "an", "this", "that", "these", "those", "our", "your", "my", "his", "her", "their", "its",
-		"every", "each", "any", "some", "many", "other", "few") || (i > 0 && sc.tok(i-1).digits()) {
-		return false // "this revelation", "these psalms", "15 psalms"
+		"every", "each", "any", "some", "many", "other", "few") || (i > 0 && sc.tok(i-1).digits()) ||
+		i > 0 && strings.HasSuffix(strings.ToLower(sc.str(i-1)), "'s") {
+		return false // "this revelation", "these psalms", "15 psalms", "god's revelation"
 	}
 	switch b.osis {
 	case "Mark", "Job":
@@ -201,7 +226,79 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 	if sc.is(j+1, "of") {
 		return false
 	}
-	return m.cited(b)
+	return m.cited(b) && !m.nounUse(b)
+}
+
+// nounUse reports whether the document uses the name of book b, an
+// English word, as a common noun somewhere: after an article, a
+// determiner, a possessive or a quantifier ("a revelation", "no
+// revelation", "this revelation", "his acts", "these judges"). A speaker
+// who does so says the word for the noun as readily as for the book, and
+// its bare return after a citation ("needs revelation", "brings
+// revelation" in a sermon that read Revelation 4) is the noun. It reads the
+// text once for each book a rule asks about.
+func (m *matcher) nounUse(b *book) bool {
+	k := m.d.bookOf(b.id)
+	if k == 0 {
+		return false
+	}
+	bit := uint64(1) << (k & 63)
+	if m.nounRead[k>>6]&bit == 0 {
+		m.nounRead[k>>6] |= bit
+		if nounUseIn(m.sc.text, b.name) {
+			m.nounUsed[k>>6] |= bit
+		}
+	}
+	return m.nounUsed[k>>6]&bit != 0
+}
+
+// nounUseIn reports whether text holds name, in any case and as a whole
+// word, after a word that makes it a common noun.
+func nounUseIn(text, name string) bool {
+	if name == "" {
+		return false
+	}
+	lo, up := name[0]|0x20, name[0]&^0x20
+	for i := 0; i+len(name) <= len(text); i++ {
+		if c := text[i]; c != lo && c != up {
+			continue
+		}
+		e := i + len(name)
+		if !strings.EqualFold(text[i:e], name) || (i > 0 && isWordByte(text[i-1])) || (e < len(text) && isWordByte(text[e])) {
+			continue
+		}
+		// The word before, across one space or line end.
+		p := i - 1
+		for p >= 0 && (text[p] == ' ' || text[p] == '\n') {
+			p--
+		}
+		q := p + 1
+		for p >= 0 && isWordByte(text[p]) {
+			p--
+		}
+		if nounDeterminer(text[p+1 : q]) {
+			return true
+		}
+	}
+	return false
+}
+
+// nounDeterminer reports whether w, before a noun, makes it a common noun
+// rather than a name.
+func nounDeterminer(w string) bool {
+	if len(w) > 2 && (w[len(w)-2:] == "'s" || w[len(w)-2:] == "'S") {
+		return true // "god's revelation", "paul's revelation"
+	}
+	if len(w) < 1 || len(w) > 5 {
+		return false
+	}
+	var b [8]byte
+	switch string(appendLower(b[:0], w)) {
+	case "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "our", "their", "its",
+		"some", "any", "no", "every", "each", "more", "much", "new", "fresh":
+		return true
+	}
+	return false
 }
 
 // foreignLine reports whether the line around offset start (at most 160

@@ -45,7 +45,7 @@ func cueWords() map[string]cueKind {
 		"derby": cueReal, "listerine": cueReal, "lister": cueReal,
 		"some":   cueSome,
 		"garden": cueHead, "sea": cueHead, "lake": cueHead, "pool": cueHead, "brook": cueHead,
-		"valley": cueHead, "mount": cueHead, "widow": cueHead,
+		"valley": cueHead, "mount": cueHead, "widow": cueHead, "island": cueHead, "isle": cueHead, "cave": cueHead,
 		"look":   cueLook,
 		"writer": cueWriter, "writers": cueWriter, "right": cueWriter, "rider": cueWriter,
 		"author": cueWriter,
@@ -63,7 +63,13 @@ func headPlaceNames() map[string][]string {
 		"pool":   {"Siloam", "Bethesda"},
 		"brook":  {"Kidron", "Cherith", "Besor"},
 		// The widows the Bible names by their town (1 Kings 17, Luke 7).
-		"widow":  {"Zarephath", "Nain"},
+		"widow": {"Zarephath", "Nain"},
+		// The islands of Acts and Revelation: "the island called Melita",
+		// "the isle that is called Patmos".
+		"island": {"Melita", "Cyprus", "Crete", "Clauda", "Patmos", "Chios", "Samos", "Rhodes"},
+		"isle":   {"Patmos", "Melita", "Cyprus", "Crete"},
+		// The caves David and Abraham are known by (1 Samuel 22, Genesis 23).
+		"cave":   {"Adullam", "Machpelah", "Makkedah", "En-gedi"},
 		"valley": {"Hinnom", "Elah", "Jezreel", "Achor", "Jehoshaphat", "Eshcol", "Kidron"},
 		// "Mount Sinai": the mountains follow the noun without "of".
 		"mount": {"Sinai", "Carmel", "Hermon", "Moriah", "Horeb", "Tabor", "Ebal", "Gerizim", "Nebo",
@@ -433,6 +439,9 @@ func (m *matcher) headPlace(i int) int {
 	if !sc.has(c) {
 		return i
 	}
+	if !mount && sc.isAny(c, "a", "an") {
+		return m.headSplit(i, c)
+	}
 	t := sc.tok(c)
 	n := t.e() - t.s()
 	if n < 4 || n > 16 || t.flags&(tDigits|tMulti) != 0 || allUpper(sc.str(c)) {
@@ -440,8 +449,11 @@ func (m *matcher) headPlace(i int) int {
 	}
 	lower := !sc.firstUpper(c)
 	minLower := 7
-	if sc.is(i, "widow") {
-		minLower = 6 // "a widow of zelfat": the towns are short, and after a person no place noun is English
+	if sc.isAny(i, "widow", "island", "isle", "cave") {
+		// "a widow of zelfat", "the island of malita", "the cave of
+		// adulum": the towns, islands and caves are short, and after these
+		// nouns a word no English list has is no English word.
+		minLower = 6
 	}
 	if lower && (n < minLower || !m.sermon() || !m.captionCase() || m.isEnglishNear(c) ||
 		m.d.fuzzyEnglish[string(sc.lowerBytes(c))]) {
@@ -520,6 +532,45 @@ func (m *matcher) headPlace(i int) int {
 	}
 	m.add(t.s(), t.e(), best.id, rulePlaceFuzzy, 0.7)
 	return c + 1
+}
+
+// headSplit suggests the noun's place that "a" or "an", token c, and the
+// lowercase word after it sound like together, in a sermon's captions:
+// "the cave of a doulam" is heard for Adullam. It returns the token to
+// continue from, or i.
+func (m *matcher) headSplit(i, c int) int {
+	sc := m.sc
+	if !sc.has(c+1) || !sc.plainGap(c) || !m.sermon() || !m.captionCase() {
+		return i
+	}
+	t := sc.tok(c + 1)
+	if n := t.e() - t.s(); n < 4 || n > 16 || t.flags&(tDigits|tMulti|tUpper) != 0 || m.isEnglishNear(c+1) {
+		return i
+	}
+	var b [24]byte
+	joined := appendLower(append(b[:0], sc.str(c)...), sc.str(c+1))
+	for _, ch := range joined {
+		if ch < 'a' || ch > 'z' {
+			return i
+		}
+	}
+	if m.d.fuzzyEnglish[string(joined[len(sc.str(c)):])] {
+		return i
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], joined)
+	if len(key) < 3 {
+		return i
+	}
+	targets := m.d.headTargets[strings.ToLower(sc.str(i))]
+	for k := range targets {
+		tg := &targets[k]
+		if tg.key == string(key) && editDistance(joined, tg.lower, 3) <= 3 {
+			m.add(sc.tok(c).s(), t.e(), tg.id, rulePlaceFuzzy, 0.7)
+			return c + 2
+		}
+	}
+	return i
 }
 
 // somePsalm suggests "Psalm" for "some" after "in" and before a psalm

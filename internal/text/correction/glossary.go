@@ -777,7 +777,7 @@ func nextWord(text string, end int) (int, bool) {
 	for i := end; i < len(text) && i-end <= 4; {
 		ok, size := isWordAt(text, i)
 		if ok {
-			return i, nameGapText(text[end:i])
+			return i, isNameGap(text[end:i])
 		}
 		i += size
 	}
@@ -795,7 +795,7 @@ func prevWord(text string, start int) (int, bool) {
 		}
 		i -= size
 	}
-	if i == 0 || i == start || !nameGapText(text[i:start]) {
+	if i == 0 || i == start || !isNameGap(text[i:start]) {
 		return 0, false
 	}
 	w := wordStart(text, i)
@@ -824,36 +824,6 @@ func beforeGap(text string, start int, gap string) (int, bool) {
 	}
 	w := wordStart(text, e)
 	return w, w < e
-}
-
-// nameGapText reports whether g, the bytes between two words, parts them
-// as the words of one name are parted; it is the rule of
-// scanner.nameGap, for a glossary's words.
-func nameGapText(g string) bool {
-	if g == " " {
-		return true
-	}
-	if len(g) == 0 || len(g) > 4 {
-		return false
-	}
-	dots, dashes, breaks := 0, 0, 0
-	for j := 0; j < len(g); j++ {
-		switch g[j] {
-		case ' ', '\t', '\r':
-		case '\n':
-			breaks++
-		case '.':
-			dots++
-		case '-':
-			dashes++
-		default:
-			return false
-		}
-	}
-	if breaks > 0 {
-		return breaks == 1 && dots == 0 && dashes == 0
-	}
-	return len(g) <= 3 && dots <= 1 && dashes <= 1 && !(dots == 1 && dashes == 1)
 }
 
 // findWith is find with a glossary or thresholds: the engine's changes,

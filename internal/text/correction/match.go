@@ -32,6 +32,8 @@ type matcher struct {
 	doc          docKind    // what the whole text is (see sermon), read once when a rule asks
 	citedBooks   [2]uint64  // the versified books read before a reference so far, by dict.bookOf
 	citedChs     [16]uint16 // the latest chapters cited, book<<8|chapter, a ring (see citeChapter)
+	nounRead     [2]uint64  // the books whose use as a common noun nounUse has looked for, by dict.bookOf
+	nounUsed     [2]uint64  // those of them the text uses as a common noun
 	nCitedChs    int
 	caseRead     bool // captionCase has read the text's case
 	lowerCase    bool // the text is lowercase throughout, as auto-captions are (see captionCase)
@@ -497,7 +499,9 @@ func (m *matcher) at(i int) int {
 			}
 		}
 		if m.place && c.n.place != nil && (c.n.book == nil || c.n.book.kind == kNone) {
-			if next, ok := m.evalPlace(i, c.j, c.n.place); ok {
+			next, ok := m.evalPlace(i, c.j, c.n.place)
+			m.placeListAhead(c.j)
+			if ok {
 				return next
 			}
 		}
@@ -631,7 +635,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	// "i samuel 3" after "turn to", "in", "read": the ordinal, where
 	// elsewhere a lowercase "i" is the pronoun ("then i john 3 16").
 	lowerRoman := p.style == pRoman && !sc.tok(i).upper()
-	if lowerRoman && !m.weakCue(i) {
+	if lowerRoman && p.num == 1 && !m.weakCue(i) {
 		return 0, false
 	}
 	if p.style == pDigit || p.style == pCardWord {
@@ -646,6 +650,12 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 		}
 	}
 	r := m.parseRefIn(j+1, m.d.bookOf(b.id))
+	if !r.ok && p.style != pDigit && sc.isAny(j+1, "chapter", "chapters") && m.parseRef(j+1).ok {
+		// "being a disciple would be first / john chapter 8": a chapter
+		// the numbered book does not have (1 John has five) makes the
+		// word before a list's "first", and the name the other book.
+		return 0, false
+	}
 	baseRisk := f.risk != riskNone || f.pkind >= kAbbrev
 	var conf float64
 	switch {
@@ -654,6 +664,10 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 		case r.strong:
 			conf = 0.9
 		case r.ok:
+			conf = 0.86
+		case p.num >= 2 && m.sermon():
+			// "where are we here ii thessalonians": auto-captions write
+			// the spoken "second" so; "ii" is no English word.
 			conf = 0.86
 		default:
 			return 0, false
@@ -762,6 +776,12 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		// believers".
 		return 0, false
 	}
+	if f.book != nil && f.book.osis == "Ps" && !strongCue && plural(sc.str(j)) && m.hymnsAfter(j) {
+		// "speaking to one another in psalms [and] hymns and spiritual
+		// songs" (Ephesians 5:19), even where the recognizer heard the
+		// "and" as "10": the common noun of the verse, not the book.
+		return 0, false
+	}
 	var conf float64
 	switch {
 	case !r.ok && !strongCue && f.book != nil && m.d.bookOf(f.book.id) == 0:
@@ -802,11 +822,15 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// makes the book likelier than the English word. But
 			// "revelation" is a noun sermons use as often as the book:
 			// "his very heart in revelation to us" in a sermon that never
-			// reads Revelation. Its book is applied only once the sermon
-			// has cited it, and suggested before when "in" is its only cue
-			// ("turn to revelation", "revelation depicts" are the book's).
+			// reads Revelation, and so are the psalms, proverbs and
+			// lamentations a speaker sings or says ("sometimes i get them
+			// in psalms / and in rhyming things"). Such a book is applied
+			// only once the sermon has cited it, and suggested before when
+			// "in" or "into" is its only cue ("breaking out into
+			// revelation"; but "turn to revelation", "revelation depicts"
+			// are the book's).
 			conf = 0.86
-			if f.book != nil && f.book.osis == "Rev" && !m.cited(f.book) && sc.is(i-1, "in") && !m.bookVerbAfter(j) {
+			if f.book != nil && nounBook(f.book.osis) && !m.cited(f.book) && sc.isAny(i-1, "in", "into") && !m.bookVerbAfter(j) {
 				conf = 0.7
 			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
@@ -913,6 +937,11 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 		if !r.unsure {
 			m.citeChapter(r.bk, r.chapter)
 		}
+	} else if b := r.bk; b != 0 && conf >= autoThreshold && m.citedBooks[b>>6]&(1<<(b&63)) == 0 && m.strongCue(i) {
+		// "has anyone read the book of judges lately": the document names
+		// the book as a citation does, and "the end of judges" after it is
+		// the book (see citedCue).
+		m.citedBooks[b>>6] |= 1 << (b & 63)
 	}
 	if allUpper(orig) {
 		id = m.str(strings.ToUpper(m.get(id)))
@@ -973,6 +1002,12 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 	}
 	if (m.hasCode && (m.code.inCode(m.sc.text, start) || m.code.inlineCode(m.sc.text, start, end))) ||
 		notProse(m.sc.text, start, end) {
+		return
+	}
+	if m.found.n > 0 && start < m.found.end(m.found.last()) {
+		// Records are in text order and never overlap: a match that
+		// starts inside the last one ("romansh 1 pet 1": the chapter of
+		// one book is the number of the next) gives way to it.
 		return
 	}
 	m.found.add(start, end, repl, rule, confPct(conf))
@@ -1101,6 +1136,12 @@ func (m *matcher) placeBefore(i int) {
 		return // a name the dictionary knows
 	}
 	lw := sc.lowerBytes(x)
+	if _, ok := m.d.kjvNames[string(lw)]; ok {
+		// "the heir of my house is Eliezer of Damascus": a man the Bible
+		// names, not a misheard Ellasar; a name the Bible itself has is
+		// no misheard other name.
+		return
+	}
 	for _, c := range lw {
 		if c < 'a' || c > 'z' {
 			return
@@ -1197,6 +1238,54 @@ func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int, uint16) {
 	return best, bestD, best.idx
 }
 
+// placeListAhead tries the word after a place that token j ends and "and"
+// or "or" with listPlace, when the scanner marked it as a word no rule
+// tries: "galatia / and fergia" is heard for Phrygia, whose first letter
+// no shape of fuzzyPlace's has.
+func (m *matcher) placeListAhead(j int) {
+	sc := m.sc
+	if !sc.isAny(j+1, "and", "or") || !sc.has(j+2) || sc.tok(j+2).flags&tried != 0 {
+		return
+	}
+	if t := sc.tok(j + 2); t.e()-t.s() >= 5 && t.e()-t.s() <= 24 && t.flags&(tDigits|tMulti) == 0 {
+		m.listPlace(j+2, sc.lowerBytes(j+2))
+	}
+}
+
+// listPlace suggests the well-known place that token i, lw in lowercase,
+// sounds like where it continues a list of places in a sermon: "over the
+// region of galatia / and fergia" is heard for Phrygia. The list makes a
+// place likely, so the spelling may be one edit further from the name
+// than fuzzyBest allows, the sound the same.
+func (m *matcher) listPlace(i int, lw []byte) {
+	if len(lw) < 5 || !m.sermon() || m.d.fuzzyEnglish[string(lw)] || m.isEnglishNear(i) {
+		return
+	}
+	if changed, known := m.placeListBefore(i); !changed && !known {
+		return
+	}
+	if _, ok := m.d.kjvNames[string(lw)]; ok {
+		return // "Rome and Philippi", a name the Bible has, is written right
+	}
+	var kb [32]byte
+	key := appendPhoneticKey(kb[:0], lw)
+	if len(key) < 3 || !m.d.maybeFuzzyKey(key) {
+		return
+	}
+	var best *fuzzyTarget
+	targets := m.d.fuzzy[string(key)]
+	for k := range targets {
+		tg := &targets[k]
+		if editDistance(lw, tg.lower, 3) <= 3 && (best == nil || tg.mentions > best.mentions) {
+			best = tg
+		}
+	}
+	if best != nil {
+		t := m.sc.tok(i)
+		m.add(t.s(), t.e(), best.id, rulePlaceFuzzy, 0.6)
+	}
+}
+
 // fuzzyPlace looks for a well-known place name that token i may be a
 // mishearing of ("capernum" for "Capernaum").
 func (m *matcher) fuzzyPlace(i int) {
@@ -1248,6 +1337,7 @@ func (m *matcher) fuzzyPlace(i int) {
 				dists: uint8(nearD) | uint8(wideD)<<2}
 		}
 		if near == nil && wide == nil {
+			m.listPlace(i, lw)
 			return
 		}
 	}
@@ -1427,7 +1517,8 @@ func (m *matcher) placeCueBefore(i int) (strong, toFrom bool) {
 func (m *matcher) placeOf(i int) bool {
 	return m.sc.is(i-1, "of") && m.sc.isAny(i-2, "brook", "city", "land", "sea", "valley", "mount",
 		"mountain", "river", "plain", "plains", "wilderness", "desert", "region", "town", "village",
-		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities", "garden")
+		"hill", "hills", "pool", "road", "gate", "coast", "coasts", "regions", "towns", "cities", "garden",
+		"cave", "island", "isle")
 }
 
 // placeListBefore reports whether token i continues a list of places: a
@@ -1461,8 +1552,12 @@ func (m *matcher) listAt(i, end int) bool {
 	if prev.e() == end {
 		return strings.TrimSpace(sc.text[end:sc.tok(i).s()]) == ","
 	}
+	cut := " ,"
+	if m.captionCase() {
+		cut = " ,\r\n" // a caption's cue line ends anywhere: "over the region of galatia / and fergia"
+	}
 	return sc.isAny(i-1, "and", "or") && i >= 2 && sc.tok(i-2).e() == end &&
-		strings.Trim(sc.text[end:prev.s()], " ,") == ""
+		strings.Trim(sc.text[end:prev.s()], cut) == ""
 }
 
 // demonymEnding reports whether w ends like a demonym or an adjective of
@@ -1553,11 +1648,22 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		chapterWord = true
 		k++
 	}
+	if b != 0 && !chapterWord && m.d.singleChapter(b) && sc.isAny(k, "verse", "verses", "v", "vs") && sc.refGap(k).ok {
+		// "is there any more to say jude / verse 17": a book of one
+		// chapter names its verse so; the chapter is understood.
+		if v, next, _ := m.parseNum(k + 1); m.d.hasVerse(b, 1, v) {
+			return ref{ok: true, chapter: v, chapterTok: next - 1, endTok: next - 1}
+		}
+		return r
+	}
 	v, next, spoken := m.parseNum(k)
 	if b != 0 && !spoken && (v == 0 || !m.d.hasChapter(b, v)) && !chapterWord {
 		// "Romans 828": a chapter and a verse without their colon.
 		if t := sc.tok(k); sc.has(k) && t.digits() && t.e()-t.s() >= 3 && t.e()-t.s() <= 4 {
-			if c, vs, ok := m.d.splitDigits(b, sc.text[t.s():t.e()]); ok {
+			if c, vs, ok := m.d.splitDigits(b, sc.text[t.s():t.e()]); ok && !(v%100 != c && m.citedChapter(b, v%100)) {
+				// But "on psalm 91 ... what psalm 191 says": a chapter the
+				// text has just cited, with a digit before it, is that
+				// chapter misheard, not 19:1; it is left as written.
 				r = ref{ok: true, bk: b, chapter: c, verse: vs, chapterTok: k, verseTok: k, endTok: k}
 				m.refRange(k+1, b, &r)
 				return r
@@ -1619,6 +1725,12 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 		if sc.has(n) && sc.refGap(n-1).ok {
 			if v2, nx, _ := m.parseNum(n); v2 >= 1 && v2 <= 176 {
 				r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+				if d := m.unitAfter(nx - 1); d > 0 && v2%10 == 0 && v2 >= 20 && v2 <= 90 && b != 0 && m.d.hasVerse(b, r.chapter, v2+d) &&
+					!m.countAfter(ref{endTok: nx}) {
+					// "galatians 3 verse 20 / 8": "twenty-eight" written
+					// as two numbers, here across a caption's cue line.
+					r.verse, r.verseTok, r.endTok, k = v2+d, nx, nx, nx+1
+				}
 			}
 		}
 	case !g.comma && !g.period:
@@ -1628,6 +1740,25 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 		}
 	}
 	return k
+}
+
+// unitAfter returns the digit 1 to 9 that token k+1 is, written as a
+// digit after a plain gap (spaces, or a line end in lowercase captions),
+// or 0.
+func (m *matcher) unitAfter(k int) int {
+	sc := m.sc
+	if !sc.has(k + 1) {
+		return 0
+	}
+	t := sc.tok(k + 1)
+	if t.e()-t.s() != 1 || sc.text[t.s()] < '1' || sc.text[t.s()] > '9' {
+		return 0
+	}
+	gap := sc.text[sc.tok(k).e():t.s()]
+	if strings.Trim(gap, " ") != "" && !(m.captionCase() && strings.Trim(gap, " \r\n") == "" && strings.Count(gap, "\n") == 1) {
+		return 0
+	}
+	return int(sc.text[t.s()] - '0')
 }
 
 // refRange reads the end of a range at token k after r: "through 7",

@@ -610,8 +610,16 @@ func (sc *scanner) nameGap(i int) bool {
 		return false
 	}
 	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
+	return g == " " || isNameGap(g) // a space: the common case
+}
+
+// isNameGap reports whether g, the bytes between two words, parts them as
+// the words of one name are parted: spaces, a hyphen, an abbreviating
+// period, or one line or caption-cue break ("first" | "corinthians").
+// The engine's names and a glossary's terms share the rule.
+func isNameGap(g string) bool {
 	if g == " " {
-		return true // the common case
+		return true
 	}
 	if len(g) == 0 || len(g) > 4 {
 		return false
@@ -621,7 +629,6 @@ func (sc *scanner) nameGap(i int) bool {
 		switch g[j] {
 		case ' ', '\t', '\r':
 		case '\n':
-			// A name broken by one line or caption-cue break ("first" | "corinthians").
 			breaks++
 		case '.':
 			dots++

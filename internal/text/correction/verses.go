@@ -250,7 +250,26 @@ func (d *dict) buildNames() error {
 	if err != nil {
 		return err
 	}
-	d.englishNear = make(map[string]struct{}, 4000)
+	d.englishNear = make(map[string]struct{}, 4400)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line != "" && line[0] != '#' {
+			d.englishNear[line] = struct{}{}
+		}
+	}
+	data, err = dataFS.ReadFile("data/person_near_words.txt")
+	if err != nil {
+		return err
+	}
+	d.personNear = make(map[string]struct{}, 1100)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line != "" && line[0] != '#' {
+			d.personNear[line] = struct{}{}
+		}
+	}
+	data, err = dataFS.ReadFile("data/kjv_common_words.txt")
+	if err != nil {
+		return err
+	}
 	for line := range strings.SplitSeq(string(data), "\n") {
 		if line != "" && line[0] != '#' {
 			d.englishNear[line] = struct{}{}

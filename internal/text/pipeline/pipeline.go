@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -259,7 +260,19 @@ func FirstLine(text string) string {
 	return ""
 }
 
-// CorrectionOptions returns the options of the deterministic pass for a transcript's options.
+// CorrectionOptions returns the options of the deterministic pass for a transcript's options:
+// its categories, and its thresholds (a bound left out keeps the engine's decisions; one the
+// CRD's validation would refuse is left out too). The organization's glossary is the caller's
+// to add.
 func CorrectionOptions(o tcsv1.TranscriptOptions) correction.Options {
-	return correction.Options{NormalizeReferences: o.NormalizeReferences, Categories: o.Categories}
+	opts := correction.Options{NormalizeReferences: o.NormalizeReferences, Categories: slices.Clone(o.Categories)}
+	if t := o.Thresholds; t != nil {
+		if v, err := tcsv1.ParseConfidence(t.AutoApply); err == nil {
+			opts.Thresholds.AutoApply = v
+		}
+		if v, err := tcsv1.ParseConfidence(t.Suggest); err == nil {
+			opts.Thresholds.Suggest = v
+		}
+	}
+	return opts
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -185,5 +186,43 @@ func TestCorrectionsAreObserved(t *testing.T) {
 	}
 	if want := []seen{{"srt", len(content)}}; !slices.Equal(got, want) {
 		t.Fatalf("observed %v, want %v", got, want)
+	}
+}
+
+func TestCorrectionOptionsCarryCategoriesAndThresholds(t *testing.T) {
+	p, _ := newProcessor(t)
+	const in = "read Revelations 21:4 and first corinthians 13 4 near capernum\n"
+	for _, tc := range []struct {
+		name string
+		opts tcsv1.TranscriptOptions
+		want map[string]correction.Status // original: status; absent means not changed
+	}{
+		{"no options keep the engine's decisions", tcsv1.TranscriptOptions{},
+			map[string]correction.Status{"Revelations": correction.StatusAutoApplied, "first corinthians": correction.StatusAutoApplied, "capernum": correction.StatusAutoApplied}},
+		{"a category filter leaves the other categories out", tcsv1.TranscriptOptions{Categories: []string{"place"}},
+			map[string]correction.Status{"capernum": correction.StatusAutoApplied}},
+		{"an auto_apply bound demotes the changes below it", tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{AutoApply: "0.95"}},
+			map[string]correction.Status{"Revelations": correction.StatusNeedsReview, "first corinthians": correction.StatusAutoApplied, "capernum": correction.StatusNeedsReview}},
+		{"a suggest bound drops the changes below it", tcsv1.TranscriptOptions{Thresholds: &tcsv1.Thresholds{Suggest: "0.95"}},
+			map[string]correction.Status{"first corinthians": correction.StatusAutoApplied}},
+		{"both together", tcsv1.TranscriptOptions{Categories: []string{"bible"}, Thresholds: &tcsv1.Thresholds{AutoApply: "1", Suggest: "0.9"}},
+			map[string]correction.Status{"Revelations": correction.StatusNeedsReview, "first corinthians": correction.StatusNeedsReview}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := p.Correct([]byte(in), formats.TXT, CorrectionOptions(tc.opts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]correction.Status{}
+			for _, c := range res.Changes {
+				got[c.Original] = c.Status
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("changes %v; want %v", got, tc.want)
+			}
+			if res.Summary.Total != len(tc.want) {
+				t.Errorf("summary total %d; want %d", res.Summary.Total, len(tc.want))
+			}
+		})
 	}
 }

@@ -38,8 +38,14 @@ func (k ReviewKeys) All() []string {
 // changes.json and decisions.json. The digest keeps two writers of the same version apart, so
 // that the one whose status write loses never overwrites the winner's objects.
 func (k Keys) Review(version int64, digest string) ReviewKeys {
-	base := path.Dir(k.Input) + fmt.Sprintf("/review/%06d-%s/", version, digest)
+	base := k.ReviewPrefix() + fmt.Sprintf("%06d-%s/", version, digest)
 	return ReviewKeys{Content: base + "content", Changes: base + "changes.json", Decisions: base + "decisions.json"}
+}
+
+// ReviewPrefix returns the prefix of the keys of every review version of the transcript with
+// keys k (transcripts/ORG/ID/review/), which All does not list: they are removed by prefix.
+func (k Keys) ReviewPrefix() string {
+	return path.Dir(k.Input) + "/review/"
 }
 
 // DecisionInput is what recording review decisions needs to know about a transcript.
