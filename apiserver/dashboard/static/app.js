@@ -72,11 +72,18 @@
       var t = document.getElementById(b.getAttribute("data-copy"));
       // A read-only text area (a transcript's text) is copied as it is.
       var text = t && t.tagName === "TEXTAREA" ? t.value : t && t.textContent.trim();
+      var copied = function () { b.textContent = "Copied"; };
+      // Without the clipboard API (or its permission), a text area is selected and copied.
+      var select = function () {
+        if (t && t.select) {
+          t.select();
+          if (document.execCommand("copy")) copied();
+        }
+      };
       if (t && navigator.clipboard) {
-        navigator.clipboard.writeText(text).then(function () { b.textContent = "Copied"; });
-      } else if (t && t.select) {
-        t.select();
-        if (document.execCommand("copy")) b.textContent = "Copied";
+        navigator.clipboard.writeText(text).then(copied, select);
+      } else {
+        select();
       }
     });
   });
