@@ -22,8 +22,8 @@ import (
 
 // pasteFormats are the source formats a paste may declare; files (url, upload) may also be docx.
 var (
-	pasteFormats  = []formats.Format{formats.TXT, formats.SRT, formats.VTT, formats.Markdown, formats.HTML, formats.JSON}
-	remoteFormats = append(pasteFormats[:len(pasteFormats):len(pasteFormats)], formats.DOCX)
+	pasteFormats  = transcripts.PasteFormats()
+	remoteFormats = transcripts.FileFormats()
 )
 
 // createRequest is a validated POST /transcripts body.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path"
 	"strings"
 	"time"
 
@@ -32,23 +31,7 @@ var uploadContentTypes = map[formats.Format]string{
 
 // formatOfFilename guesses a format from a file name's extension, or "" to sniff.
 func formatOfFilename(name string) formats.Format {
-	switch strings.ToLower(path.Ext(name)) {
-	case ".txt", ".text":
-		return formats.TXT
-	case ".srt":
-		return formats.SRT
-	case ".vtt":
-		return formats.VTT
-	case ".md", ".markdown":
-		return formats.Markdown
-	case ".html", ".htm":
-		return formats.HTML
-	case ".json", ".json3":
-		return formats.JSON
-	case ".docx":
-		return formats.DOCX
-	}
-	return ""
+	return formats.ByFilename(name)
 }
 
 // createUpload is POST /api/v1/transcripts/uploads: the upload grant.

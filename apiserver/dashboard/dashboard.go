@@ -95,6 +95,11 @@ type Transcripts interface {
 	List(ctx context.Context, org string, o transcripts.ListOptions) ([]*tcsv1.Transcript, bool, error)
 	Changes(ctx context.Context, org, id string) (*tcsv1.Transcript, []pipeline.Change, error)
 	Delete(ctx context.Context, org, id string, now metav1.Time) (*tcsv1.Transcript, error)
+	// The methods of the API's create and upload paths (see add.go).
+	Make(ctx context.Context, org string, d transcripts.Draft) (*tcsv1.Transcript, error)
+	Complete(ctx context.Context, org string, t *tcsv1.Transcript, res *pipeline.Result, now metav1.Time) (bool, error)
+	Queue(ctx context.Context, org string, t *tcsv1.Transcript, record string, now metav1.Time) error
+	ConfirmUpload(ctx context.Context, org, id string, c transcripts.Confirmation) (*tcsv1.Transcript, error)
 }
 
 // Payloads reads and writes webhook payloads by object-store key.
@@ -121,6 +126,8 @@ type Options struct {
 	Endpoints *endpoints.Manager
 	// Payloads keeps the bodies of deliveries.
 	Payloads Payloads
+	// Add holds what adding a transcript from the dashboard needs beyond Transcripts.
+	Add AddOptions
 	// PublicURL is where people reach the service: invitation and reset links point there,
 	// cookies are Secure when it is https, and state-changing requests must come from its origin.
 	PublicURL string
@@ -365,6 +372,9 @@ func (d *Dashboard) orgRoutes() []orgRoute {
 	return []orgRoute{
 		{get, "/", accounts.RoleMember, d.overview},
 		{get, "/transcripts", accounts.RoleMember, d.transcripts},
+		// Before /transcripts/{id}, which would take "new" as an id.
+		{get, "/transcripts/new", accounts.RoleMember, d.addPage},
+		{post, "/transcripts/new", accounts.RoleMember, d.add},
 		{get, "/transcripts/{id}", accounts.RoleMember, d.transcript},
 		{get, "/transcripts/{id}/download", accounts.RoleMember, d.download},
 		{post, "/transcripts/{id}/delete", accounts.RoleAdmin, d.deleteTranscript},
@@ -430,7 +440,7 @@ func (d *Dashboard) securityHeaders(next http.Handler) http.Handler {
 		}
 		if r.Body != nil {
 			// Forms are small; a larger body reads as an empty form.
-			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit(r.URL.Path))
 		}
 		next.ServeHTTP(w, r)
 	})

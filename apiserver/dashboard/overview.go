@@ -8,7 +8,6 @@ import (
 	"time"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
-	"tcs.dev/tcs/internal/domain/apiview"
 )
 
 // overviewDays and overviewMax bound what the overview counts: the transcripts added in the
@@ -28,16 +27,18 @@ type overviewData struct {
 	Categories barChart
 	// Review are the transcripts with suggestions that wait for a person, newest first, and
 	// ReviewChanges counts those suggestions.
-	Review        []apiview.Transcript
+	Review        []trRow
 	ReviewChanges int
 	// Failed are the transcripts that failed, newest first; Reasons counts them by reason.
-	Failed  []apiview.Transcript
+	Failed  []trRow
 	Reasons barChart
-	Recent  []apiview.Transcript
+	Recent  []trRow
 	// Total counts the transcripts of the days counted; Truncated says that there were more
 	// than overviewMax to read.
 	Total     int
 	Truncated bool
+	// Empty says that the organization has no transcript yet: the page says what to do first.
+	Empty bool
 }
 
 // dayCount counts the transcripts added on one day by outcome.
@@ -263,6 +264,14 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *view) {
 			break
 		}
 		q.Set("starting_after", items[len(items)-1].ID)
+	}
+	if seen == 0 {
+		has, err := d.hasTranscripts(r.Context(), v.Org.OrganizationID)
+		if err != nil {
+			d.readErr(w, r, v, err)
+			return
+		}
+		data.Empty = !has
 	}
 	data.ByDay = dayChart(data.Days, loc)
 	data.Categories = rowChart("Changes by kind", sortedCounts(categories, wordCategory), "c-ok")

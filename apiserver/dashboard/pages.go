@@ -46,8 +46,9 @@ func (d *Dashboard) readErr(w http.ResponseWriter, r *http.Request, v *view, err
 }
 
 // listPage reads the page of the organization's transcripts that the list query q selects
-// (the API's list parameters), as the API's list shows them: without content.
-func (d *Dashboard) listPage(ctx context.Context, org string, q url.Values) ([]apiview.Transcript, bool, error) {
+// (the API's list parameters), as the API's list shows them (without content), with the
+// names staff know them by.
+func (d *Dashboard) listPage(ctx context.Context, org string, q url.Values) ([]trRow, bool, error) {
 	o, err := transcripts.ParseListQuery(q)
 	if err != nil {
 		return nil, false, err
@@ -56,9 +57,9 @@ func (d *Dashboard) listPage(ctx context.Context, org string, q url.Values) ([]a
 	if err != nil {
 		return nil, false, err
 	}
-	out := make([]apiview.Transcript, 0, len(page))
+	out := make([]trRow, 0, len(page))
 	for _, t := range page {
-		out = append(out, apiview.NewTranscript(t, nil))
+		out = append(out, newRow(t))
 	}
 	return out, hasMore, nil
 }
@@ -76,73 +77,6 @@ func (d *Dashboard) readTranscript(ctx context.Context, org, id string) (*tcsv1.
 	return t, apiview.NewTranscript(t, content), nil
 }
 
-// transcriptsData is the transcript list page's.
-type transcriptsData struct {
-	Items   []apiview.Transcript
-	HasMore bool
-	Next    string
-	Prev    string
-}
-
-// listParams are the API's list parameters the page passes on.
-var listParams = []string{"status", "source_type", "created[gte]", "created[lte]", "limit", "starting_after", "ending_before"}
-
-func (d *Dashboard) transcripts(w http.ResponseWriter, r *http.Request, v *view) {
-	q := url.Values{}
-	for _, p := range listParams {
-		if val := strings.TrimSpace(r.URL.Query().Get(p)); val != "" {
-			q.Set(p, val)
-		}
-	}
-	if q.Get("limit") == "" {
-		q.Set("limit", "20")
-	}
-	v.Title, v.Form = "Transcripts", q
-	items, hasMore, err := d.listPage(r.Context(), v.Org.OrganizationID, q)
-	var pe *transcripts.ParamError
-	if errors.As(err, &pe) {
-		// The API's message goes next to the field it names; nothing is listed.
-		v.Errors = map[string]string{pe.Param: pe.Message}
-		v.Data = &transcriptsData{}
-		d.render(w, r, http.StatusBadRequest, "transcripts", v)
-		return
-	}
-	if err != nil {
-		d.readErr(w, r, v, err)
-		return
-	}
-	data := &transcriptsData{Items: items, HasMore: hasMore}
-	if n := len(items); n > 0 {
-		base := url.Values{}
-		for _, p := range []string{"status", "source_type", "created[gte]", "created[lte]", "limit"} {
-			if q.Get(p) != "" {
-				base.Set(p, q.Get(p))
-			}
-		}
-		backwards := q.Get("ending_before") != ""
-		if hasMore || backwards {
-			nq := cloneValues(base)
-			nq.Set("starting_after", items[n-1].ID)
-			data.Next = "?" + nq.Encode()
-		}
-		if q.Get("starting_after") != "" || (backwards && hasMore) {
-			pq := cloneValues(base)
-			pq.Set("ending_before", items[0].ID)
-			data.Prev = "?" + pq.Encode()
-		}
-	}
-	v.Data = data
-	d.render(w, r, http.StatusOK, "transcripts", v)
-}
-
-func cloneValues(v url.Values) url.Values {
-	out := url.Values{}
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
-	}
-	return out
-}
-
 // transcriptData is the transcript page's.
 type transcriptData struct {
 	T          apiview.Transcript
@@ -152,6 +86,8 @@ type transcriptData struct {
 	Finished   bool
 	// ConfirmDelete asks to confirm the transcript's deletion.
 	ConfirmDelete bool
+	// Finish is what finishing the transcript needs: its name, plain text and downloads.
+	Finish *finishData
 }
 
 // changeRow is a change with its context: the line of the corrected content it is on, cut
@@ -223,7 +159,7 @@ func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) 
 		d.readErr(w, r, v, err)
 		return
 	}
-	data.T = view
+	data.T, data.Finish = view, finishing(t, view)
 	_, changes, err := d.o.Transcripts.Changes(ctx, org, id)
 	if err != nil {
 		d.readErr(w, r, v, err)
@@ -248,37 +184,8 @@ func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) 
 	data.Deliveries = dels
 	data.ConfirmDelete = r.URL.Query().Get("confirm") == "delete"
 	data.Finished = data.T.Status != tcsv1.PhasePending && data.T.AIPassStatus != tcsv1.AIPassQueued && data.T.AIPassStatus != tcsv1.AIPassRunning
-	v.Title, v.Data = "Transcript "+id, data
+	v.Title, v.Data = data.Finish.Name, data
 	d.render(w, r, http.StatusOK, "transcript", v)
-}
-
-// extensions are the file extensions of the source formats.
-var extensions = map[string]string{"txt": "txt", "srt": "srt", "vtt": "vtt", "markdown": "md", "md": "md", "html": "html", "json": "json", "docx": "docx"}
-
-var contentTypes = map[string]string{"txt": "text/plain", "srt": "application/x-subrip", "vtt": "text/vtt", "md": "text/markdown", "html": "text/plain", "json": "application/json",
-	"docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
-
-func (d *Dashboard) download(w http.ResponseWriter, r *http.Request, v *view) {
-	_, t, err := d.readTranscript(r.Context(), v.Org.OrganizationID, mux.Vars(r)["id"])
-	if err != nil {
-		d.readErr(w, r, v, err)
-		return
-	}
-	if t.Content == nil {
-		v.Title, v.Data = "Not ready", "This transcript has no corrected content yet."
-		d.render(w, r, http.StatusConflict, "error", v)
-		return
-	}
-	ext := extensions[t.SourceFormat]
-	if ext == "" {
-		ext = "txt"
-	}
-	w.Header().Set("Content-Type", contentTypes[ext]+"; charset=utf-8")
-	if ext == "docx" {
-		w.Header().Set("Content-Type", contentTypes[ext])
-	}
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", t.ID+"."+ext))
-	_, _ = w.Write([]byte(*t.Content))
 }
 
 // keysData is the API keys page's.

@@ -80,6 +80,26 @@ func (c *countingTranscripts) Changes(_ context.Context, org, id string) (*tcsv1
 	return nil, nil, c.saw(org, id)
 }
 
+// Make counts its call and makes nothing; the transcript it returns is d's of org.
+func (c *countingTranscripts) Make(_ context.Context, org string, d transcripts.Draft) (*tcsv1.Transcript, error) {
+	_ = c.saw(org, d.ID)
+	return &tcsv1.Transcript{Spec: tcsv1.TranscriptSpec{ID: d.ID, Organization: org, Source: d.Source, Options: d.Options}}, nil
+}
+
+func (c *countingTranscripts) Complete(_ context.Context, org string, t *tcsv1.Transcript, _ *pipeline.Result, _ metav1.Time) (bool, error) {
+	_ = c.saw(org, t.Spec.ID)
+	return true, nil
+}
+
+func (c *countingTranscripts) Queue(_ context.Context, org string, t *tcsv1.Transcript, _ string, _ metav1.Time) error {
+	_ = c.saw(org, t.Spec.ID)
+	return nil
+}
+
+func (c *countingTranscripts) ConfirmUpload(_ context.Context, org, id string, _ transcripts.Confirmation) (*tcsv1.Transcript, error) {
+	return nil, c.saw(org, id)
+}
+
 // memoryPayloads keeps webhook payloads in memory.
 type memoryPayloads struct {
 	mu sync.Mutex
@@ -199,12 +219,14 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 		"GET /dashboard/o/{org}/transcripts/{id}":          true,
 		"GET /dashboard/o/{org}/transcripts/{id}/download": true,
 		"POST /dashboard/o/{org}/transcripts/{id}/delete":  true,
+		"POST /dashboard/o/{org}/transcripts/new":          true,
 	}
 	// The other routes of an organization, and what keeps them to it.
 	viaOthers := map[string]string{
-		"GET /dashboard/o/{org}/live":  "the transcript watch, each event sent only where transcripts.Belongs",
-		"GET /dashboard/o/{org}/audit": "the results store's audit trail, listed by organization",
-		"GET /dashboard/o/{org}/api":   "the service's OpenAPI document, the same for every organization",
+		"GET /dashboard/o/{org}/live":            "the transcript watch, each event sent only where transcripts.Belongs",
+		"GET /dashboard/o/{org}/audit":           "the results store's audit trail, listed by organization",
+		"GET /dashboard/o/{org}/api":             "the service's OpenAPI document, the same for every organization",
+		"GET /dashboard/o/{org}/transcripts/new": "the form that adds a transcript, which holds nothing of the organization",
 	}
 	for _, p := range []string{"GET /keys", "POST /keys", "POST /keys/{id}/reveal", "POST /keys/{id}/revoke"} {
 		viaOthers[orgPath(p)] = "internal/domain/orgs (the organization's API keys), which refuses an empty organization"
@@ -272,7 +294,8 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 			path += "style.css"
 		}
 		form := url.Values{"csrf": {session.CSRF}, "email": {email}, "role": {accounts.RoleMember}, "label": {"new"},
-			"url": {"http://127.0.0.1:9/new"}, "events": {"transcript.completed"}}
+			"url": {"http://127.0.0.1:9/new"}, "events": {"transcript.completed"},
+			"source": {"youtube"}, "youtube": {"https://www.youtube.com/watch?v=dQw4w9WgXcQ"}, "category": {"bible", "place"}}
 		req := httptest.NewRequest(method, "http://127.0.0.1:8080"+path, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Sec-Fetch-Site", "same-origin")

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -605,4 +606,23 @@ func TestDeliveryRate(t *testing.T) {
 			t.Errorf("%s: %d%%, want %d", tc.name, got, tc.want)
 		}
 	}
+}
+
+// errNotAdded says that the pages these tests render add no transcript.
+var errNotAdded = errors.New("these tests add no transcript")
+
+func (m *memoryTranscripts) Make(context.Context, string, transcripts.Draft) (*tcsv1.Transcript, error) {
+	return nil, errNotAdded
+}
+
+func (m *memoryTranscripts) Complete(context.Context, string, *tcsv1.Transcript, *pipeline.Result, metav1.Time) (bool, error) {
+	return false, errNotAdded
+}
+
+func (m *memoryTranscripts) Queue(context.Context, string, *tcsv1.Transcript, string, metav1.Time) error {
+	return errNotAdded
+}
+
+func (m *memoryTranscripts) ConfirmUpload(context.Context, string, string, transcripts.Confirmation) (*tcsv1.Transcript, error) {
+	return nil, errNotAdded
 }

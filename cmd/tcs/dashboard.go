@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -51,6 +52,9 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o se
 		TrustedProxies:   proxies,
 		Log:              log.WithName("dashboard"),
 		Clock:            svc.clock,
+		// Transcripts added from the dashboard are made as the API makes them.
+		Add: dashboard.AddOptions{Corrector: svc.processor, Files: svc.store, OutboundAllow: svc.allow,
+			Resolver: net.DefaultResolver, AIPass: svc.provider != nil},
 	})
 	if err != nil {
 		return fmt.Errorf("setting up the dashboard: %w", err)

@@ -431,7 +431,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		file, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		if res.StatusCode != 200 || res.Header.Get("Content-Disposition") != `attachment; filename="`+id+`.txt"` ||
+		if res.StatusCode != 200 || res.Header.Get("Content-Disposition") != `attachment; filename="We-read-from-1-Corinthians-13-and-from-Revelation-21-at-Capernaum.txt"` ||
 			string(file) != "We read from 1 Corinthians 13 and from Revelation 21 at Capernaum.\n" {
 			t.Fatalf("download: %d %q %q", res.StatusCode, res.Header.Get("Content-Disposition"), file)
 		}

@@ -1,7 +1,8 @@
 // Live progress: the server streams each transcript's status and jobs; rows and panels that
 // name a transcript with data-live are updated in place. Copy buttons copy their target. A
 // page opened by an emailed link posts the token of the link's fragment (which no server sees)
-// and takes it out of the address bar and the history.
+// and takes it out of the address bar and the history. The form that adds a transcript shows
+// the fields of the chosen source.
 (function () {
   "use strict";
   var tokenForm = document.querySelector("form[data-token-form]");
@@ -13,6 +14,31 @@
   var root = document.querySelector("[data-live-url]");
   if (root && window.EventSource) {
     var es = new EventSource(root.getAttribute("data-live-url"));
+    // The stream sends what changes after it opens: a transcript that finished between the
+    // page's rendering and the stream's (re)opening is read again from a fresh copy of the page.
+    es.addEventListener("open", function () {
+      var busy = [].some.call(document.querySelectorAll("[data-live] [data-field=status], [data-live] [data-field=ai_pass_status]"), function (s) {
+        return /^(pending|queued|running)$/.test(s.textContent.trim());
+      });
+      if (!busy || !window.fetch || !window.DOMParser) return;
+      fetch(location.href, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : ""; }).then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        document.querySelectorAll("[data-live]").forEach(function (el) {
+          var now = fresh.querySelector('[data-live="' + el.getAttribute("data-live") + '"]');
+          if (!now) return;
+          el.querySelectorAll("[data-field]").forEach(function (f) {
+            var name = f.getAttribute("data-field");
+            var g = now.querySelector('[data-field="' + name + '"]');
+            if (!g || name === "reload" || g.innerHTML === f.innerHTML) return;
+            f.innerHTML = g.innerHTML;
+            f.className = g.className;
+            if (name === "status" && g.textContent.trim() !== "pending") {
+              el.querySelectorAll("[data-field=reload]").forEach(function (r) { r.hidden = false; });
+            }
+          });
+        });
+      });
+    });
     es.addEventListener("progress", function (ev) {
       var p = JSON.parse(ev.data);
       document.querySelectorAll('[data-live="' + p.id + '"]').forEach(function (el) {
@@ -58,9 +84,44 @@
     b.hidden = false;
     b.addEventListener("click", function () {
       var t = document.getElementById(b.getAttribute("data-copy"));
+      // A read-only text area (a transcript's text) is copied as it is.
+      var text = t && t.tagName === "TEXTAREA" ? t.value : t && t.textContent.trim();
+      var copied = function () { b.textContent = "Copied"; };
+      // Without the clipboard API (or its permission), a text area is selected and copied.
+      var select = function () {
+        if (t && t.select) {
+          t.select();
+          if (document.execCommand("copy")) copied();
+        }
+      };
       if (t && navigator.clipboard) {
-        navigator.clipboard.writeText(t.textContent.trim()).then(function () { b.textContent = "Copied"; });
+        navigator.clipboard.writeText(text).then(copied, select);
+      } else {
+        select();
       }
     });
   });
+  // Adding a transcript: only the fields of the chosen source are shown, and a file above the
+  // limit is refused before it is sent (the server refuses it too).
+  var add = document.querySelector("form[data-add-form]");
+  if (add) {
+    var panels = add.querySelectorAll("[data-source]");
+    var show = function () {
+      var chosen = add.querySelector("input[name=source]:checked");
+      panels.forEach(function (p) { p.hidden = !chosen || p.getAttribute("data-source") !== chosen.value; });
+    };
+    add.querySelectorAll("input[name=source]").forEach(function (r) { r.addEventListener("change", show); });
+    show();
+    var file = add.querySelector("input[type=file]");
+    var max = Number(add.getAttribute("data-max-file"));
+    add.addEventListener("submit", function (ev) {
+      var chosen = add.querySelector("input[name=source]:checked");
+      if (chosen && chosen.value === "file" && file.files.length && file.files[0].size > max) {
+        ev.preventDefault();
+        file.setCustomValidity("The file is larger than " + (max / 1000000) + " MB, the most that can be uploaded.");
+        file.reportValidity();
+      }
+    });
+    file.addEventListener("change", function () { file.setCustomValidity(""); });
+  }
 })();
