@@ -29,14 +29,9 @@ func newRow(t *tcsv1.Transcript) trRow {
 	return row
 }
 
-// needsReview returns the number of suggestions of t that wait for a person's decision: for
-// now, the suggestions of a completed transcript (issue #22 adds the decisions).
-func needsReview(t *tcsv1.Transcript) int {
-	if t.Status.Phase != tcsv1.PhaseCompleted || t.Status.ChangesSummary == nil {
-		return 0
-	}
-	return t.Status.ChangesSummary.NeedsReview
-}
+// needsReview returns the number of suggestions of t that wait for a person's decision (the
+// review's undecided ones once someone decided, else the pass's suggestions).
+func needsReview(t *tcsv1.Transcript) int { return t.Undecided() }
 
 // The bounds of a search of the list: a query of at most maxSearch bytes, over at most
 // maxScan transcripts a page, read from the service maxScanPage at a time.

@@ -146,7 +146,7 @@ func TestStaffAddFinishAndFindInBrowser(t *testing.T) {
 		}
 		// The live stream takes it to completed without a reload, even when it completed
 		// before the stream opened.
-		b.do(t, markPage(), pollText(`[data-field=status]`, "completed"))
+		b.do(t, markPage(), pollText(`[data-field=status]`, "Ready"))
 		if eval[int](t, b, `window.__stay || 0`) != 1 {
 			t.Fatal("the page reloaded")
 		}
@@ -185,7 +185,7 @@ func TestStaffAddFinishAndFindInBrowser(t *testing.T) {
 		b.submit(t, "form[data-add-form] button[type=submit]")
 		path := eval[string](t, b, `location.pathname`)
 		id := path[strings.LastIndex(path, "/")+1:]
-		b.do(t, pollText(`[data-field=status]`, "completed"))
+		b.do(t, pollText(`[data-field=status]`, "Ready"))
 		b.open(t, base+"/transcripts/"+id)
 		got := b.download(t, "#download-file", downloads, "Advent-notes-week-1.docx")
 		stored, err := os.ReadFile(filepath.Join(stateDir, "objects", "transcripts", org, id, "content"))

@@ -17,9 +17,9 @@
     // The stream sends what changes after it opens: a transcript that finished between the
     // page's rendering and the stream's (re)opening is read again from a fresh copy of the page.
     es.addEventListener("open", function () {
-      var busy = [].some.call(document.querySelectorAll("[data-live] [data-field=status], [data-live] [data-field=ai_pass_status]"), function (s) {
-        return /^(pending|queued|running)$/.test(s.textContent.trim());
-      });
+      // The fields show words for people; their states are in the status's class and the AI
+      // check's data-state.
+      var busy = document.querySelector("[data-live] [data-field=status].status-pending, [data-live] [data-field=ai_pass_status][data-state=queued], [data-live] [data-field=ai_pass_status][data-state=running]") !== null;
       if (!busy || !window.fetch || !window.DOMParser) return;
       fetch(location.href, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : ""; }).then(function (html) {
         var fresh = new DOMParser().parseFromString(html, "text/html");
@@ -32,7 +32,8 @@
             if (!g || name === "reload" || g.innerHTML === f.innerHTML) return;
             f.innerHTML = g.innerHTML;
             f.className = g.className;
-            if (name === "status" && g.textContent.trim() !== "pending") {
+            if (g.hasAttribute("data-state")) f.setAttribute("data-state", g.getAttribute("data-state"));
+            if (name === "status" && !/\bstatus-pending\b/.test(g.className)) {
               el.querySelectorAll("[data-field=reload]").forEach(function (r) { r.hidden = false; });
             }
           });
@@ -46,7 +47,10 @@
           s.textContent = p.status_text || p.status;
           s.className = "status status-" + p.status;
         });
-        el.querySelectorAll("[data-field=ai_pass_status]").forEach(function (s) { s.textContent = p.ai_pass_text || p.ai_pass_status; });
+        el.querySelectorAll("[data-field=ai_pass_status]").forEach(function (s) {
+          s.textContent = p.ai_pass_text || p.ai_pass_status;
+          s.setAttribute("data-state", p.ai_pass_status);
+        });
         el.querySelectorAll("[data-field=changes]").forEach(function (s) { s.textContent = String(p.changes); });
         el.querySelectorAll("tbody[data-field=jobs]").forEach(function (tb) {
           while (tb.firstChild) tb.removeChild(tb.firstChild);
