@@ -251,7 +251,7 @@ func (ps *personScan) see(toks []token, first int, cues []uint64) {
 	}
 	if ps.pending {
 		ps.pending = false
-		ps.check(ps.before, ps.cue, toks[first])
+		ps.check(&ps.before, &ps.cue, &toks[first])
 	}
 	for w := first >> 6; w < len(cues) && w<<6 < len(toks); w++ {
 		found := cues[w]
@@ -260,15 +260,17 @@ func (ps *personScan) see(toks []token, first int, cues []uint64) {
 		}
 		for ; found != 0; found &= found - 1 {
 			k := w<<6 + bits.TrailingZeros64(found)
-			before := ps.last
+			before := &ps.last
 			if k > first {
-				before = toks[k-1]
+				before = &toks[k-1]
 			}
 			if k+1 == len(toks) {
-				ps.cue, ps.before, ps.pending = toks[k], before, true
+				ps.cue, ps.before, ps.pending = toks[k], *before, true
 				break
 			}
-			ps.check(before, toks[k], toks[k+1])
+			if t := &toks[k+1]; t.flags&tDigits == 0 && t.end-t.start >= 5 && t.end-t.start <= 24 {
+				ps.check(before, &toks[k], t)
+			}
 		}
 	}
 	ps.last = toks[len(toks)-1]
@@ -276,7 +278,7 @@ func (ps *personScan) see(toks []token, first int, cues []uint64) {
 
 // check reads the word of t after a word that may be a cue, cue, and the
 // word before it.
-func (ps *personScan) check(before, cue, t token) {
+func (ps *personScan) check(before, cue, t *token) {
 	n := t.end - t.start
 	if t.flags&tDigits != 0 || n < 5 || n > 24 {
 		return
