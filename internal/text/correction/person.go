@@ -169,6 +169,10 @@ func (m *matcher) namedPerson(out *[]personRec, heard *map[string]string, start,
 	if len(w) < 5 || len(w) > 24 {
 		return false
 	}
+	if s, e := wordAfter(text, j); e-s > len(w) && e-s <= 24 && strings.EqualFold(text[s:s+len(w)], w) {
+		// A false start: "the household / of / steph stephanus".
+		start, j, w = s, e, text[s:e]
+	}
 	name := m.cuePerson(w)
 	if name == "" || notProse(text, start, j) {
 		return false
@@ -179,6 +183,23 @@ func (m *matcher) namedPerson(out *[]personRec, heard *map[string]string, start,
 	(*heard)[strings.ToLower(w)] = name
 	*out = append(*out, personRec{start, j, name, 0.6})
 	return true
+}
+
+// wordAfter returns the bounds of the word after the blanks that follow
+// text[:j], or j, j if none follows them.
+func wordAfter(text string, j int) (int, int) {
+	s := j
+	for s < len(text) && (text[s] == ' ' || text[s] == '\n' || text[s] == '\t' || text[s] == '\r') && s-j < 4 {
+		s++
+	}
+	if s == j || s >= len(text) || !isWordByte(text[s]) {
+		return j, j
+	}
+	e := s + 1
+	for e < len(text) && isWordByte(text[e]) {
+		e++
+	}
+	return s, e
 }
 
 // splitAfter adds to out the person that the short word a, at as, and

@@ -122,3 +122,37 @@ func TestPersonsByDefaultMatchTheExplicitCategory(t *testing.T) {
 		t.Errorf("by default %q, with the person category %q; want the same four", a, b)
 	}
 }
+
+func TestPersonHeardAfterAFalseStart(t *testing.T) {
+	e := testEngine(t)
+	persons := Options{Categories: []string{CategoryBible, CategoryPlace, CategoryPerson}}
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a name begun and said again after named is the name said again",
+			captionSermon + "there was a man named zache zacheus\nwhich was the chief",
+			[]string{"zacheus>Zacchaeus person.fuzzy review"}},
+		{"a name begun and said again after the daughter of, across a cue line",
+			captionSermon + "he raised the daughter of jaira\njairas from the dead",
+			[]string{"jairas>Jairus person.fuzzy review"}},
+		{"a name said twice after named is suggested at both",
+			captionSermon + "there was a man named zacheus zacheus",
+			[]string{"zacheus>Zacchaeus person.fuzzy review", "zacheus>Zacchaeus person.fuzzy review"}},
+		{"a word after the name that does not begin with it is not taken",
+			captionSermon + "there was a man named zacheus and he climbed",
+			[]string{"zacheus>Zacchaeus person.fuzzy review"}},
+	}
+	for _, tc := range tests {
+		for _, opts := range []Options{{}, persons} {
+			t.Run(tc.name, func(t *testing.T) {
+				cs := e.Find(tc.in, opts)
+				checkChanges(t, tc.in, cs)
+				if got := compactAll(cs); !slices.Equal(got, tc.want) {
+					t.Errorf("Find(…%q, %v) = %q, want %q", tc.in[max(0, len(tc.in)-60):], opts.Categories, got, tc.want)
+				}
+			})
+		}
+	}
+}
