@@ -70,6 +70,7 @@ type tally struct {
 	autoRight, autoWrong, autoUnjudged  int
 	suggRight, suggWrong, suggUnjudged  int
 	known, knownApplied, knownSuggested int
+	misheard, misheardFound             int // known errors that are more than a name's capital
 	references                          int // changes that carry a Reference
 	wrongAuto                           []string
 	rules                               map[string][2]int // rule: automatic wrong, suggestion wrong
@@ -198,6 +199,10 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 			}
 			for _, ke := range known[doc] {
 				t.known++
+				misheard := !strings.EqualFold(text[ke.start:ke.end], ke.want)
+				if misheard {
+					t.misheard++
+				}
 				found := false
 				for _, c := range changes {
 					if c.Start <= ke.start && ke.end <= c.End && strings.Contains(c.Replacement, ke.want) {
@@ -207,6 +212,9 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 							t.knownSuggested++
 						}
 						found = true
+						if misheard {
+							t.misheardFound++
+						}
 						break
 					}
 				}
@@ -228,6 +236,20 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 		}
 		fmt.Printf("%-9s %5d %9d | %6d / %4d (%4d)     | %6d / %4d (%4d)     | %s\n", n, t.docs, t.bytes,
 			t.autoRight, t.autoWrong, t.autoUnjudged, t.suggRight, t.suggWrong, t.suggUnjudged, rec)
+	}
+	var mh, mf int
+	for _, n := range names {
+		mh += tallies[n].misheard
+		mf += tallies[n].misheardFound
+	}
+	if mh > 0 {
+		fmt.Printf("misheard (known errors that are more than a capital): %d / %d = %.1f%%;", mf, mh, 100*float64(mf)/float64(mh))
+		for _, n := range names {
+			if t := tallies[n]; t.misheard > 0 {
+				fmt.Printf(" %s %d/%d", n, t.misheardFound, t.misheard)
+			}
+		}
+		fmt.Println()
 	}
 	if normalize {
 		for _, n := range names {

@@ -163,3 +163,39 @@ func TestYouTubeCaptionRules(t *testing.T) {
 		})
 	}
 }
+
+func TestBookAfterThisOrThat(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a cited book after this, with a chapter, is suggested",
+			captionSermon + "in revelation 1 john sees the lord\nand so this\nrevelation 4\nthis is a picture",
+			[]string{"revelation>Revelation book.lowercase auto", "revelation>Revelation book.lowercase review"}},
+		{"a cited book after that, with a chapter, is suggested",
+			captionSermon + "turn to acts 1 with me\nand that\nacts 2 is where the spirit came",
+			[]string{"acts>Acts book.lowercase auto", "acts>Acts book.lowercase review"}},
+		{"a book not cited yet after this stays",
+			captionSermon + "and so this\nrevelation 4\nthis is a picture", []string{}},
+		{"a number that counts after this stays",
+			captionSermon + "turn to numbers 6 with me\nand this numbers 3 times",
+			[]string{"numbers>Numbers book.lowercase auto"}},
+		{"a number of years after that stays",
+			captionSermon + "turn to job 1 with me\nthat job 2 years ago",
+			[]string{"job>Job book.lowercase auto"}},
+		{"outside a sermon this before a book stays",
+			podcastText + "in revelation 1 john sees\nand so this\nrevelation 4\nthis is a picture",
+			[]string{"revelation>Revelation book.lowercase auto"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := e.Find(tc.in, Options{})
+			checkChanges(t, tc.in, cs)
+			if got := compactAll(cs); !slices.Equal(got, tc.want) {
+				t.Errorf("Find(...%q) = %q, want %q", tc.in[max(0, len(tc.in)-80):], got, tc.want)
+			}
+		})
+	}
+}

@@ -63,9 +63,12 @@ type Options struct {
 	// then carries the reference after it as a Reference.
 	NormalizeReferences bool
 	// Categories limits the changes to these categories; empty means
-	// CategoryBible and CategoryPlace. CategoryPerson (the names of
-	// biblical people) is made only when listed. The changes of
-	// Glossary are made when Categories is empty or lists their category.
+	// CategoryBible, CategoryPlace and, as suggestions only, the names of
+	// biblical people heard wrong after a naming cue ("a man named
+	// zacheus") or as a short word and the rest ("one siphorus"). Listing
+	// CategoryPerson asks for all its changes, automatic ones among them
+	// (a lowercase name gets its capital). The changes of Glossary are
+	// made when Categories is empty or lists their category.
 	Categories []string
 	// Thresholds are the confidence bounds that decide what is applied,
 	// suggested and dropped; the zero value keeps the engine's decisions.
@@ -123,8 +126,11 @@ func (e *Engine) find(text string, opts Options) ([]Change, findCounts) {
 // findScan is find; gs, if not nil, sees every word the scanner reads.
 func (e *Engine) findScan(text string, opts Options, gs *glossaryScan) ([]Change, findCounts) {
 	var fc findCounts
-	wantBible, wantPlace, wantPerson := true, true, false
+	// By default the people's names heard wrong are suggested (see
+	// matcher.heardPersons); CategoryPerson asks for all its changes.
+	wantBible, wantPlace, wantPerson, heardPersons := true, true, false, true
 	if len(opts.Categories) > 0 {
+		heardPersons = false
 		wantBible = slices.Contains(opts.Categories, CategoryBible)
 		wantPlace = slices.Contains(opts.Categories, CategoryPlace)
 		wantPerson = slices.Contains(opts.Categories, CategoryPerson)
@@ -136,6 +142,11 @@ func (e *Engine) findScan(text string, opts Options, gs *glossaryScan) ([]Change
 	sc.init(e.d, text)
 	sc.gl = gs
 	m := matcher{d: e.d, sc: sc, opts: opts, bible: wantBible, place: wantPlace}
+	var ps *personScan
+	if heardPersons {
+		ps = &personScan{d: e.d, sc: sc}
+		sc.ps = ps
+	}
 	m.hasCode = strings.IndexByte(text, '`') >= 0 || strings.IndexByte(text, '<') >= 0
 	if wantBible {
 		m.books = make([]bookMiss, 256)
@@ -149,6 +160,8 @@ func (e *Engine) findScan(text string, opts Options, gs *glossaryScan) ([]Change
 	}
 	if wantPerson {
 		m.mergePersons(m.findPersons())
+	} else if ps != nil {
+		m.mergePersons(m.heardPersons(ps))
 	}
 	n := m.found.n
 	if n == 0 {

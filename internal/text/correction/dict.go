@@ -242,6 +242,12 @@ type dict struct {
 	personCueSounds map[string][]personName
 	// personsByLetter lists the same names by their first letter.
 	personsByLetter [26][]personName
+	// cueHash holds the hashes (see keyHash) of the words before a
+	// name that personScan gathers: "named", "called", "of", and the
+	// short words a long name is heard as, "one", "a", "an".
+	cueHash [numCues]uint64
+	cueMask [256]uint8 // 1 at the top eight bits of each of cueHash
+	ofHash  [len(ofNames)]uint64
 	// personNear holds the English words and modern names that sound
 	// like a biblical person's name: never that name after a naming cue.
 	personNear map[string]struct{}

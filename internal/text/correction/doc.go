@@ -76,9 +76,12 @@
 // Options.NormalizeReferences each book change carries its Reference
 // (book, chapter, verses and OSIS id).
 //
-// The names of biblical people are a third category, CategoryPerson, made
-// only when Options.Categories lists it: in a sermon a lowercase name of
-// the KJV gets its capital and a misheard long name is suggested.
+// The names of biblical people are a third category, CategoryPerson. By
+// default (Options.Categories empty) a sermon's names heard wrong after a
+// naming cue ("named", "called", "the sons of") or as a short word and the
+// rest ("one sephoraus") are suggested, never applied. When
+// Options.Categories lists it, a lowercase name of the KJV also gets its
+// capital and a misheard long name without a cue is suggested.
 //
 // Some text is never changed or suggested: words inside URLs, e-mail
 // addresses and handles, file paths and names, and code (backtick spans,

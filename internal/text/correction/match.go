@@ -815,6 +815,11 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
 			conf = 0.7 // "so acts 2 tells us": a suggestion; not "the numbers 3 and 4"
+		case r.ok && !m.countAfter(r) && sc.isAny(i-1, "this", "that") && m.cited(f.book) && m.sermon():
+			// "and so this / revelation 4 / this is a picture": "this" or
+			// "that" before a book the sermon has cited, with a chapter it
+			// has (the recognizer dropped an "is"): a suggestion.
+			conf = 0.7
 		case !r.ok && !upper && !(misspelled && !plural(orig) && plural(name)) &&
 			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book)) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book

@@ -1,13 +1,15 @@
 package correction
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 )
 
 // CategoryPerson is the category of the names of biblical people
-// ("nebuchadnezar" for Nebuchadnezzar). Its changes are made only when
-// Options.Categories lists it.
+// ("nebuchadnezar" for Nebuchadnezzar). By default only the names heard
+// wrong after a naming cue are suggested (see Options.Categories); all its
+// changes are made when Options.Categories lists it.
 const CategoryPerson = "person"
 
 // personName is a biblical person's name.
@@ -24,6 +26,13 @@ func (d *dict) buildPersons(names []string) {
 	d.persons = map[string]string{}
 	d.personSounds = map[string][]personName{}
 	d.personCueSounds = map[string][]personName{}
+	for i, w := range [numCues]string{cueNamed: "named", cueCalled: "called", cueOf: "of", cueOne: "one", cueA: "a", cueAn: "an"} {
+		d.cueHash[i] = keyHash(w)
+		d.cueMask[d.cueHash[i]>>56] = 1
+	}
+	for i, w := range ofNames {
+		d.ofHash[i] = keyHash(w)
+	}
 	for _, name := range names {
 		lower := strings.ToLower(name)
 		if len(lower) >= 5 && !d.placeKeys[lower] && !d.isBookWord(lower) && !groupName(lower) {
@@ -106,23 +115,8 @@ func (m *matcher) findPersons() []personRec {
 		i = j
 		p1, p2 := text[prev1s:prev1e], text[prev2s:prev2e]
 		prev2s, prev2e, prev1s, prev1e = prev1s, prev1e, start, j
-		if len(w) >= 5 && len(w) <= 24 && namingCue(p2, p1) {
-			if name := m.cuePerson(w); name != "" && !notProse(text, start, j) {
-				if heard == nil {
-					heard = map[string]string{}
-				}
-				heard[strings.ToLower(w)] = name
-				out = append(out, personRec{start, j, name, 0.6})
-				continue
-			}
-		}
-		if len(w) >= 5 && len(w) <= 20 && len(p1) <= 3 && prev2e == start-1 {
-			// "one sephoraus" for Onesiphorus: a long name heard as a short
-			// word and the rest.
-			if name := m.splitPerson(p1, w); name != "" && !notProse(text, prev2s, j) {
-				out = append(out, personRec{prev2s, j, name, 0.6})
-				continue
-			}
+		if m.heardPerson(&out, &heard, p2, p1, prev2s, start, j) {
+			continue
 		}
 		if len(w) < 6 || len(w) > 24 || (j < len(text) && text[j] >= 0x80) {
 			continue
@@ -156,14 +150,194 @@ func (m *matcher) findPersons() []personRec {
 	return out
 }
 
+// heardPerson adds to out the person that the word text[start:j] names
+// after the words p1 (which starts at p1s) and p2 before it: a name
+// heard wrong after a naming cue ("named ananas"), recorded in heard, or
+// a long name heard as a short word and the rest ("one sephoraus"). It
+// reports whether it added one.
+func (m *matcher) heardPerson(out *[]personRec, heard *map[string]string, p2, p1 string, p1s, start, j int) bool {
+	return namingCue(p2, p1) && m.namedPerson(out, heard, start, j) ||
+		len(p1) <= 3 && p1s+len(p1) == start-1 && m.splitAfter(out, p1, p1s, j)
+}
+
+// namedPerson adds to out the person that the word text[start:j], after
+// a naming cue, names if it is heard wrong, and records it in heard (see
+// cuePerson). It reports whether it added one.
+func (m *matcher) namedPerson(out *[]personRec, heard *map[string]string, start, j int) bool {
+	text := m.sc.text
+	w := text[start:j]
+	if len(w) < 5 || len(w) > 24 {
+		return false
+	}
+	if s, e := wordAfter(text, j); e-s > len(w) && e-s <= 24 && strings.EqualFold(text[s:s+len(w)], w) {
+		// A false start: "the household / of / steph stephanus".
+		start, j, w = s, e, text[s:e]
+	}
+	name := m.cuePerson(w)
+	if name == "" || notProse(text, start, j) {
+		return false
+	}
+	if *heard == nil {
+		*heard = map[string]string{}
+	}
+	(*heard)[strings.ToLower(w)] = name
+	*out = append(*out, personRec{start, j, name, 0.6})
+	return true
+}
+
+// wordAfter returns the bounds of the word after the blanks that follow
+// text[:j], or j, j if none follows them.
+func wordAfter(text string, j int) (int, int) {
+	s := j
+	for s < len(text) && (text[s] == ' ' || text[s] == '\n' || text[s] == '\t' || text[s] == '\r') && s-j < 4 {
+		s++
+	}
+	if s == j || s >= len(text) || !isWordByte(text[s]) {
+		return j, j
+	}
+	e := s + 1
+	for e < len(text) && isWordByte(text[e]) {
+		e++
+	}
+	return s, e
+}
+
+// splitAfter adds to out the person that the short word a, at as, and
+// the word after it up to j sound like together ("one sephoraus" for
+// Onesiphorus: a long name heard as a short word and the rest; see
+// splitPerson). It reports whether it added one.
+func (m *matcher) splitAfter(out *[]personRec, a string, as, j int) bool {
+	text := m.sc.text
+	w := text[as+len(a)+1 : j]
+	if len(w) < 5 || len(w) > 20 {
+		return false
+	}
+	name := m.splitPerson(a, w)
+	if name == "" || notProse(text, as, j) {
+		return false
+	}
+	*out = append(*out, personRec{as, j, name, 0.6})
+	return true
+}
+
+// heardPersons returns the suggestions of people's names that the
+// engine makes by default (Options.Categories empty) in a sermon: the
+// names heard wrong after a naming cue or as a short word and the rest,
+// found as the scanner read the text (see personScan), and their other
+// places in the document (see heardAgain). A lowercase name written
+// right and a name heard wrong without a cue are changed only when
+// Options.Categories lists CategoryPerson.
+func (m *matcher) heardPersons(ps *personScan) []personRec {
+	if len(ps.out) == 0 || !m.sermon() {
+		return nil
+	}
+	if len(ps.heard) > 0 {
+		ps.out = m.heardAgain(ps.out, ps.heard)
+	}
+	return ps.out
+}
+
+// personScan finds, as the scanner reads the text, the people's names
+// heard wrong after a naming cue or a short word (see heardPerson), so
+// that the default suggestions of people's names cost no pass of their
+// own over the text.
+type personScan struct {
+	d       *dict
+	sc      *scanner
+	last    token // the last token seen
+	cue     token // a cue word that ended the tokens seen, if pending
+	before  token // the token before cue
+	pending bool
+	out     []personRec
+	heard   map[string]string
+}
+
+// The words before a name that personScan reads (dict.cueHash).
+const (
+	cueNamed = iota
+	cueCalled
+	cueOf
+	cueOne
+	cueA
+	cueAn
+	numCues
+)
+
+// see reads the tokens of the text that the scanner has just added to
+// its window, toks[first:]; cues has a bit set for each that may be a
+// cue word (see scanner.cues).
+func (ps *personScan) see(toks []token, first int, cues []uint64) {
+	if first >= len(toks) {
+		return
+	}
+	if ps.pending {
+		ps.pending = false
+		ps.check(&ps.before, &ps.cue, &toks[first])
+	}
+	for w := first >> 6; w < len(cues) && w<<6 < len(toks); w++ {
+		found := cues[w]
+		if w == first>>6 {
+			found &= ^uint64(0) << (first & 63) // the bits before are of tokens read before
+		}
+		for ; found != 0; found &= found - 1 {
+			k := w<<6 + bits.TrailingZeros64(found)
+			before := &ps.last
+			if k > first {
+				before = &toks[k-1]
+			}
+			if k+1 == len(toks) {
+				ps.cue, ps.before, ps.pending = toks[k], *before, true
+				break
+			}
+			if t := &toks[k+1]; t.flags&tDigits == 0 && t.end-t.start >= 5 && t.end-t.start <= 24 {
+				ps.check(before, &toks[k], t)
+			}
+		}
+	}
+	ps.last = toks[len(toks)-1]
+}
+
+// check reads the word of t after a word that may be a cue, cue, and the
+// word before it.
+func (ps *personScan) check(before, cue, t *token) {
+	n := t.end - t.start
+	if t.flags&tDigits != 0 || n < 5 || n > 24 {
+		return
+	}
+	d := ps.d
+	c := 0
+	for c < numCues && d.cueHash[c] != cue.h {
+		c++
+	}
+	switch c {
+	case cueNamed, cueCalled:
+	case cueOf:
+		if !slices.Contains(d.ofHash[:], before.h) {
+			return
+		}
+	case cueOne, cueA, cueAn:
+		if cue.end != t.start-1 || n+cue.end-cue.start < 9 {
+			return
+		}
+		m := matcher{d: d, sc: ps.sc}
+		m.splitAfter(&ps.out, ps.sc.text[cue.start:cue.end], cue.s(), t.e())
+		return
+	default:
+		return
+	}
+	m := matcher{d: d, sc: ps.sc}
+	m.namedPerson(&ps.out, &ps.heard, t.s(), t.e())
+}
+
 // splitPerson returns the name of a biblical person of nine letters or
 // more that the short word a ("one", "a", "an") and the word w after it,
 // which no list holds, sound like together ("one sephoraus":
 // Onesiphorus), or "".
 func (m *matcher) splitPerson(a, w string) string {
-	switch strings.ToLower(a) {
-	case "one", "a", "an":
-	default:
+	if !strings.EqualFold(a, "one") && !strings.EqualFold(a, "a") && !strings.EqualFold(a, "an") {
+		return ""
+	}
+	if len(a)+len(w) < 9 {
 		return ""
 	}
 	var b [32]byte
@@ -173,24 +347,25 @@ func (m *matcher) splitPerson(a, w string) string {
 			return ""
 		}
 	}
-	if _, ok := m.d.kjvNames[string(lw)]; ok || m.d.placeKeys[string(lw)] || m.d.isBookWord(string(lw)) || m.d.fuzzyEnglish[string(lw)] {
-		return ""
-	}
-	if _, ok := m.d.englishNear[string(lw)]; ok {
-		return ""
-	}
-	joined := appendLower(append(b[:0:0], a...), w)
-	if len(joined) < 9 {
-		return ""
-	}
+	var jb [32]byte
+	joined := appendLower(append(jb[:0], a...), w)
 	var kb [32]byte
 	for _, p := range m.d.personSounds[string(appendPhoneticKey(kb[:0], joined))] {
 		if p.lower[0] == joined[0] && editDistance(joined, p.lower, 2) <= 2 {
+			if _, ok := m.d.kjvNames[string(lw)]; ok || m.d.placeKeys[string(lw)] || m.d.isBookWord(string(lw)) || m.d.fuzzyEnglish[string(lw)] {
+				return ""
+			}
+			if _, ok := m.d.englishNear[string(lw)]; ok {
+				return ""
+			}
 			return p.name
 		}
 	}
 	return ""
 }
+
+// ofNames are the words before "of" that name a person after it.
+var ofNames = [...]string{"son", "sons", "daughter", "daughters", "wife", "household"}
 
 // namingCue reports whether the words before a word, p2 and p1, name a
 // person: "a man named", "called", "the sons of", "the household of".
@@ -201,7 +376,7 @@ func namingCue(p2, p1 string) bool {
 	if !strings.EqualFold(p1, "of") {
 		return false
 	}
-	for _, w := range [...]string{"son", "sons", "daughter", "daughters", "wife", "household"} {
+	for _, w := range ofNames {
 		if strings.EqualFold(p2, w) {
 			return true
 		}
@@ -261,24 +436,24 @@ func (m *matcher) heardAgain(out []personRec, heard map[string]string) []personR
 		have[p.start] = true
 	}
 	added := false
-	var lw []byte
-	for i := 0; i < len(text); {
-		if !isWordByte(text[i]) || (i > 0 && isWordByte(text[i-1])) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(text) && isWordByte(text[j]) {
-			j++
-		}
-		if n := j - i; n >= 5 && n <= 24 && !have[i] {
-			lw = appendLower(lw[:0], text[i:j])
-			if name, ok := heard[string(lw)]; ok && !notProse(text, i, j) {
-				out = append(out, personRec{i, j, name, 0.6})
+	for lw, name := range heard {
+		// The word as heard, with a capital, and in capitals.
+		for _, form := range [...]string{lw, strings.ToUpper(lw[:1]) + lw[1:], strings.ToUpper(lw)} {
+			for i := 0; ; {
+				k := strings.Index(text[i:], form)
+				if k < 0 {
+					break
+				}
+				s, e := i+k, i+k+len(form)
+				i = e
+				if (s > 0 && isWordByte(text[s-1])) || (e < len(text) && isWordByte(text[e])) || have[s] || notProse(text, s, e) {
+					continue
+				}
+				have[s] = true
+				out = append(out, personRec{s, e, name, 0.6})
 				added = true
 			}
 		}
-		i = j
 	}
 	if added {
 		slices.SortFunc(out, func(a, b personRec) int { return a.start - b.start })

@@ -52,10 +52,15 @@ type scanner struct {
 	// marks has bit j set when toks[j] has a flag of tried (the words
 	// the matcher tries), and no bit from len(toks) on.
 	marks []uint64
-	buf   []byte
-	win   [winSize]token
-	mwin  [winSize / 64]uint64
-	gl    *glossaryScan // sees every word read, or nil
+	// cues has bit j set when toks[j], among the tokens the latest scan
+	// added, may be a word personScan reads after (dict.cueMask).
+	cues []uint64
+	buf  []byte
+	win  [winSize]token
+	mwin [winSize / 64]uint64
+	cwin [winSize / 64]uint64
+	gl   *glossaryScan // sees every word read, or nil
+	ps   *personScan   // sees every word read, or nil
 }
 
 // tried are the flags of the tokens the matcher tries (see matcher.run).
@@ -65,6 +70,7 @@ func (sc *scanner) init(d *dict, text string) {
 	sc.text, sc.d = text, d
 	sc.toks = sc.win[:0]
 	sc.marks = sc.mwin[:]
+	sc.cues = sc.cwin[:]
 }
 
 // has reports whether token i exists, tokenizing up to it if needed.
@@ -98,6 +104,7 @@ func (sc *scanner) fill(i int) bool {
 			sc.toks = append(sc.toks, token{})[:len(sc.toks)]
 			for len(sc.marks)*64 < cap(sc.toks) {
 				sc.marks = append(sc.marks, 0)
+				sc.cues = append(sc.cues, 0)
 			}
 		}
 		sc.scan()
@@ -211,7 +218,7 @@ func b2u(b bool) uint8 {
 // flags the new words, each on its own but for two flags that depend on
 // the word before (carried from one word to the next).
 func (sc *scanner) scan() {
-	text, d, toks, marks := sc.text, sc.d, sc.toks, sc.marks
+	text, d, toks, marks, cues := sc.text, sc.d, sc.toks, sc.marks, sc.cues
 	n := len(text)
 	first := len(toks)
 	// Pass 1: the bounds. A group starts at p; carry is the word bit of
@@ -319,6 +326,10 @@ func (sc *scanner) scan() {
 		cue = d.placeCueBit(p.h)
 		numTry = b2u(p.flags&tDigits == 0 && p.end-p.start >= 5)
 	}
+	if first < len(toks) {
+		cues[first>>6] &^= ^uint64(0) << (first & 63)
+		clear(cues[first>>6+1:])
+	}
 	for k := first; k < len(toks); k++ {
 		t := &toks[k]
 		start, size := int(t.start), int(t.end-t.start)
@@ -362,11 +373,15 @@ func (sc *scanner) scan() {
 		t.flags = c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
 		t.h = h
 		marks[k>>6] |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
+		cues[k>>6] |= uint64(d.cueMask[h>>56]) << (k & 63)
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
 	}
 	if sc.gl != nil {
 		sc.gl.see(toks[first:])
+	}
+	if sc.ps != nil {
+		sc.ps.see(toks, first, cues)
 	}
 	sc.toks = toks
 }
