@@ -39,12 +39,12 @@ func TestCheck(t *testing.T) {
 		"title":"Open Revelation 3:20","source_type":"paste","source_format":"txt","content":"Open Revelation 3:20",
 		"changes_summary":{"total":1,"auto_applied":1,"needs_review":0,"ai_flagged":0,"by_category":{"bible":1}},
 		"jobs":[{"id":"` + jobID + `","type":"correction"}],
-		"options":{"ai_pass":{"enabled":false,"apply":false},"normalize_references":false},
+		"options":{"ai_pass":{"enabled":false,"apply":false},"normalize_references":false,"metadata":{}},
 		"created_at":"2026-11-21T23:24:46Z","completed_at":"2026-11-21T23:24:46Z"}`
 	pending := `{"id":"` + trID + `","object":"transcript","status":"pending","ai_pass_status":"idle","title":"",
 		"source_type":"youtube","source_format":"vtt","source_url":"https://youtu.be/Cn4sEntP1aY",
 		"jobs":[{"id":"` + jobID + `","type":"youtube_fetch"}],
-		"options":{"ai_pass":{"enabled":false,"apply":false},"normalize_references":false,"language":"en"},
+		"options":{"ai_pass":{"enabled":false,"apply":false},"normalize_references":false,"language":"en","metadata":{}},
 		"created_at":"2026-11-21T23:24:46Z","completed_at":null}`
 	listItem := strings.Replace(completed, `"content":"Open Revelation 3:20",`, "", 1)
 	job := `{"id":"` + jobID + `","object":"job","type":"youtube_fetch","status":"failed","progress":100,
@@ -88,7 +88,7 @@ func TestCheck(t *testing.T) {
 		{"changes", "GET", "/api/v1/transcripts/" + trID + "/changes", 200, hdr(limited...),
 			`{"object":"list","url":"/api/v1/transcripts/` + trID + `/changes","has_more":false,"data":[{"object":"change","id":"chg_0001",
 			"category":"bible","original":"Revelations","replacement":"Revelation","start":5,"end":16,"line":1,"rule":"book.misspelling",
-			"confidence":0.9,"status":"auto_applied","applied":true,"ai_verdict":"confirmed","ai_reason":"followed by the reference 22:20"}]}`},
+			"confidence":0.9,"status":"auto_applied","applied":true,"ai_verdict":"confirmed","ai_reason":"followed by the reference 22:20","decision":null}]}`},
 		{"job", "GET", "/api/v1/jobs/" + jobID, 200, hdr(limited...), job},
 		{"403", "GET", "/api/v1/jobs/" + jobID, 403, hdr(limited...), errBody("forbidden", "id")},
 		{"delete", "DELETE", "/api/v1/transcripts/" + trID, 200, hdr(limited...), `{"id":"` + trID + `","object":"transcript","deleted":true}`},
