@@ -67,6 +67,9 @@ func bodyLimit(p string) int64 {
 	if strings.HasPrefix(p, Prefix+"o/") && strings.HasSuffix(p, addPath) {
 		return maxAddBody
 	}
+	if strings.HasPrefix(p, Prefix+"o/") && strings.HasSuffix(p, glossaryImportPath) {
+		return maxGlossaryImportBody
+	}
 	return maxForm
 }
 
