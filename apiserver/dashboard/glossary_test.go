@@ -196,3 +196,29 @@ func TestAnEmptyGlossarySaysWhatItIsFor(t *testing.T) {
 		}
 	}
 }
+
+// A transcript pasted in the dashboard is corrected with the organization's glossary, as one
+// pasted through the API is.
+func TestAPasteIsCorrectedWithTheGlossary(t *testing.T) {
+	var gm *glossary.Manager
+	e := startAddEnvWith(t, false, func(o *Options) {
+		o.Add.Glossaries = glossary.NewCompiler(o.Client, o.Namespace, 0)
+		gm = &glossary.Manager{Client: o.Client, Namespace: o.Namespace}
+	})
+	if _, _, err := gm.Add(t.Context(), e.org, "office@example.org", glossary.Input{Term: "Pastor Okonkwo", Forms: []string{"pastor okonquo"}, Auto: true}, ""); err != nil {
+		t.Fatal(err)
+	}
+	rec := e.post(t, map[string][]string{"source": {"paste"}, "content": {"We welcome pastor okonquo."}, "category": {"bible", "place"}}, "", nil)
+	m := createdID.FindStringSubmatch(rec.Header().Get("Location"))
+	if m == nil {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	tr, _, err := e.svc.Get(t.Context(), e.org, m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, err := e.svc.Content(t.Context(), e.org, tr)
+	if err != nil || content == nil || *content != "We welcome Pastor Okonkwo." {
+		t.Fatalf("the pasted transcript reads %v, %v; want it corrected by the glossary", content, err)
+	}
+}
