@@ -68,7 +68,7 @@ func TestTheGlossaryPage(t *testing.T) {
 
 	// The page lists the entry with who changed it when, in the organization's time zone.
 	page := s.get(t, s.session, "/glossary").Body.String()
-	for _, want := range []string{"Capernaum", "capernum", "places of jesus", "Add a word", `action="/dashboard/o/` + s.org + `/glossary/import"`} {
+	for _, want := range []string{"Capernaum", "capernum", "places of jesus", "Add a word", `action="/dashboard/o/` + s.org + `/glossary/import#csv"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the glossary page does not say %q", want)
 		}

@@ -63,6 +63,8 @@ func TestGlossaryInBrowser(t *testing.T) {
 				t.Errorf("the entry's row %q does not say %q", row, want)
 			}
 		}
+		// The page comes back at the entry added; its picture is of the top of the page.
+		b.do(t, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 		b.shot(t, "glossary")
 
 		b.open(t, base+"/transcripts/new")
