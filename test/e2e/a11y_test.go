@@ -53,7 +53,7 @@ const axeRun = `(async () => {
 })()`
 
 // checkEveryPage has the browser check the accessibility of every page it comes to through
-// open and submit (see checkA11y), once per address.
+// open and submit (see checkA11y), once per address and width.
 func (b *browser) checkEveryPage(t *testing.T) {
 	t.Helper()
 	b.axe = axeScript(t)
@@ -61,13 +61,15 @@ func (b *browser) checkEveryPage(t *testing.T) {
 }
 
 // checkA11y runs axe-core in the current page and fails t on every serious or critical
-// violation, listing them with the elements at fault. Each address is checked once.
+// violation, listing them with the elements at fault. Each address is checked once at each of
+// desktop and phone width.
 func (b *browser) checkA11y(t *testing.T) {
 	t.Helper()
 	if b.axe == "" {
 		b.checkEveryPage(t)
 	}
-	loc := eval[string](t, b, `location.pathname + location.search`)
+	// A page is checked once at desktop and once at phone width, where tables scroll.
+	loc := eval[string](t, b, `(innerWidth < 600 ? "phone width: " : "") + location.pathname + location.search`)
 	if b.checked[loc] {
 		return
 	}
