@@ -118,6 +118,23 @@ func TestGlossaryInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("an entry is changed in its own form", func(t *testing.T) {
+		b.open(t, base+"/glossary")
+		b.submitWith(t, "Change", chromedp.Click(chromedp.CSS(`a[aria-label="Change Abeokuta"]`)))
+		if got := eval[string](t, b, `document.querySelector("#edit #term").value + "|" + document.querySelector("#edit #forms").value`); got != "Abeokuta|abeokouta" {
+			t.Fatalf("the edit form holds %q", got)
+		}
+		b.shot(t, "glossary-edit")
+		b.fill(t, "#forms", "abeokouta\nabbey okuta")
+		b.submit(t, "#edit button[type=submit]")
+		if f := b.text(t, ".flash"); f != "“Abeokuta” is saved." {
+			t.Fatalf("after saving: %q", f)
+		}
+		if forms := b.text(t, `table.glossary tbody tr:nth-child(2) ul.forms`); forms != "abeokouta\nabbey okuta" {
+			t.Fatalf("after saving, the wrong forms are %q", forms)
+		}
+	})
+
 	t.Run("deleting asks to confirm", func(t *testing.T) {
 		b.open(t, base+"/glossary")
 		b.submitWith(t, "Delete…", chromedp.Click(chromedp.CSS(`a[aria-label="Delete Abeokuta…"]`)))
