@@ -115,10 +115,18 @@ helm: ## Build (once) the Helm CLI of the chart tests into bin/.
 chromium: ## Install (Debian) the Chromium of the dashboard's browser tests when missing.
 	@hack/chromium.sh >/dev/null
 
+.PHONY: axe
+axe: ## Download (once) axe-core, the accessibility checker of the browser tests, from the npm registry into bin/.
+	@hack/axe.sh >/dev/null
+
+# The browser tests that take the screenshots of docs/dashboard/, at desktop (1280) and phone
+# (390) width.
+SCREENSHOT_TESTS := TestDashboardInBrowser|TestStaffAddFinishAndFindInBrowser|TestGlossaryInBrowser
+
 .PHONY: screenshots
-screenshots: build envtest chromium ## Retake the dashboard screenshots of docs/dashboard/ with the browser tests.
-	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_BIN="$(TCS)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_UPDATE_SCREENSHOTS=1 \
-		go test $(GO_TEST_FLAGS) -run TestDashboardInBrowser ./test/e2e/
+screenshots: build envtest chromium axe ## Retake the dashboard screenshots of docs/dashboard/ with the browser tests.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_BIN="$(TCS)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_AXE="$$(hack/axe.sh)" TCS_UPDATE_SCREENSHOTS=1 \
+		go test $(GO_TEST_FLAGS) -run '^($(SCREENSHOT_TESTS))$$' ./test/e2e/
 
 .PHONY: run
 run: build envtest ## Run the service on its embedded default (state in .tcs-dev/).
@@ -127,8 +135,8 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint envtest s3server mailpit redis postgres helm chromium build fuzz ## Run every test.
-	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_MAILPIT="$$(hack/mailpit.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_BIN="$(TCS)" \
+test: verify-generated vet lint envtest s3server mailpit redis postgres helm chromium axe build fuzz ## Run every test.
+	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_MAILPIT="$$(hack/mailpit.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_AXE="$$(hack/axe.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
 
 # Every input parser has a fuzz target; `make fuzz` runs each for FUZZTIME (about a minute and

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/transcripts"
@@ -53,6 +54,9 @@ type AddOptions struct {
 	Resolver *net.Resolver
 	// AIPass says that the service has an AI provider: the form offers the AI check.
 	AIPass bool
+	// Glossaries gives a paste the organization's compiled glossary, as the API's paste pass
+	// has it; nil corrects pastes without the glossary.
+	Glossaries *glossary.Compiler
 }
 
 // addPath is the path, below an organization, of the form that adds a transcript.
@@ -66,6 +70,9 @@ const maxAddBody = limits.MaxPasteContent + limits.MaxRemoteFile + maxForm
 func bodyLimit(p string) int64 {
 	if strings.HasPrefix(p, Prefix+"o/") && strings.HasSuffix(p, addPath) {
 		return maxAddBody
+	}
+	if strings.HasPrefix(p, Prefix+"o/") && strings.HasSuffix(p, glossaryImportPath) {
+		return maxGlossaryImportBody
 	}
 	return maxForm
 }
@@ -352,6 +359,25 @@ func (d *Dashboard) refuseAdd(w http.ResponseWriter, r *http.Request, v *view, f
 	d.addPageWith(w, r, v, http.StatusBadRequest)
 }
 
+// pasteOptions returns the options of the deterministic pass of a paste of org: the
+// transcript's options and the organization's compiled glossary.
+func (d *Dashboard) pasteOptions(ctx context.Context, org string, o tcsv1.TranscriptOptions) (correction.Options, error) {
+	opts := pipeline.CorrectionOptions(o)
+	if d.o.Add.Glossaries == nil {
+		return opts, nil
+	}
+	g, err := d.o.Add.Glossaries.Compiled(ctx, org)
+	var invalid *glossary.InvalidError
+	switch {
+	case errors.As(err, &invalid):
+		return opts, &fieldError{"source", "The organization's glossary cannot be used as it is (" + invalid.Err.Error() + "): fix it on the Glossary page, then add the transcript again."}
+	case err != nil:
+		return opts, fmt.Errorf("reading the glossary of %s: %w", org, err)
+	}
+	opts.Glossary = g
+	return opts, nil
+}
+
 // create makes the transcript of req for org through the service's methods of the API's
 // create and upload paths: a paste is corrected and completed at once, a web address or a
 // YouTube link queued for its fetch, a file stored and confirmed as an upload.
@@ -364,7 +390,11 @@ func (d *Dashboard) create(ctx context.Context, org string, req *addRequest) (*t
 			return nil, &fieldError{"source", "Pasting is not available on this server; upload a file instead."}
 		}
 		input := []byte(req.content)
-		res, err := d.o.Add.Corrector.CorrectWithin(input, req.format, pipeline.CorrectionOptions(req.options), formats.Limits{MaxText: limits.MaxPasteContent})
+		copts, err := d.pasteOptions(ctx, org, req.options)
+		if err != nil {
+			return nil, err
+		}
+		res, err := d.o.Add.Corrector.CorrectWithin(input, req.format, copts, formats.Limits{MaxText: limits.MaxPasteContent})
 		var ce *pipeline.ContentError
 		if errors.As(err, &ce) {
 			return nil, &fieldError{"content", "The text could not be read as " + formatName(ce.Format) + ": " + ce.Error() + ". Choose another format, or Detect automatically."}

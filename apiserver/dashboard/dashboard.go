@@ -405,6 +405,14 @@ func (d *Dashboard) orgRoutes() []orgRoute {
 		{get, "/settings", accounts.RoleMember, d.settings},
 		{post, "/settings", accounts.RoleAdmin, d.saveSettings},
 		{get, "/api", accounts.RoleMember, d.apiReference},
+		// The organization's glossary (issue #23); the import before /glossary/{id}, which would
+		// take "import" as an id.
+		{get, "/glossary", accounts.RoleMember, d.glossaryList},
+		{post, "/glossary", accounts.RoleAdmin, d.addGlossaryEntry},
+		{get, "/glossary/export", accounts.RoleMember, d.exportGlossary},
+		{post, glossaryImportPath, accounts.RoleAdmin, d.importGlossary},
+		{post, "/glossary/{id}", accounts.RoleAdmin, d.editGlossaryEntry},
+		{post, "/glossary/{id}/delete", accounts.RoleAdmin, d.deleteGlossaryEntry},
 	}
 }
 

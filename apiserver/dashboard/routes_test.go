@@ -18,6 +18,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
 	"tcs.dev/tcs/internal/domain/endpoints"
+	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
 	"tcs.dev/tcs/internal/platform/results"
@@ -204,6 +205,16 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	gm := &glossary.Manager{Client: env.c, Namespace: env.ns}
+	gleA, _, err := gm.Add(ctx, a, owner, glossary.Input{Term: "Okonkwo of A"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gleB, _, err := gm.Add(ctx, b, memberB, glossary.Input{Term: "Okonkwo of B"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	svc := &countingTranscripts{foreign: []string{"tr_b"}, calls: map[string]int{}}
 	d, err := New(Options{Client: env.c, Reader: env.c, Namespace: env.ns, PublicURL: "http://127.0.0.1:8080", Transcripts: svc,
 		Accounts: acc, Endpoints: eps, Payloads: &memoryPayloads{m: map[string][]byte{}}, Audit: &memoryAudit{}})
@@ -230,6 +241,9 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 	}
 	for _, p := range []string{"GET /keys", "POST /keys", "POST /keys/{id}/reveal", "POST /keys/{id}/revoke"} {
 		viaOthers[orgPath(p)] = "internal/domain/orgs (the organization's API keys), which refuses an empty organization"
+	}
+	for _, p := range []string{"GET /glossary", "POST /glossary", "GET /glossary/export", "POST /glossary/import", "POST /glossary/{id}", "POST /glossary/{id}/delete"} {
+		viaOthers[orgPath(p)] = "internal/domain/glossary (the organization's glossary), which refuses an empty organization"
 	}
 	for _, p := range []string{"GET /settings", "POST /settings"} {
 		viaOthers[orgPath(p)] = "internal/domain/orgs (the organization's own settings), which refuses an empty organization"
@@ -322,6 +336,8 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 			return [2]string{keyB.ID, keyA.ID}
 		case strings.Contains(r, "/endpoints/"):
 			return [2]string{epB.Spec.ID, epA.Spec.ID}
+		case strings.Contains(r, "/glossary/"):
+			return [2]string{gleB.ID, gleA.ID}
 		case strings.Contains(r, "/deliveries/"):
 			return [2]string{"dlv_b", "dlv_a"}
 		}
@@ -369,9 +385,15 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 	if role, err := acc.Role(ctx, b, memberB); err != nil || role != accounts.RoleOwner {
 		t.Errorf("B's member: role %q, %v; want %s", role, err, accounts.RoleOwner)
 	}
+	if g, err := gm.Get(ctx, b); err != nil || len(g.Entries) != 1 || g.Entries[0].ID != gleB.ID || g.Entries[0].Term != gleB.Term {
+		t.Errorf("B's glossary: %+v, %v; want it as it was", g, err)
+	}
 	// And the routes did reach A's: its key is revoked, its endpoint gone, its member removed.
 	if _, err := orgs.GetKey(ctx, env.c, env.ns, a, keyA.ID); err == nil {
 		t.Error("A's key was not revoked: the routes did not reach A's objects")
+	}
+	if _, _, err := gm.Entry(ctx, a, gleA.ID); err == nil {
+		t.Error("A's glossary entry was not deleted: the routes did not reach A's objects")
 	}
 	if role, _ := acc.Role(ctx, a, memberA); role != "" {
 		t.Errorf("A's member still has role %q: the routes did not reach A's objects", role)

@@ -307,6 +307,7 @@ func TestNoInternalWordsOnStaffPages(t *testing.T) {
 		{"/members", []string{s.member}, false},
 		{"/members?remove=" + s.member, []string{"Remove " + s.member + "?"}, false},
 		{"/audit", []string{"Audit trail"}, false},
+		{"/glossary", []string{"Capernaum", "capernum", "places of jesus", "Export the glossary"}, false},
 		{"/settings", []string{"Time zone of the organization", "Bible reference", "places of jesus"}, false},
 		{"/api", []string{"GET /api/v1/transcripts", "starting_after", "Base URL"}, true},
 	} {

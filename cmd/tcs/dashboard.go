@@ -54,7 +54,7 @@ func mountDashboard(mgr ctrl.Manager, srv *apiserver.Server, svc *services, o se
 		Clock:            svc.clock,
 		// Transcripts added from the dashboard are made as the API makes them.
 		Add: dashboard.AddOptions{Corrector: svc.processor, Files: svc.store, OutboundAllow: svc.allow,
-			Resolver: net.DefaultResolver, AIPass: svc.provider != nil},
+			Resolver: net.DefaultResolver, AIPass: svc.provider != nil, Glossaries: svc.glossaries},
 	})
 	if err != nil {
 		return fmt.Errorf("setting up the dashboard: %w", err)

@@ -21,6 +21,10 @@ import (
 type browser struct {
 	ctx   context.Context
 	shots string
+	// axe is the source of axe-core once checkEveryPage is called; checked holds the addresses
+	// whose accessibility is checked.
+	axe     string
+	checked map[string]bool
 }
 
 // chromiumPath is the Chromium the browser tests run: $TCS_CHROMIUM, or Debian's (installed by
@@ -99,6 +103,15 @@ func eval[T any](t *testing.T, b *browser, expr string, opts ...chromedp.Evaluat
 // open navigates to url and waits for the page.
 func (b *browser) open(t *testing.T, url string) {
 	t.Helper()
+	b.navigate(t, url)
+	if b.checked != nil {
+		b.checkA11y(t)
+	}
+}
+
+// navigate navigates to url and waits for the page, without checking it.
+func (b *browser) navigate(t *testing.T, url string) {
+	t.Helper()
 	b.do(t, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body")))
 }
 
@@ -106,7 +119,8 @@ func (b *browser) open(t *testing.T, url string) {
 // the page that answers; the token must be gone from the address by then.
 func (b *browser) openLink(t *testing.T, link string) {
 	t.Helper()
-	b.open(t, link)
+	// The page posts its token at once: it is checked once it has.
+	b.navigate(t, link)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		done, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !document.querySelector("form[data-token-form]")`))
@@ -120,6 +134,9 @@ func (b *browser) openLink(t *testing.T, link string) {
 	}
 	if loc := eval[string](t, b, `location.href`); strings.Contains(loc, "#") {
 		t.Fatalf("the token stays in the address: %s", loc)
+	}
+	if b.checked != nil {
+		b.checkA11y(t)
 	}
 }
 
@@ -138,6 +155,9 @@ func (b *browser) submitWith(t *testing.T, sel string, click chromedp.Action[chr
 		// Evaluations fail while the page navigates.
 		done, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.__page === undefined && document.readyState === "complete"`))
 		if err == nil && done {
+			if b.checked != nil {
+				b.checkA11y(t)
+			}
 			return
 		}
 		if time.Now().After(deadline) {
@@ -177,8 +197,30 @@ func (b *browser) has(t *testing.T, sel string) bool {
 	return eval[int](t, b, fmt.Sprintf(`document.querySelectorAll(%q).length`, sel)) > 0
 }
 
-// shot saves a PNG of the viewport as name.png.
+// The widths of the screenshots: a desktop's and a phone's.
+const (
+	desktopWidth, desktopHeight = 1280, 900
+	phoneWidth, phoneHeight     = 390, 844
+)
+
+// shot saves PNGs of the page as name.png at desktop width and name-phone.png at phone width,
+// and leaves the viewport as it was; a name ending in -phone is taken at the viewport as it is.
 func (b *browser) shot(t *testing.T, name string) {
+	t.Helper()
+	if strings.HasSuffix(name, "-phone") {
+		b.capture(t, name)
+		return
+	}
+	size := eval[[]int64](t, b, `[window.innerWidth, window.innerHeight]`)
+	b.do(t, chromedp.EmulateViewport(desktopWidth, desktopHeight))
+	b.capture(t, name)
+	b.do(t, chromedp.EmulateViewport(phoneWidth, phoneHeight))
+	b.capture(t, name+"-phone")
+	b.do(t, chromedp.EmulateViewport(size[0], size[1]))
+}
+
+// capture saves a PNG of the viewport as name.png.
+func (b *browser) capture(t *testing.T, name string) {
 	t.Helper()
 	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -194,9 +236,13 @@ func (b *browser) waitFor(t *testing.T, url, want string, timeout time.Duration)
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		b.open(t, url)
+		// The page is read as it loads, before live progress changes it; checked once it shows want.
+		b.navigate(t, url)
 		body := b.body(t)
 		if strings.Contains(body, want) {
+			if b.checked != nil {
+				b.checkA11y(t)
+			}
 			return body
 		}
 		if time.Now().After(deadline) {

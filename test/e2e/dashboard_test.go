@@ -68,6 +68,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	base := dash + "o/" + orgA
 	ownerPassword := "a long demo password"
 	b := newBrowser(t)
+	// Every page the test comes to is checked for accessibility (axe-core).
+	b.checkEveryPage(t)
 
 	signIn := func(t *testing.T, email, password string) {
 		t.Helper()
@@ -598,7 +600,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		defer b.do(t, chromedp.EmulateViewport(1000, 760))
 		b.open(t, endpointURL)
 		delivery := eval[string](t, b, `new URL(document.querySelector('a[href*="/deliveries/evt_"]').href).pathname`)
-		for _, p := range []string{"/", "/transcripts", "/keys", "/endpoints", endpointURL[len(base):], delivery[len("/dashboard/o/"+orgA):], "/members", "/audit", "/settings", "/api"} {
+		for _, p := range []string{"/", "/transcripts", "/keys", "/endpoints", endpointURL[len(base):], delivery[len("/dashboard/o/"+orgA):], "/members", "/audit", "/settings", "/api", "/glossary"} {
 			b.open(t, base+p)
 			// Nothing wider than the screen but scrollable tables.
 			if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 375 {

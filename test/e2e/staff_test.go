@@ -87,6 +87,8 @@ func TestStaffAddFinishAndFindInBrowser(t *testing.T) {
 	api, dash, org := dev.env["TCS_URL"], dev.env["TCS_DASHBOARD_URL"], dev.env["TCS_ORG"]
 	base := dash + "o/" + org
 	b := newBrowser(t)
+	// Every page the test comes to is checked for accessibility (axe-core).
+	b.checkEveryPage(t)
 	downloads := t.TempDir()
 	b.saveDownloads(t, downloads)
 
