@@ -82,29 +82,10 @@ func newGlossaryView(entries []tcsv1.GlossaryEntry, version string, hasMore bool
 	return v
 }
 
-// directReads is a client that reads from the API server itself rather than the cache, so
-// that a write's version check and a read right after a write see the glossary as it is.
-type directReads struct {
-	client.Client
-	reader client.Reader
-}
-
-func (c directReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	return c.reader.Get(ctx, key, obj, opts...)
-}
-
-func (c directReads) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	return c.reader.List(ctx, list, opts...)
-}
-
 // newGlossaryManager returns the glossary service of the API: writes through c, reads through
 // reader when there is one.
 func newGlossaryManager(namespace string, c client.Client, reader client.Reader) *glossary.Manager {
-	var cl client.Client = c
-	if c != nil && reader != nil {
-		cl = directReads{Client: c, reader: reader}
-	}
-	return &glossary.Manager{Client: cl, Namespace: namespace}
+	return &glossary.Manager{Client: c, Reader: reader, Namespace: namespace}
 }
 
 // correctionOptions returns the options of the deterministic pass of a transcript of org with

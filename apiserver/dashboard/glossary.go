@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/glossary"
@@ -40,24 +38,9 @@ type glossaryData struct {
 	Categories []string
 }
 
-// directGlossaryReads reads glossaries from the API server rather than the cache, so that a
-// write's version check and the page shown right after it see the glossary as it is.
-type directGlossaryReads struct {
-	client.Client
-	reader client.Reader
-}
-
-func (c directGlossaryReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	return c.reader.Get(ctx, key, obj, opts...)
-}
-
 // glossaries returns the glossary service the API and `tcs admin glossary` use too.
 func (d *Dashboard) glossaries() *glossary.Manager {
-	var c client.Client = d.o.Client
-	if d.o.Reader != nil {
-		c = directGlossaryReads{Client: d.o.Client, reader: d.o.Reader}
-	}
-	return &glossary.Manager{Client: c, Namespace: d.o.Namespace, Clock: d.o.Clock}
+	return &glossary.Manager{Client: d.o.Client, Reader: d.o.Reader, Namespace: d.o.Namespace, Clock: d.o.Clock}
 }
 
 func (d *Dashboard) glossaryPage(w http.ResponseWriter, r *http.Request, v *view, status int, data *glossaryData) {

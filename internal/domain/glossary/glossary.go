@@ -196,10 +196,22 @@ type Glossary struct {
 type Manager struct {
 	// Client reads and writes the Glossary objects and reads Organizations.
 	Client client.Client
+	// Reader, when set, is what the Glossary objects and Organizations are read from instead
+	// of Client: the API server itself, so that a write's version check and what is shown right
+	// after it see the glossary as it is rather than as a cache has it.
+	Reader client.Reader
 	// Namespace holds the glossaries.
 	Namespace string
 	// Clock is what the times of changes are read from; nil means the real clock.
 	Clock clock.PassiveClock
+}
+
+// reader is what m reads from: Reader, or Client without one.
+func (m *Manager) reader() client.Reader {
+	if m.Reader != nil {
+		return m.Reader
+	}
+	return m.Client
 }
 
 func (m *Manager) now() time.Time {
@@ -212,7 +224,7 @@ func (m *Manager) now() time.Time {
 // read returns the Glossary object of org, and false when there is none.
 func (m *Manager) read(ctx context.Context, org string) (*tcsv1.Glossary, bool, error) {
 	g := &tcsv1.Glossary{}
-	err := m.Client.Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: ObjectName(org)}, g)
+	err := m.reader().Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: ObjectName(org)}, g)
 	switch {
 	case apierrors.IsNotFound(err):
 		return &tcsv1.Glossary{}, false, nil
@@ -489,7 +501,7 @@ func (m *Manager) write(ctx context.Context, org, ifMatch string, mutate func([]
 // so that it goes with the organization.
 func (m *Manager) prepare(ctx context.Context, org string, g *tcsv1.Glossary) error {
 	o := &tcsv1.Organization{}
-	if err := m.Client.Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: orgs.ObjectName(org)}, o); err != nil {
+	if err := m.reader().Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: orgs.ObjectName(org)}, o); err != nil {
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("organization %s in namespace %s: %w", org, m.Namespace, ErrNotFound)
 		}
