@@ -68,20 +68,23 @@ func (c *reviewChange) Decided() string {
 	if c.Decision == nil {
 		return ""
 	}
-	switch c.Decision.Action {
-	case pipeline.ActionAccept:
-		if c.Suggested() {
-			return "Accepted"
-		}
-		return "Kept"
-	case pipeline.ActionReject:
-		return "Undone"
-	case pipeline.ActionReplace:
-		return "Replaced with “" + c.Decision.Replacement + "”"
-	case pipeline.ActionAdd:
-		return "Added"
+	w := say(wordDecision, decisionKind(c.Decision.Action, c.Suggested()))
+	if c.Decision.Action == pipeline.ActionReplace {
+		w += " “" + c.Decision.Replacement + "”"
 	}
-	return "Decided"
+	return w
+}
+
+// decisionKind returns the kind of a decision of action (the wordDecision words): an accept of
+// a change that was no suggestion keeps it, a reject of an automatic change undoes it.
+func decisionKind(action string, suggested bool) string {
+	switch {
+	case action == pipeline.ActionAccept && !suggested:
+		return "keep"
+	case action == pipeline.ActionReject && !suggested:
+		return "undo"
+	}
+	return action
 }
 
 // Label is what the change is, for a screen reader and a tooltip.
@@ -243,11 +246,14 @@ func decisionsOf(form url.Values, changes []pipeline.Change, m *pipeline.Marked)
 		if c == nil {
 			return nil, "", "Choose a change first."
 		}
-		done = "Accepted: “" + c.Original + "” is now “" + c.Written() + "”."
-		if action == pipeline.ActionReject {
-			done = "Undone: “" + c.Original + "” stays as it was."
-		} else if c.Status != correction.StatusNeedsReview {
-			done = "Kept: “" + c.Written() + "”."
+		kind := decisionKind(action, c.Status == correction.StatusNeedsReview)
+		switch kind {
+		case pipeline.ActionAccept:
+			done = say(wordDecision, kind) + ": “" + c.Original + "” is now “" + c.Written() + "”."
+		case "keep":
+			done = say(wordDecision, kind) + ": “" + c.Written() + "”."
+		default:
+			done = say(wordDecision, kind) + ": “" + c.Original + "” stays as it was."
 		}
 		return []pipeline.Decision{{ChangeID: c.ID, Action: action}}, done, ""
 	case pipeline.ActionReplace:
@@ -257,7 +263,7 @@ func decisionsOf(form url.Values, changes []pipeline.Change, m *pipeline.Marked)
 		if replacement == "" {
 			return nil, "", "Type the words to write instead."
 		}
-		return []pipeline.Decision{{ChangeID: c.ID, Action: action, Replacement: replacement}}, "Replaced: “" + c.Original + "” is now “" + replacement + "”.", ""
+		return []pipeline.Decision{{ChangeID: c.ID, Action: action, Replacement: replacement}}, say(wordDecision, pipeline.ActionReplace) + " “" + replacement + "”, where the text had “" + c.Original + "”.", ""
 	case pipeline.ActionAdd:
 		return added(form, replacement, m)
 	case actionAcceptConfirmed:
@@ -325,7 +331,7 @@ func added(form url.Values, replacement string, m *pipeline.Marked) ([]pipeline.
 		start, end = found[n-1], found[n-1]+len(words)
 	}
 	d := pipeline.Decision{Action: pipeline.ActionAdd, Start: start, End: end, Replacement: replacement}
-	return []pipeline.Decision{d}, "Added: “" + words + "” is now “" + replacement + "”.", ""
+	return []pipeline.Decision{d}, say(wordDecision, pipeline.ActionAdd) + ": “" + words + "” is now “" + replacement + "”.", ""
 }
 
 // wordAt reports whether text[start:end] is not part of a longer word: no letter or digit

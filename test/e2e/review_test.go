@@ -118,7 +118,7 @@ func TestStaffReviewInBrowser(t *testing.T) {
 		b.do(t, chromedp.Click(chromedp.CSS("#"+effesus+" summary span[aria-hidden]")))
 		b.fill(t, "#repl-"+strings.TrimPrefix(effesus, "c-"), "Ephesus")
 		b.submit(t, "#"+effesus+" form.replace button")
-		if f := b.text(t, ".flash"); !strings.HasPrefix(f, "Replaced: “effesus” is now “Ephesus”") {
+		if f := b.text(t, ".flash"); !strings.HasPrefix(f, "Replaced with “Ephesus”, where the text had “effesus”.") {
 			t.Fatalf("after replacing: %q", f)
 		}
 		// A missed correction by its words, with no selection.
