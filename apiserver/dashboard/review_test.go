@@ -200,3 +200,34 @@ func TestAcceptingAllTheAICheckConfirmedTakesOnlyUndecidedSuggestions(t *testing
 		t.Errorf("it says %q", done)
 	}
 }
+
+func TestAddingByWordsFindsTheOccurrenceAsked(t *testing.T) {
+	m := &pipeline.Marked{Pieces: []pipeline.Piece{
+		{Text: "the cat and the hat", Src: 10, Change: -1},
+		{Text: "Capernaum", Src: -1, Change: 0},
+		{Text: " then the end", Src: 40, Change: -1},
+	}}
+	for _, tc := range []struct {
+		name, words, occurrence string
+		start                   int
+		msg                     string
+	}{
+		{"the one occurrence", "cat", "", 14, ""},
+		{"the second of three", "the", "2", 22, ""},
+		{"the third, after a change", "the", "3", 46, ""},
+		{"not inside a longer word", "he", "", 0, "is not in the text"},
+		{"not inside a change", "Capernaum", "", 0, "is not in the text"},
+		{"more than once, without saying which", "the", "", 0, "is 3 times in the text"},
+		{"an occurrence past the last", "the", "4", 0, "is only 3 times in the text"},
+		{"an occurrence that is no number", "the", "second", 0, "Say which one with a number"},
+	} {
+		form := url.Values{"words": {tc.words}, "occurrence": {tc.occurrence}}
+		batch, _, msg := added(form, "x", m)
+		switch {
+		case tc.msg != "" && !strings.Contains(msg, tc.msg):
+			t.Errorf("%s: %q, want %q", tc.name, msg, tc.msg)
+		case tc.msg == "" && (msg != "" || len(batch) != 1 || batch[0].Start != tc.start || batch[0].End != tc.start+len(tc.words)):
+			t.Errorf("%s: %+v, %q; want the span from %d", tc.name, batch, msg, tc.start)
+		}
+	}
+}
