@@ -276,7 +276,7 @@ func decisionsOf(form url.Values, changes []pipeline.Change, m *pipeline.Marked)
 		if len(batch) == 0 {
 			return nil, "", "No suggestion the AI check agreed with is left to accept."
 		}
-		return batch, "Accepted the " + plural(len(batch), "suggestion", "suggestions") + " the AI check agreed with.", ""
+		return batch, "Accepted the " + counted(len(batch), "suggestion", "suggestions") + " the AI check agreed with.", ""
 	}
 	return nil, "", "Choose what to do: accept, undo, replace or add a correction."
 }
@@ -324,9 +324,9 @@ func added(form url.Values, replacement string, m *pipeline.Marked) ([]pipeline.
 		case len(found) == 0:
 			return nil, "", "“" + words + "” is not in the text outside the changes already made. Type the words exactly as the text has them."
 		case len(found) > 1 && form.Get("occurrence") == "":
-			return nil, "", "“" + words + "” is " + plural(len(found), "time", "times") + " in the text: say which one with a number (1 for the first)."
+			return nil, "", "“" + words + "” is " + counted(len(found), "time", "times") + " in the text: say which one with a number (1 for the first)."
 		case n > len(found):
-			return nil, "", "“" + words + "” is only " + plural(len(found), "time", "times") + " in the text."
+			return nil, "", "“" + words + "” is only " + counted(len(found), "time", "times") + " in the text."
 		}
 		start, end = found[n-1], found[n-1]+len(words)
 	}
@@ -343,12 +343,9 @@ func wordAt(text string, start, end int) bool {
 	return !inWord(before) && !inWord(after)
 }
 
-// plural returns n with the word of its number.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
+// counted returns n with the word of its number.
+func counted(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + plural(n, one, many)
 }
 
 // decisionWords says what is wrong with a refused decision in the words of staff.

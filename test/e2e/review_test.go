@@ -33,6 +33,11 @@ func (b *browser) scripts(t *testing.T, on bool) {
 // bytes with the API's content.
 func TestStaffReviewInBrowser(t *testing.T) {
 	dev := startDev(t, filepath.Join(t.TempDir(), "state"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(dev.stderr.String())
+		}
+	})
 	api, dash, org := dev.env["TCS_URL"], dev.env["TCS_DASHBOARD_URL"], dev.env["TCS_ORG"]
 	base := dash + "o/" + org
 	b := newBrowser(t)
