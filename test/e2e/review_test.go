@@ -167,6 +167,7 @@ func TestStaffReviewInBrowser(t *testing.T) {
 		if n := eval[int](t, b, `document.querySelectorAll("#review-text details.chg-decided").length`); n != 4 {
 			t.Fatalf("%d changes are decided, want 4:\n%s", n, b.body(t))
 		}
+		b.do(t, chromedp.Evaluate[chromedp.Void](`document.getElementById("review").scrollIntoView()`))
 		b.shot(t, "review-done")
 	})
 
