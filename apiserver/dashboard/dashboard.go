@@ -100,6 +100,9 @@ type Transcripts interface {
 	Complete(ctx context.Context, org string, t *tcsv1.Transcript, res *pipeline.Result, now metav1.Time) (bool, error)
 	Queue(ctx context.Context, org string, t *tcsv1.Transcript, record string, now metav1.Time) error
 	ConfirmUpload(ctx context.Context, org, id string, c transcripts.Confirmation) (*tcsv1.Transcript, error)
+	// The methods of review (see review.go).
+	Decide(ctx context.Context, org, id string, batch transcripts.Batch, ifVersion *int64) (*tcsv1.Transcript, error)
+	Marked(ctx context.Context, org string, t *tcsv1.Transcript, changes []pipeline.Change) (*pipeline.Marked, error)
 }
 
 // Payloads reads and writes webhook payloads by object-store key.
@@ -378,6 +381,7 @@ func (d *Dashboard) orgRoutes() []orgRoute {
 		{get, "/transcripts/{id}", accounts.RoleMember, d.transcript},
 		{get, "/transcripts/{id}/download", accounts.RoleMember, d.download},
 		{post, "/transcripts/{id}/delete", accounts.RoleAdmin, d.deleteTranscript},
+		{post, "/transcripts/{id}/decisions", accounts.RoleMember, d.decide},
 		{get, "/live", accounts.RoleMember, d.liveEvents},
 		{get, "/keys", accounts.RoleMember, d.keys},
 		{post, "/keys", accounts.RoleAdmin, d.createKey},

@@ -88,6 +88,8 @@ type transcriptData struct {
 	ConfirmDelete bool
 	// Finish is what finishing the transcript needs: its name, plain text and downloads.
 	Finish *finishData
+	// Review is its text with the changes in place and the forms to decide on them.
+	Review *reviewData
 }
 
 // changeRow is a change with its context: the line of the corrected content it is on, cut
@@ -152,6 +154,11 @@ func withContext(rows []changeRow, content string) {
 const maxChanges = 1000
 
 func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) {
+	d.transcriptPage(w, r, v, http.StatusOK)
+}
+
+// transcriptPage answers with the page of transcript {id} and status.
+func (d *Dashboard) transcriptPage(w http.ResponseWriter, r *http.Request, v *view, status int) {
 	ctx, org, id := r.Context(), v.Org.OrganizationID, mux.Vars(r)["id"]
 	data := &transcriptData{}
 	t, view, err := d.readTranscript(ctx, org, id)
@@ -160,9 +167,13 @@ func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) 
 		return
 	}
 	data.T, data.Finish = view, finishing(t, view)
-	_, changes, err := d.o.Transcripts.Changes(ctx, org, id)
+	tc, changes, err := d.o.Transcripts.Changes(ctx, org, id)
 	if err != nil {
 		d.readErr(w, r, v, err)
+		return
+	}
+	if data.Review, _, err = d.review(ctx, org, tc, changes[:min(len(changes), maxChanges)]); err != nil {
+		d.serverError(w, r, err)
 		return
 	}
 	for _, c := range changes[:min(len(changes), maxChanges)] {
@@ -185,7 +196,7 @@ func (d *Dashboard) transcript(w http.ResponseWriter, r *http.Request, v *view) 
 	data.ConfirmDelete = r.URL.Query().Get("confirm") == "delete"
 	data.Finished = data.T.Status != tcsv1.PhasePending && data.T.AIPassStatus != tcsv1.AIPassQueued && data.T.AIPassStatus != tcsv1.AIPassRunning
 	v.Title, v.Data = data.Finish.Name, data
-	d.render(w, r, http.StatusOK, "transcript", v)
+	d.render(w, r, status, "transcript", v)
 }
 
 // keysData is the API keys page's.

@@ -101,6 +101,14 @@ func (c *countingTranscripts) ConfirmUpload(_ context.Context, org, id string, _
 	return nil, c.saw(org, id)
 }
 
+func (c *countingTranscripts) Decide(_ context.Context, org, id string, _ transcripts.Batch, _ *int64) (*tcsv1.Transcript, error) {
+	return nil, c.saw(org, id)
+}
+
+func (c *countingTranscripts) Marked(_ context.Context, org string, t *tcsv1.Transcript, _ []pipeline.Change) (*pipeline.Marked, error) {
+	return nil, c.saw(org, t.Spec.ID)
+}
+
 // memoryPayloads keeps webhook payloads in memory.
 type memoryPayloads struct {
 	mu sync.Mutex
@@ -225,12 +233,13 @@ func TestEveryOrganizationRouteIsAccountedFor(t *testing.T) {
 
 	// The routes that show transcripts.
 	viaTranscripts := map[string]bool{
-		"GET /dashboard/o/{org}/":                          true,
-		"GET /dashboard/o/{org}/transcripts":               true,
-		"GET /dashboard/o/{org}/transcripts/{id}":          true,
-		"GET /dashboard/o/{org}/transcripts/{id}/download": true,
-		"POST /dashboard/o/{org}/transcripts/{id}/delete":  true,
-		"POST /dashboard/o/{org}/transcripts/new":          true,
+		"GET /dashboard/o/{org}/":                            true,
+		"GET /dashboard/o/{org}/transcripts":                 true,
+		"GET /dashboard/o/{org}/transcripts/{id}":            true,
+		"GET /dashboard/o/{org}/transcripts/{id}/download":   true,
+		"POST /dashboard/o/{org}/transcripts/{id}/delete":    true,
+		"POST /dashboard/o/{org}/transcripts/{id}/decisions": true,
+		"POST /dashboard/o/{org}/transcripts/new":            true,
 	}
 	// The other routes of an organization, and what keeps them to it.
 	viaOthers := map[string]string{

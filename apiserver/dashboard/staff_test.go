@@ -627,3 +627,12 @@ func (m *memoryTranscripts) Queue(context.Context, string, *tcsv1.Transcript, st
 func (m *memoryTranscripts) ConfirmUpload(context.Context, string, string, transcripts.Confirmation) (*tcsv1.Transcript, error) {
 	return nil, errNotAdded
 }
+
+func (m *memoryTranscripts) Decide(context.Context, string, string, transcripts.Batch, *int64) (*tcsv1.Transcript, error) {
+	return nil, errors.New("these tests decide on no transcript")
+}
+
+// Marked has no submitted document to show the changes in: the page shows them as a list.
+func (m *memoryTranscripts) Marked(context.Context, string, *tcsv1.Transcript, []pipeline.Change) (*pipeline.Marked, error) {
+	return nil, nil
+}

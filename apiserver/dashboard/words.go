@@ -22,6 +22,7 @@ const (
 	wordError    = "error"    // what to do about a transcript that failed, by its error type
 	wordEvent    = "event"    // a webhook event
 	wordReason   = "reason"   // why a transcript failed, in a few words, by its error type
+	wordDecision = "decision" // a person's decision on a change (review.go's decisionKind)
 )
 
 // staffWords is the one table of the internal values the dashboard shows and the words staff
@@ -109,6 +110,14 @@ func staffWords() map[string]map[string]string {
 			"conflict":        "Deleted while working",
 			"server_error":    "Problem on our side",
 		},
+		wordDecision: {
+			"accept":  "Accepted",
+			"keep":    "Kept",
+			"reject":  "Rejected",
+			"undo":    "Undone",
+			"replace": "Replaced with",
+			"add":     "Added",
+		},
 		wordEvent: {
 			tcsv1.EventTranscriptCreated:   "A transcript was added",
 			tcsv1.EventTranscriptCompleted: "A transcript is corrected and ready",
@@ -131,6 +140,8 @@ func fallbackWords(kind string) string {
 		return "Other"
 	case wordEvent:
 		return "An event"
+	case wordDecision:
+		return "Decided"
 	}
 	return "Unknown"
 }

@@ -128,4 +128,108 @@
     });
     file.addEventListener("change", function () { file.setCustomValidity(""); });
   }
+  // Review (issue #23): j and k go through the changes in the text, a and r press the focused
+  // change's accept and reject buttons, Escape closes it; none fires while a field is typed in.
+  // Selecting words of the text opens the form that adds a correction, with the selection's
+  // offsets into the submitted document (UTF-8 bytes, as the server counts them).
+  var review = document.querySelector("[data-review]");
+  if (review) {
+    var changes = Array.prototype.slice.call(review.querySelectorAll("details[data-change]"));
+    var keys = document.getElementById("review-keys");
+    if (keys && changes.length) keys.hidden = false;
+    var current = -1;
+    var at = function (i) {
+      if (!changes.length) return;
+      if (current >= 0) {
+        changes[current].open = false;
+        changes[current].classList.remove("current");
+      }
+      current = (i + changes.length) % changes.length;
+      var c = changes[current];
+      c.classList.add("current");
+      c.open = true;
+      c.querySelector("summary").focus();
+    };
+    if (location.hash.indexOf("#c-") === 0) {
+      var from = changes.indexOf(document.getElementById(location.hash.slice(1)));
+      if (from >= 0) {
+        current = from;
+        changes[from].classList.add("current");
+        changes[from].querySelector("summary").focus();
+      }
+    }
+    changes.forEach(function (c, i) {
+      c.addEventListener("toggle", function () { if (c.open) current = i; });
+    });
+    document.addEventListener("keydown", function (ev) {
+      var t = ev.target;
+      if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+      var k = ev.key;
+      if (k === "j" || k === "k") {
+        ev.preventDefault();
+        at(current < 0 && k === "k" ? changes.length - 1 : current + (k === "j" ? 1 : -1));
+      } else if ((k === "a" || k === "r") && current >= 0) {
+        var b = changes[current].querySelector('button[data-key="' + k + '"]');
+        if (b) {
+          ev.preventDefault();
+          b.click();
+        }
+      } else if (k === "Escape" && current >= 0) {
+        changes[current].open = false;
+        changes[current].querySelector("summary").focus();
+      }
+    });
+    var text = document.getElementById("review-text");
+    var form = document.getElementById("add-fix");
+    if (text && form && window.getSelection && window.TextEncoder) {
+      var enc = new TextEncoder();
+      var field = function (n) { return form.querySelector('[name="' + n + '"]'); };
+      var home = form.parentNode, next = form.nextSibling;
+      var cancel = form.querySelector("[data-add-cancel]");
+      var dock = function () {
+        form.classList.remove("floating");
+        form.style.top = form.style.left = "";
+        home.insertBefore(form, next);
+        cancel.hidden = true;
+      };
+      var spanOf = function (node) {
+        var el = node && (node.nodeType === 3 ? node.parentNode : node);
+        return el && el.parentNode === text && el.hasAttribute("data-src") ? el : null;
+      };
+      var picked = function () {
+        var sel = window.getSelection();
+        if (!sel.rangeCount || sel.isCollapsed) return;
+        var r = sel.getRangeAt(0);
+        if (!text.contains(r.commonAncestorContainer)) return;
+        var s = spanOf(r.startContainer), e = spanOf(r.endContainer);
+        var words = sel.toString();
+        if (!words.trim()) return;
+        field("words").value = words;
+        if (s && s === e) {
+          var base = Number(s.getAttribute("data-src"));
+          var data = r.startContainer.data;
+          field("start").value = base + enc.encode(data.slice(0, r.startOffset)).length;
+          field("end").value = base + enc.encode(data.slice(0, r.endOffset)).length;
+        } else {
+          // Across a change or a line: the server says what cannot be done.
+          field("start").value = "0";
+          field("end").value = "0";
+        }
+        var box = r.getBoundingClientRect();
+        document.body.appendChild(form);
+        form.classList.add("floating");
+        var w = form.offsetWidth;
+        form.style.top = (window.scrollY + box.bottom + 8) + "px";
+        form.style.left = Math.max(8, Math.min(window.scrollX + box.left, window.scrollX + document.documentElement.clientWidth - w - 8)) + "px";
+        cancel.hidden = false;
+      };
+      text.addEventListener("mouseup", function () { setTimeout(picked, 0); });
+      text.addEventListener("keyup", function (ev) { if (ev.shiftKey) picked(); });
+      text.addEventListener("touchend", function () { setTimeout(picked, 300); });
+      field("words").addEventListener("input", function () { field("start").value = field("end").value = ""; });
+      cancel.addEventListener("click", dock);
+      form.addEventListener("keydown", function (ev) { if (ev.key === "Escape") dock(); });
+    }
+  }
 })();
