@@ -89,6 +89,11 @@ func (s *Service) Decide(ctx context.Context, org, id string, batch Batch, ifVer
 			}
 			t, archived = rec, true
 			continue
+		case apierrors.IsConflict(err) && attempt < maxDecideAttempts:
+			// The status write lost to other writers (the controllers) more often than
+			// UpdateStatus retries: the review objects are written idempotently, so the same
+			// decisions are recorded again, at the same version.
+			continue
 		case err != nil:
 			return t, err
 		case !moved:
