@@ -1,47 +1,12 @@
 package accounts
 
 import (
-	"context"
 	"errors"
 	"testing"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"tcs.dev/tcs/internal/domain/orgs"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
-
-// untouchable is a client that records every read and write and refuses it.
-type untouchable struct {
-	client.Client
-	calls int
-}
-
-var errTouched = errors.New("the client was used")
-
-func (u *untouchable) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
-	u.calls++
-	return errTouched
-}
-
-func (u *untouchable) List(context.Context, client.ObjectList, ...client.ListOption) error {
-	u.calls++
-	return errTouched
-}
-
-func (u *untouchable) Create(context.Context, client.Object, ...client.CreateOption) error {
-	u.calls++
-	return errTouched
-}
-
-func (u *untouchable) Update(context.Context, client.Object, ...client.UpdateOption) error {
-	u.calls++
-	return errTouched
-}
-
-func (u *untouchable) Delete(context.Context, client.Object, ...client.DeleteOption) error {
-	u.calls++
-	return errTouched
-}
 
 // Every method that takes an organization refuses an empty one before it reads anything, with
 // orgs.ErrNoOrganization and the error it answers for an organization or invitation it does
@@ -69,7 +34,7 @@ func TestTheMethodsOfAnOrganizationRefuseAnEmptyOneBeforeReadingAnything(t *test
 		{"accepting an invitation", func(a *Accounts) error { _, err := a.AcceptInvitation(ctx, "", email); return err }, ErrInvitationGone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &untouchable{}
+			c := &testenv.Untouchable{}
 			a, err := New(Options{Client: c, Namespace: "ns"})
 			if err != nil {
 				t.Fatal(err)
@@ -78,8 +43,8 @@ func TestTheMethodsOfAnOrganizationRefuseAnEmptyOneBeforeReadingAnything(t *test
 			if !errors.Is(err, orgs.ErrNoOrganization) || !errors.Is(err, tc.notFound) {
 				t.Errorf("error %v, want orgs.ErrNoOrganization and %v", err, tc.notFound)
 			}
-			if c.calls != 0 {
-				t.Errorf("the client was used %d times before the empty organization was refused", c.calls)
+			if c.Calls != 0 {
+				t.Errorf("the client was used %d times before the empty organization was refused", c.Calls)
 			}
 		})
 	}

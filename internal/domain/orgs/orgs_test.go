@@ -1,7 +1,6 @@
 package orgs
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -9,35 +8,8 @@ import (
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
+	"tcs.dev/tcs/internal/tooling/testenv"
 )
-
-// untouchable is a client that records every read and write and refuses it.
-type untouchable struct {
-	client.Client
-	calls int
-}
-
-var errTouched = errors.New("the client was used")
-
-func (u *untouchable) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
-	u.calls++
-	return errTouched
-}
-
-func (u *untouchable) List(context.Context, client.ObjectList, ...client.ListOption) error {
-	u.calls++
-	return errTouched
-}
-
-func (u *untouchable) Create(context.Context, client.Object, ...client.CreateOption) error {
-	u.calls++
-	return errTouched
-}
-
-func (u *untouchable) Delete(context.Context, client.Object, ...client.DeleteOption) error {
-	u.calls++
-	return errTouched
-}
 
 func TestTheFunctionsOfAnOrganizationRefuseAnEmptyOneBeforeReadingAnything(t *testing.T) {
 	ctx := t.Context()
@@ -71,13 +43,13 @@ func TestTheFunctionsOfAnOrganizationRefuseAnEmptyOneBeforeReadingAnything(t *te
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &untouchable{}
+			c := &testenv.Untouchable{}
 			err := tc.call(c)
 			if !errors.Is(err, ErrNoOrganization) || errors.Is(err, ErrNotFound) != tc.notFound {
 				t.Errorf("error %v, want ErrNoOrganization (and ErrNotFound: %t)", err, tc.notFound)
 			}
-			if c.calls != 0 {
-				t.Errorf("the client was used %d times before the empty organization was refused", c.calls)
+			if c.Calls != 0 {
+				t.Errorf("the client was used %d times before the empty organization was refused", c.Calls)
 			}
 		})
 	}
