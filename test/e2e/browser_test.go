@@ -115,6 +115,21 @@ func (b *browser) navigate(t *testing.T, url string) {
 	b.do(t, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body")))
 }
 
+// signInAsDemoOwner sets the password of the demo owner of dev from its invitation and signs in
+// with it in the dashboard, as a church's first staff member does.
+func (b *browser) signInAsDemoOwner(t *testing.T, dev *devProcess) {
+	t.Helper()
+	const password = "a long office password"
+	b.openLink(t, dev.env["TCS_DEMO_INVITE"])
+	b.fill(t, "#password", password)
+	b.fill(t, "#confirm", password)
+	b.submit(t, "form button[type=submit]")
+	b.open(t, dev.env["TCS_DASHBOARD_URL"]+"signin")
+	b.fill(t, "#email", dev.env["TCS_DEMO_EMAIL"])
+	b.fill(t, "#password", password)
+	b.submit(t, "form button[type=submit]")
+}
+
 // openLink opens an emailed link, whose page posts the token of its fragment, and waits for
 // the page that answers; the token must be gone from the address by then.
 func (b *browser) openLink(t *testing.T, link string) {

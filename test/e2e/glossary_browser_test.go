@@ -24,15 +24,7 @@ func TestGlossaryInBrowser(t *testing.T) {
 	downloads := t.TempDir()
 	b.saveDownloads(t, downloads)
 
-	const password = "a long office password"
-	b.openLink(t, dev.env["TCS_DEMO_INVITE"])
-	b.fill(t, "#password", password)
-	b.fill(t, "#confirm", password)
-	b.submit(t, "form button[type=submit]")
-	b.open(t, dash+"signin")
-	b.fill(t, "#email", dev.env["TCS_DEMO_EMAIL"])
-	b.fill(t, "#password", password)
-	b.submit(t, "form button[type=submit]")
+	b.signInAsDemoOwner(t, dev)
 	b.do(t, chromedp.EmulateViewport(1280, 900))
 
 	t.Run("the navigation leads to a glossary that says what it is for", func(t *testing.T) {

@@ -46,15 +46,7 @@ func TestStaffReviewInBrowser(t *testing.T) {
 	b.saveDownloads(t, downloads)
 	b.do(t, chromedp.EmulateViewport(1280, 900))
 
-	const password = "a long office password"
-	b.openLink(t, dev.env["TCS_DEMO_INVITE"])
-	b.fill(t, "#password", password)
-	b.fill(t, "#confirm", password)
-	b.submit(t, "form button[type=submit]")
-	b.open(t, dash+"signin")
-	b.fill(t, "#email", dev.env["TCS_DEMO_EMAIL"])
-	b.fill(t, "#password", password)
-	b.submit(t, "form button[type=submit]")
+	b.signInAsDemoOwner(t, dev)
 
 	// An automatic change (revelations), two suggestions (capernum, effesus) and a name the
 	// engine leaves as it was heard (Jarius).

@@ -92,15 +92,7 @@ func TestStaffAddFinishAndFindInBrowser(t *testing.T) {
 	downloads := t.TempDir()
 	b.saveDownloads(t, downloads)
 
-	const password = "a long office password"
-	b.openLink(t, dev.env["TCS_DEMO_INVITE"])
-	b.fill(t, "#password", password)
-	b.fill(t, "#confirm", password)
-	b.submit(t, "form button[type=submit]")
-	b.open(t, dash+"signin")
-	b.fill(t, "#email", dev.env["TCS_DEMO_EMAIL"])
-	b.fill(t, "#password", password)
-	b.submit(t, "form button[type=submit]")
+	b.signInAsDemoOwner(t, dev)
 
 	t.Run("a new organization's overview says what to do first", func(t *testing.T) {
 		b.open(t, base+"/")
