@@ -7,12 +7,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/gorilla/mux"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/transcripts"
@@ -188,7 +186,7 @@ func (d *Dashboard) decide(w http.ResponseWriter, r *http.Request, v *view) {
 		refuse(http.StatusBadRequest, msg)
 		return
 	}
-	err = d.decideRetrying(ctx, org, id, transcripts.Batch{Decisions: batch, By: v.Session.Email}, version)
+	_, err = d.o.Transcripts.Decide(ctx, org, id, transcripts.Batch{Decisions: batch, By: v.Session.Email}, &version)
 	var moved *transcripts.ReviewMovedError
 	var de *pipeline.DecisionError
 	var ce *transcripts.ConflictError
@@ -211,27 +209,6 @@ func (d *Dashboard) decide(w http.ResponseWriter, r *http.Request, v *view) {
 		at = "#c-" + changeID
 	}
 	d.redirect(w, r, v, "/transcripts/"+id+at, done)
-}
-
-// decideAttempts bounds how often a decision is sent again when its status write lost to the
-// controllers' writes of the same transcript (a conflict of the cluster, not of reviewers).
-const decideAttempts = 6
-
-// decideRetrying records batch on transcript id at review version, again while the write of
-// its status conflicts with another writer's: each attempt is bound to version, so a review
-// that moved meanwhile is refused, never overwritten.
-func (d *Dashboard) decideRetrying(ctx context.Context, org, id string, batch transcripts.Batch, version int64) error {
-	for attempt := 1; ; attempt++ {
-		_, err := d.o.Transcripts.Decide(ctx, org, id, batch, &version)
-		if !apierrors.IsConflict(err) || attempt == decideAttempts {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
-		}
-	}
 }
 
 // moved answers a decision sent from a page whose review someone else moved on since.

@@ -39,6 +39,11 @@ func (e *ReviewMovedError) Error() string {
 // meanwhile, when the caller gave no version.
 const maxDecideAttempts = 20
 
+// decideConflictAttempts bounds how often Decide records a batch again when its status write
+// lost to the controllers' writes of the same transcript (a conflict of the cluster, not of
+// reviewers).
+const decideConflictAttempts = 6
+
 // Decide records batch on transcript id of org and returns the transcript as it is then, with
 // its reviewed content in force. With ifVersion, the batch applies only to that review
 // version: a review that moved is a *ReviewMovedError; without, a batch that loses a race with
@@ -66,6 +71,7 @@ func (s *Service) Decide(ctx context.Context, org, id string, batch Batch, ifVer
 		d.By, d.At = batch.By, now
 		decisions[i] = d
 	}
+	conflicts := 0
 	for attempt := 0; ; attempt++ {
 		if err := decidable(t, ifVersion); err != nil {
 			return t, err
@@ -89,10 +95,16 @@ func (s *Service) Decide(ctx context.Context, org, id string, batch Batch, ifVer
 			}
 			t, archived = rec, true
 			continue
-		case apierrors.IsConflict(err) && attempt < maxDecideAttempts:
+		case apierrors.IsConflict(err) && conflicts < decideConflictAttempts:
 			// The status write lost to other writers (the controllers) more often than
 			// UpdateStatus retries: the review objects are written idempotently, so the same
-			// decisions are recorded again, at the same version.
+			// decisions are recorded again, at the same version, after a pause.
+			conflicts++
+			select {
+			case <-ctx.Done():
+				return t, ctx.Err()
+			case <-time.After(time.Duration(conflicts) * 50 * time.Millisecond):
+			}
 			continue
 		case err != nil:
 			return t, err
