@@ -3,6 +3,7 @@ package controllers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -119,6 +120,10 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	case "":
 		if at, ok := d.Unarchived(); ok && r.Results != nil {
 			return r.restore(ctx, d, at)
+		}
+		if made, ok := firstAttempt(d); ok {
+			// Recorded whatever the endpoint is now: the attempt was made.
+			return r.recordAttempt(ctx, d, made)
 		}
 	case tcsv1.DeliveryPending:
 	default:
@@ -255,11 +260,21 @@ func (r *WebhookDeliveryReconciler) blocked(ctx context.Context, d *tcsv1.Webhoo
 		if o.Spec.Sequence >= d.Spec.Sequence || o.UID == d.UID {
 			continue
 		}
-		if (o.Status.State == "" || o.Status.State == tcsv1.DeliveryPending) && len(roundAttempts(o)) == 0 {
+		if waitsForFirstAttempt(o) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// waitsForFirstAttempt reports whether d has still to make the first attempt of its current
+// round, holding back the later deliveries of its stream. One whose first attempt the
+// dispatcher made has made it, even before its status records it.
+func waitsForFirstAttempt(d *tcsv1.WebhookDelivery) bool {
+	if _, ok := firstAttempt(d); ok {
+		return false
+	}
+	return (d.Status.State == "" || d.Status.State == tcsv1.DeliveryPending) && len(roundAttempts(d)) == 0
 }
 
 // send makes one attempt and records it: succeeded, a retry scheduled, or failed.
@@ -272,49 +287,87 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	made := r.attempt(ctx, ep, d.Spec.Event, d.Spec.ID, current, previous, body)
+	return r.recordAttempt(ctx, d, made)
+}
 
+// madeAttempt is an attempt made, when it ended, and whether its failure is final (the
+// endpoint's URL is refused, which no retry changes).
+type madeAttempt struct {
+	tcsv1.DeliveryAttempt
+	End       time.Time `json:"end"`
+	Permanent bool      `json:"permanent,omitempty"`
+}
+
+// attempt makes one attempt to deliver body, as the delivery id of event, to ep, signed with
+// current and previous.
+func (r *WebhookDeliveryReconciler) attempt(ctx context.Context, ep *tcsv1.WebhookEndpoint, event, id, current, previous string, body []byte) madeAttempt {
 	start := r.Clock.Now()
-	attempt := tcsv1.DeliveryAttempt{Time: metav1.NewTime(start)}
-	permanent := false
+	made := madeAttempt{DeliveryAttempt: tcsv1.DeliveryAttempt{Time: metav1.NewTime(start)}}
 	if msg := r.checkURL(ep.Spec.URL); msg != "" {
-		attempt.Error, permanent = msg, true
+		made.Error, made.Permanent = msg, true
 	} else {
-		attempt.StatusCode, attempt.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(d.Spec.Event, d.Spec.ID, current, previous, body, start), body)
+		made.StatusCode, made.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(event, id, current, previous, body, start), body)
 	}
-	end := r.Clock.Now()
-	attempt.DurationMillis = end.Sub(start).Milliseconds()
+	made.End = r.Clock.Now()
+	made.DurationMillis = made.End.Sub(start).Milliseconds()
+	return made
+}
+
+// record adds the attempt made to d's status and moves d on: succeeded, a retry scheduled,
+// or failed. It returns the delay before the retry.
+func (r *WebhookDeliveryReconciler) record(d *tcsv1.WebhookDelivery, made madeAttempt) time.Duration {
+	d.Status.Attempts = append(d.Status.Attempts, made.DeliveryAttempt)
+	ended := metav1.NewTime(made.End)
+	if made.Error == "" {
+		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliverySucceeded, nil, &ended
+		return 0
+	}
 	var delay time.Duration
-	record := func(d *tcsv1.WebhookDelivery) {
-		d.Status.Attempts = append(d.Status.Attempts, attempt)
-		ended := metav1.NewTime(end)
-		if attempt.Error == "" {
-			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliverySucceeded, nil, &ended
-			return
-		}
-		var retry bool
-		if !permanent {
-			delay, retry = webhook.NextRetry(r.RetryDelays, len(roundAttempts(d)))
-		}
-		if !retry {
-			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
-			return
-		}
-		next := metav1.NewTime(end.Add(delay))
-		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
+	var retry bool
+	if !made.Permanent {
+		delay, retry = webhook.NextRetry(r.RetryDelays, len(roundAttempts(d)))
 	}
+	if !retry {
+		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
+		return 0
+	}
+	next := metav1.NewTime(made.End.Add(delay))
+	d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
+	return delay
+}
+
+// recordAttempt records the attempt made on d, requeuing it for its retry.
+func (r *WebhookDeliveryReconciler) recordAttempt(ctx context.Context, d *tcsv1.WebhookDelivery, made madeAttempt) (ctrl.Result, error) {
+	var delay time.Duration
 	// The request was made: a conflicting write (a replay, say) must not lose its record, or
 	// the delivery would be sent again as if it had not been. Locked: the state recorded
 	// follows from the attempts read.
-	_, err = statuspatch.Retry(ctx, r.Client, r.Reader, recordRetry, d, statuspatch.OwnerWebhook,
-		func() bool { record(d); return true }, statuspatch.Locked)
+	_, err := statuspatch.Retry(ctx, r.Client, r.Reader, recordRetry, d, statuspatch.OwnerWebhook,
+		func() bool { delay = r.record(d, made); return true }, statuspatch.Locked)
 	if err != nil {
 		return afterWrite(client.IgnoreNotFound(err), "recording an attempt of %s", d.Name)
 	}
-	r.announce(ctx, d, &attempt)
+	r.announce(ctx, d, &made.DeliveryAttempt)
 	if d.Status.NextAttemptAt == nil {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{RequeueAfter: delay}, nil
+	// A first attempt the dispatcher made is recorded some time after it ended.
+	return ctrl.Result{RequeueAfter: max(time.Millisecond, min(delay, d.Status.NextAttemptAt.Sub(r.Clock.Now())))}, nil
+}
+
+// firstAttempt returns the attempt the dispatcher made of d before it created it, which its
+// AnnotationFirstAttempt holds, while d's status has not recorded it.
+func firstAttempt(d *tcsv1.WebhookDelivery) (madeAttempt, bool) {
+	v, ok := d.Annotations[tcsv1.AnnotationFirstAttempt]
+	if !ok || d.Status.State != "" {
+		return madeAttempt{}, false
+	}
+	var made madeAttempt
+	if err := json.Unmarshal([]byte(v), &made); err != nil || made.Time.IsZero() {
+		return madeAttempt{}, false
+	}
+	return made, true
 }
 
 // post sends one attempt and returns the status code and why it failed ("" when it did not).
