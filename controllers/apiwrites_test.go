@@ -29,8 +29,12 @@ func apiWrites(t testing.TB) map[string]int {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
-		if !ok || len(labels) == len(line) {
+		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
+		if !ok {
+			continue
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok {
 			continue
 		}
 		verb, resource := metricLabel(labels, "verb"), metricLabel(labels, "resource")

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -71,6 +70,10 @@ type WebhookDeliveryReconciler struct {
 	// Reader reads Secrets and re-reads a delivery before it is sent; nil means Client.
 	// It should not be a cache: the manager's cache may hold only some Secrets.
 	Reader client.Reader
+	// SecretVersions, when set, reads the metadata of Secrets from a cache of every Secret's
+	// (NewSecretVersions): a signing Secret is then read with Reader only when its
+	// resourceVersion changed. Nil reads it at every attempt.
+	SecretVersions client.Reader
 	// HTTP is the SSRF-safe outbound client (sources.NewClient); redirects are never followed.
 	HTTP *http.Client
 	// AllowCIDRs is the outbound allow-list; an http URL is accepted only for an IP in it.
@@ -100,6 +103,8 @@ type WebhookDeliveryReconciler struct {
 	// afterPut and afterMark, when set (by tests only), run after the record was written and
 	// after the resource was marked archived.
 	afterPut, afterMark func(d *tcsv1.WebhookDelivery)
+	// signing holds the signing Secrets read, by the resourceVersion read.
+	signing secretCache
 }
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
@@ -408,22 +413,6 @@ func (r *WebhookDeliveryReconciler) checkURL(raw string) string {
 		return "the endpoint URL is refused: " + reason
 	}
 	return ""
-}
-
-// secrets returns the signing secret of ep and, within 24 hours after a rotation, the previous one.
-func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.WebhookEndpoint) (current, previous string, err error) {
-	s := &corev1.Secret{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ep.Spec.SecretName}, s); err != nil {
-		return "", "", fmt.Errorf("reading the signing secret of %s: %w", ep.Name, err)
-	}
-	current = string(s.Data[tcsv1.SecretKeyWebhookSecret])
-	if current == "" {
-		return "", "", fmt.Errorf("the secret %s of endpoint %s has no %q", s.Name, ep.Name, tcsv1.SecretKeyWebhookSecret)
-	}
-	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && r.Clock.Now().Sub(at) < previousSecretWindow {
-		previous = string(s.Data[tcsv1.SecretKeyWebhookPrevious])
-	}
-	return current, previous, nil
 }
 
 // update writes the change of d's status since patch was taken; a conflict requeues. The

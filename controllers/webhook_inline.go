@@ -15,11 +15,15 @@ import (
 )
 
 // DefaultDispatchWorkers is the number of transcripts the dispatcher handles at once by default.
-const DefaultDispatchWorkers = 16
+const DefaultDispatchWorkers = 32
 
 // DefaultInlineSends is the number of first attempts the dispatcher makes at once by default:
 // fewer than its workers, so that receivers slow to answer never hold all of them.
-const DefaultInlineSends = 8
+const DefaultInlineSends = 24
+
+// inlineSlotWait is how long a delivery waits for an inline slot before it is made for the
+// delivery controller to send.
+const inlineSlotWait = 50 * time.Millisecond
 
 // InlineSlowAttempt is how long an inline attempt may take before its endpoint's next
 // deliveries go through the delivery controller for InlineBackoff, like after a failure.
@@ -57,6 +61,8 @@ type inlineState struct {
 	made      map[string]recentDelivery
 	pruned    time.Time
 	backedOff map[string]time.Time
+	// inFlight holds the start of each inline attempt under way, by endpoint and delivery.
+	inFlight map[string]map[string]time.Time
 }
 
 // recentDelivery is a delivery the dispatcher created and when.
@@ -66,7 +72,7 @@ type recentDelivery struct {
 }
 
 func newInlineState() *inlineState {
-	return &inlineState{made: map[string]recentDelivery{}, backedOff: map[string]time.Time{}}
+	return &inlineState{made: map[string]recentDelivery{}, backedOff: map[string]time.Time{}, inFlight: map[string]map[string]time.Time{}}
 }
 
 // add remembers d, created at now.
@@ -117,11 +123,36 @@ func (s *inlineState) backOff(endpoint string, until time.Time) {
 	s.backedOff[endpoint] = until
 }
 
-// backingOff reports whether the deliveries to endpoint go without an inline attempt at now.
+// backingOff reports whether the deliveries to endpoint go without an inline attempt at now:
+// after a failed or slow attempt, and while one has been under way for InlineSlowAttempt.
 func (s *inlineState) backingOff(endpoint string, now time.Time) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, start := range s.inFlight[endpoint] {
+		if now.Sub(start) > InlineSlowAttempt {
+			return true
+		}
+	}
 	return now.Before(s.backedOff[endpoint])
+}
+
+// begin records the start, at now, of the inline attempt of delivery id to endpoint; the
+// returned end records its end.
+func (s *inlineState) begin(endpoint, id string, now time.Time) (end func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight[endpoint] == nil {
+		s.inFlight[endpoint] = map[string]time.Time{}
+	}
+	s.inFlight[endpoint][id] = now
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.inFlight[endpoint], id)
+		if len(s.inFlight[endpoint]) == 0 {
+			delete(s.inFlight, endpoint)
+		}
+	}
 }
 
 // sendInline makes the first attempt of the new delivery d to ep, with the payload stored
@@ -140,11 +171,15 @@ func (r *WebhookDispatchReconciler) sendInline(ctx context.Context, d *tcsv1.Web
 	if blocked, err := r.streamBlocked(ctx, d, now); err != nil || blocked {
 		return madeAttempt{}, false, err
 	}
+	wait := time.NewTimer(inlineSlotWait)
+	defer wait.Stop()
 	select {
 	case r.slots <- struct{}{}:
 		defer func() { <-r.slots }()
-	default:
+	case <-wait.C:
 		return madeAttempt{}, false, nil
+	case <-ctx.Done():
+		return madeAttempt{}, false, ctx.Err()
 	}
 	if payload == nil {
 		var err error
@@ -163,7 +198,9 @@ func (r *WebhookDispatchReconciler) sendInline(ctx context.Context, d *tcsv1.Web
 		secrets = [2]string{current, previous}
 		run.secrets[ep.Name] = secrets
 	}
+	end := r.inline.begin(ep.Name, d.Spec.ID, r.Clock.Now())
 	made := in.attempt(ctx, ep, d.Spec.Event, d.Spec.ID, secrets[0], secrets[1], payload)
+	end()
 	if r.afterSend != nil {
 		r.afterSend(d.Spec.ID)
 	}

@@ -2,7 +2,11 @@ package controllers
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -13,6 +17,8 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/endpoints"
 	iwebhook "tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/scheme"
 	"tcs.dev/tcs/internal/platform/results"
 	"tcs.dev/tcs/pkg/webhook"
 )
@@ -205,5 +211,78 @@ func TestWebhookInlineWaitsForAnEarlierDeliveryOfTheStream(t *testing.T) {
 	}
 	if ds[1].Annotations[tcsv1.AnnotationFirstAttempt] != "" {
 		t.Fatalf("the dispatcher made an attempt of %s while %s waited for its first", ds[1].Spec.ID, ds[0].Spec.ID)
+	}
+}
+
+// TestWebhookInlineDeliverySurvivesAKillBetweenSendAndRecord kills the dispatcher with
+// SIGKILL right after its inline attempt was answered 2xx, before the record: the event is
+// still not dispatched, so a restarted dispatcher sends it again under the same delivery id
+// and records it once.
+func TestWebhookInlineDeliverySurvivesAKillBetweenSendAndRecord(t *testing.T) {
+	ctx := context.Background()
+	secret := iwebhook.NewSecret()
+	rc := newReceiver(t, secret)
+	dir := t.TempDir()
+	dsn := "sqlite://" + filepath.Join(dir, "results.db")
+	rs, err := results.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rs.Close() })
+	blobDir := filepath.Join(dir, "blobs")
+	store, err := blob.OpenDir(blobDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(rc.srv.Certificate())
+	h := &hookEnv{c: env.Client(t, client.Options{Scheme: scheme.New()}), store: store, ns: env.Namespace(t, "tcs-hooks"), roots: roots,
+		opts: inlineOptions(rs)}
+	ep := h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated)
+	tr := h.transcript(t, "org_a")
+	h.pending(t, tr)
+	id := iwebhook.DeliveryID(iwebhook.DeliveryHash(tr.Spec.ID, tcsv1.EventTranscriptCreated, "", ep.Spec.ID))
+
+	kubeconfig, ca := filepath.Join(dir, "kubeconfig"), filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(kubeconfig, env.Kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rc.srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	killChildAt(t, "sent "+id, archiveChildEnv+"=sent", archiveKindEnv+"=dispatch", archiveKubeconfigEnv+"="+kubeconfig,
+		archiveNamespaceEnv+"="+h.ns, archiveDSNEnv+"="+dsn, archiveBlobsEnv+"="+blobDir, archiveCAEnv+"="+ca)
+
+	// Where the kill left it: delivered once, recorded nowhere, the event not dispatched.
+	if got := rc.requests(); len(got) != 1 || got[0].header.Get(webhook.HeaderDelivery) != id {
+		t.Fatalf("%d requests before the kill, want one of %s", len(got), id)
+	}
+	if recs := records(t, rs, tr.Spec.ID); len(recs) != 0 {
+		t.Fatalf("%d records after a kill before the record", len(recs))
+	}
+	if ds := h.deliveries(t, tr.Spec.ID); len(ds) != 0 {
+		t.Fatalf("%d WebhookDeliveries after a kill before the record", len(ds))
+	}
+	if h.dispatched(t, tr) {
+		t.Fatal("the event is marked dispatched after a kill before its record")
+	}
+
+	// A restarted dispatcher sends it again, under the same id, and records it once.
+	h.complete(t, tr, "text\n") // settles the transcript, so that its events can be marked
+	stop := h.run(t)
+	t.Cleanup(stop)
+	waitUntil(t, "the event delivered again, recorded and marked dispatched", func() bool {
+		return len(records(t, rs, tr.Spec.ID)) == 1 && h.dispatched(t, tr)
+	})
+	got := rc.requests()
+	if len(got) != 2 || got[1].header.Get(webhook.HeaderDelivery) != id || string(got[1].body) != string(got[0].body) {
+		t.Fatalf("%d requests, want the one before the kill and one more of %s with the same body", len(got), id)
+	}
+	recs := records(t, rs, tr.Spec.ID)
+	if recs[0].ID != id || recs[0].State != tcsv1.DeliverySucceeded || len(recs[0].Delivery.Status.Attempts) != 1 {
+		t.Fatalf("the record: %s %+v", recs[0].ID, recs[0].Delivery.Status)
+	}
+	if ds := h.deliveries(t, tr.Spec.ID); len(ds) != 0 {
+		t.Fatalf("%d WebhookDeliveries, want none", len(ds))
 	}
 }

@@ -161,6 +161,11 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 	if h.opts.events {
 		d.Recorder = mgr.GetEventRecorder(recorder.Webhook)
 	}
+	versions, err := NewSecretVersions(mgr, h.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SecretVersions = versions
 	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Results: h.opts.results, Retention: h.opts.retention, Metrics: h.opts.metrics}
 	if h.opts.inline {
 		h.dispatch.Inline = d

@@ -23,20 +23,25 @@ type registration struct {
 func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.Logger) error {
 	c := mgr.GetClient()
 	log.Info("AI validation pass", "provider", svc.provider.Name(), "model", svc.provider.Model())
+	versions, err := controllers.NewSecretVersions(mgr, o.namespace)
+	if err != nil {
+		return err
+	}
 	// The dispatcher makes the first attempt of a delivery with it (see WebhookDispatchReconciler.Inline).
 	deliveries := &controllers.WebhookDeliveryReconciler{
-		Client:       c,
-		Reader:       mgr.GetAPIReader(),
-		HTTP:         svc.outbound,
-		AllowCIDRs:   svc.allow,
-		Store:        svc.store,
-		RetryDelays:  o.webhookRetryDelays,
-		Retention:    o.webhookRetention,
-		Results:      svc.results,
-		ArchiveAfter: o.archiveAfter,
-		Recorder:     mgr.GetEventRecorder(recorder.Webhook),
-		Metrics:      svc.metrics,
-		Clock:        svc.clock,
+		Client:         c,
+		Reader:         mgr.GetAPIReader(),
+		SecretVersions: versions,
+		HTTP:           svc.outbound,
+		AllowCIDRs:     svc.allow,
+		Store:          svc.store,
+		RetryDelays:    o.webhookRetryDelays,
+		Retention:      o.webhookRetention,
+		Results:        svc.results,
+		ArchiveAfter:   o.archiveAfter,
+		Recorder:       mgr.GetEventRecorder(recorder.Webhook),
+		Metrics:        svc.metrics,
+		Clock:          svc.clock,
 	}
 	for _, reg := range []registration{
 		{"setting up the transcript controller", &controllers.TranscriptReconciler{
