@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,20 @@ import (
 // kube-apiserver has served so far, by resource (its status included), as its
 // apiserver_request_total metric counts them: the cost of a change where it is paid.
 func apiWrites(t testing.TB) map[string]int {
+	t.Helper()
+	return apiRequests(t, "POST", "PUT", "PATCH", "DELETE", "APPLY")
+}
+
+// apiGets returns the GETs of one object the control plane's kube-apiserver has served so
+// far, by resource.
+func apiGets(t testing.TB) map[string]int {
+	t.Helper()
+	return apiRequests(t, "GET")
+}
+
+// apiRequests returns the requests with one of verbs the control plane's kube-apiserver has
+// served so far, by resource, as its apiserver_request_total metric counts them.
+func apiRequests(t testing.TB, verbs ...string) map[string]int {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(env.Config)
 	if err != nil {
@@ -38,9 +53,7 @@ func apiWrites(t testing.TB) map[string]int {
 			continue
 		}
 		verb, resource := metricLabel(labels, "verb"), metricLabel(labels, "resource")
-		switch verb {
-		case "POST", "PUT", "PATCH", "DELETE", "APPLY":
-		default:
+		if !slices.Contains(verbs, verb) {
 			continue
 		}
 		n, err := strconv.ParseFloat(value, 64)
@@ -65,8 +78,13 @@ func metricLabel(labels, name string) string {
 // writesSince returns the writes by resource since before (an apiWrites).
 func writesSince(t testing.TB, before map[string]int) map[string]int {
 	t.Helper()
+	return since(before, apiWrites(t))
+}
+
+// since returns the requests by resource of now that came after before.
+func since(before, now map[string]int) map[string]int {
 	diff := map[string]int{}
-	for r, n := range apiWrites(t) {
+	for r, n := range now {
 		if d := n - before[r]; d != 0 {
 			diff[r] = d
 		}

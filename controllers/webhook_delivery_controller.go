@@ -358,7 +358,7 @@ func (r *WebhookDeliveryReconciler) recordAttempt(ctx context.Context, d *tcsv1.
 		return ctrl.Result{}, nil
 	}
 	// A first attempt the dispatcher made is recorded some time after it ended.
-	return ctrl.Result{RequeueAfter: max(time.Millisecond, min(delay, d.Status.NextAttemptAt.Sub(r.Clock.Now())))}, nil
+	return ctrl.Result{RequeueAfter: max(time.Millisecond, made.End.Add(delay).Sub(r.Clock.Now()))}, nil
 }
 
 // firstAttempt returns the attempt the dispatcher made of d before it created it, which its

@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/apiview"
@@ -255,7 +256,15 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	}
 	switch {
 	case sent && made.Error == "":
-		return r.recordInline(ctx, d, made)
+		err := r.recordInline(ctx, d, made)
+		if err == nil {
+			return nil
+		}
+		// Sending it again until the results store answers would deliver it many times:
+		// the resource records the delivered attempt instead, and is archived later.
+		log.FromContext(ctx).Info("recording a delivery made at its first attempt in the cluster", "delivery", id, "error", err.Error())
+		d.CreationTimestamp, d.Status = metav1.Time{}, tcsv1.WebhookDeliveryStatus{}
+		fallthrough
 	case sent:
 		if err := withFirstAttempt(d, made); err != nil {
 			return err

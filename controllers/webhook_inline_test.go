@@ -57,7 +57,7 @@ func TestWebhookInlineDeliveryIsRecordedWithoutAResource(t *testing.T) {
 	rs := openResults(t)
 	h, _ := startWebhooks(t, rc, inlineOptions(rs))
 	ep := h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated, tcsv1.EventTranscriptCompleted)
-	before := apiWrites(t)
+	before, gets := apiWrites(t), apiGets(t)
 	tr := h.transcript(t, "org_a")
 	atCreated := h.pending(t, tr)
 	waitUntil(t, "created recorded", func() bool { return len(records(t, rs, tr.Spec.ID)) == 1 })
@@ -72,6 +72,10 @@ func TestWebhookInlineDeliveryIsRecordedWithoutAResource(t *testing.T) {
 	}
 	if ds := h.deliveries(t, tr.Spec.ID); len(ds) != 0 {
 		t.Errorf("%d WebhookDeliveries in the cluster, want none", len(ds))
+	}
+	// The signing Secret is read once, and kept while its resourceVersion holds.
+	if read := since(gets, apiGets(t)); read["secrets"] > 1 || read["webhookdeliveries"] != 0 {
+		t.Errorf("reads at the API server for two deliveries: %v, want the Secret once at most and no delivery", read)
 	}
 
 	recs, got := records(t, rs, tr.Spec.ID), rc.requests()
