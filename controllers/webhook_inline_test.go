@@ -290,3 +290,34 @@ func TestWebhookInlineDeliverySurvivesAKillBetweenSendAndRecord(t *testing.T) {
 		t.Fatalf("%d WebhookDeliveries, want none", len(ds))
 	}
 }
+
+// TestWebhookInlineSlowReceiverHoldsNoOtherTranscriptBack checks that first attempts to a
+// receiver slow to answer take at most the inline slots, not the dispatcher: with every slot
+// held by them, another organization's event is dispatched at once, for the delivery
+// controller to send, and arrives long before the slow receiver answers.
+func TestWebhookInlineSlowReceiverHoldsNoOtherTranscriptBack(t *testing.T) {
+	secret := iwebhook.NewSecret()
+	slow, fast := newReceiver(t, secret), newReceiver(t, secret)
+	slow.delay = 3 * time.Second
+	rs := openResults(t)
+	opts := inlineOptions(rs)
+	opts.dispatchWorkers, opts.inlineSends = 4, 1
+	h, _ := startWebhooks(t, slow, opts)
+	h.roots.AddCert(fast.srv.Certificate())
+	h.endpoint(t, "org_slow", slow.srv.URL, secret, tcsv1.EventTranscriptCreated)
+	h.endpoint(t, "org_fast", fast.srv.URL, secret, tcsv1.EventTranscriptCreated)
+	for range 3 {
+		h.pending(t, h.transcript(t, "org_slow"))
+	}
+	time.Sleep(200 * time.Millisecond) // the slow receiver holds the one slot
+	start := time.Now()
+	h.pending(t, h.transcript(t, "org_fast"))
+	waitUntil(t, "the fast receiver's delivery", func() bool { return len(fast.requests()) == 1 })
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("the other organization's delivery arrived %v after its event, held back by the slow receiver", took)
+	}
+	if n := len(slow.requests()); n != 0 {
+		t.Fatalf("the slow receiver answered %d requests already: it did not hold the slot", n)
+	}
+	waitUntil(t, "the slow receiver's three deliveries", func() bool { return len(slow.requests()) == 3 })
+}

@@ -112,8 +112,10 @@ type hookOptions struct {
 	// results and archiveAfter, when set, archive ended deliveries to the results store.
 	results      *results.Store
 	archiveAfter time.Duration
-	// inline makes the dispatcher send first attempts itself (WebhookDispatchReconciler.Inline).
-	inline bool
+	// inline makes the dispatcher send first attempts itself (WebhookDispatchReconciler.Inline),
+	// with dispatchWorkers and inlineSends when set.
+	inline                       bool
+	dispatchWorkers, inlineSends int
 }
 
 // hookEnv is a namespace with the webhook controllers running.
@@ -166,7 +168,8 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 		t.Fatal(err)
 	}
 	d.SecretVersions = versions
-	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Results: h.opts.results, Retention: h.opts.retention, Metrics: h.opts.metrics}
+	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Results: h.opts.results, Retention: h.opts.retention, Metrics: h.opts.metrics,
+		Workers: h.opts.dispatchWorkers, InlineSends: h.opts.inlineSends}
 	if h.opts.inline {
 		h.dispatch.Inline = d
 	}
