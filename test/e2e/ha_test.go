@@ -20,9 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,13 +28,6 @@ import (
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/tooling/testenv"
 	"tcs.dev/tcs/internal/tooling/testenv/postgres"
-)
-
-// Credentials and bucket of the HA test's S3 server.
-const (
-	haAccessKey = "tcs-ha-access"
-	haSecretKey = "tcs-ha-secret-0123456789"
-	haBucket    = "tcs-ha"
 )
 
 // The leader election of the HA test's replicas: shorter than the defaults, so that a
@@ -324,23 +314,7 @@ func TestHATwoReplicasSurviveLosingTheLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	redisAddr := testenv.StartRedis(t)
-	s3Addr := freeAddr(t)
-	s3Data, s3Meta := filepath.Join(tmp, "s3", "data"), filepath.Join(tmp, "s3", "meta")
-	for _, d := range []string{s3Data, s3Meta} {
-		if err := os.MkdirAll(d, 0o750); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s3srv := &service{t: t, name: "versitygw", args: []string{s3ServerBinary(t), "--access", haAccessKey, "--secret", haSecretKey,
-		"--port", s3Addr, "posix", "--sidecar", s3Meta, s3Data}}
-	s3srv.start()
-	t.Cleanup(s3srv.kill)
-	waitHTTP(t, "http://"+s3Addr)
-	s3c := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://" + s3Addr), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider(haAccessKey, haSecretKey, "")})
-	if _, err := s3c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(haBucket)}); err != nil {
-		t.Fatal(err)
-	}
+	s3srv := testenv.StartS3(t, "tcs-ha")
 
 	// The loopback HTTPS servers: the webhook receiver (failing a tenth of first attempts) and
 	// the sources of url transcripts, whose /slow/ documents are held until released.
@@ -386,7 +360,7 @@ func TestHATwoReplicasSurviveLosingTheLeader(t *testing.T) {
 	setLimits(t, kc, map[string]int32{orgA: 10, orgB: syncLimitB})
 
 	// The replicas: the chart's `tcs run --leader-elect` with the shared stores.
-	store := "s3://" + haBucket + "?endpoint=http://" + s3Addr + "&region=us-east-1&use_path_style=true"
+	store := s3srv.StoreURL()
 	uploadSecret := ids.Random(48)
 	var reps []*replica
 	for i := range 2 {
@@ -399,7 +373,7 @@ func TestHATwoReplicasSurviveLosingTheLeader(t *testing.T) {
 				"--store", store, "--results-dsn", resultsDSN, "--redis-url", "redis://" + redisAddr + "/0",
 				"--outbound-allow-cidrs", "127.0.0.1/32", "--outbound-ca-file", caFile, "--ai-provider", "rules",
 				"--webhook-retry-delays", "500ms,1s,2s,4s,8s"},
-			env: append(os.Environ(), "AWS_ACCESS_KEY_ID="+haAccessKey, "AWS_SECRET_ACCESS_KEY="+haSecretKey,
+			env: append(os.Environ(), "AWS_ACCESS_KEY_ID="+s3srv.AccessKey, "AWS_SECRET_ACCESS_KEY="+s3srv.SecretKey,
 				"TCS_UPLOAD_SECRET="+uploadSecret, "KUBECONFIG="+kubeconfig)}
 		reps = append(reps, r)
 	}
