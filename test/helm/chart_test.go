@@ -516,6 +516,10 @@ func TestValuesSchema(t *testing.T) {
 		{"ingress host with a scheme", map[string]any{"ingress": map[string]any{"host": "https://tcs.example.org"}}, "host"},
 		{"misspelt NetworkPolicy value", map[string]any{"networkPolicy": map[string]any{"enable": false}}, "enable"},
 		{"audit retention not a duration", map[string]any{"auditRetention": "400 days"}, "auditRetention"},
+		{"lease duration not a duration", map[string]any{"leaderElection": map[string]any{"leaseDuration": "15"}}, "leaseDuration"},
+		{"minAvailable neither a count nor a percentage", map[string]any{"podDisruptionBudget": map[string]any{"enabled": true, "minAvailable": "half"}}, "minAvailable"},
+		{"unknown anti-affinity", map[string]any{"podAntiAffinity": map[string]any{"type": "strict"}}, "type"},
+		{"misspelt PodDisruptionBudget value", map[string]any{"podDisruptionBudget": map[string]any{"enable": true}}, "enable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vs := valueSet{name: tc.name, release: "tcs", namespace: "tcs", values: tc.values}
