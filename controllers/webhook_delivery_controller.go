@@ -312,7 +312,7 @@ func (r *WebhookDeliveryReconciler) attempt(ctx context.Context, ep *tcsv1.Webho
 	if msg := r.checkURL(ep.Spec.URL); msg != "" {
 		made.Error, made.Permanent = msg, true
 	} else {
-		made.StatusCode, made.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(event, id, current, previous, body, start), body)
+		made.StatusCode, made.Response, made.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(event, id, current, previous, body, start), body)
 	}
 	made.End = r.Clock.Now()
 	made.DurationMillis = made.End.Sub(start).Milliseconds()
@@ -375,18 +375,23 @@ func firstAttempt(d *tcsv1.WebhookDelivery) (madeAttempt, bool) {
 	return made, true
 }
 
-// post sends one attempt and returns the status code and why it failed ("" when it did not).
+// drainLimit is how much of an answer's body is read at most, so that its connection can be
+// reused; only the start of it is kept (tcsv1.NewDeliveryResponse).
+const drainLimit = 64 << 10
+
+// post sends one attempt and returns the status code, what is kept of the answer (nil when
+// there was none) and why it failed ("" when it did not).
 // Why is what the organization's members read (the dashboard, the delivery's status, its
 // Events): a failed request is described by sources.PublicRequestMessage, naming at most the
 // endpoint's host, and its whole error, which may name the addresses the host resolved to, goes
 // only to the service's log.
-func (r *WebhookDeliveryReconciler) post(ctx context.Context, rawURL string, h http.Header, body []byte) (int, string) {
+func (r *WebhookDeliveryReconciler) post(ctx context.Context, rawURL string, h http.Header, body []byte) (int, *tcsv1.DeliveryResponse, string) {
 	ctx, cancel := context.WithTimeout(ctx, DeliveryTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
 		log.FromContext(ctx).Info("building a webhook request failed", "error", err.Error())
-		return 0, "the endpoint URL is not valid"
+		return 0, nil, "the endpoint URL is not valid"
 	}
 	req.Header = h
 	c := *r.HTTP
@@ -395,14 +400,17 @@ func (r *WebhookDeliveryReconciler) post(ctx context.Context, rawURL string, h h
 	resp, err := c.Do(req)
 	if err != nil {
 		log.FromContext(ctx).Info("a webhook attempt failed", "error", err.Error())
-		return 0, sources.PublicRequestMessage(rawURL, err)
+		return 0, nil, sources.PublicRequestMessage(rawURL, err)
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	head := make([]byte, tcsv1.MaxResponseBodyBytes+1)
+	n, _ := io.ReadFull(resp.Body, head)
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit-int64(n)))
+	answer := tcsv1.NewDeliveryResponse(resp.Header, head[:n], n > tcsv1.MaxResponseBodyBytes)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, "the endpoint answered " + strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
+		return resp.StatusCode, answer, "the endpoint answered " + strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
 	}
-	return resp.StatusCode, ""
+	return resp.StatusCode, answer, ""
 }
 
 // checkURL returns why deliveries to raw cannot be made, or "" if they can: netpolicy's check

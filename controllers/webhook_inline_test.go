@@ -5,9 +5,11 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -95,7 +97,7 @@ func TestWebhookInlineDeliveryIsRecordedWithoutAResource(t *testing.T) {
 			t.Fatalf("record %d: %+v %+v", i, d.ObjectMeta, d.Spec)
 		}
 		if rec.State != tcsv1.DeliverySucceeded || len(d.Status.Attempts) != 1 || d.Status.Attempts[0].StatusCode != 200 ||
-			d.Status.CompletedAt == nil || d.Status.NextAttemptAt != nil {
+			d.Status.Attempts[0].Response == nil || d.Status.CompletedAt == nil || d.Status.NextAttemptAt != nil {
 			t.Fatalf("record %d status %+v", i, d.Status)
 		}
 		if r := got[i]; r.header.Get(webhook.HeaderDelivery) != rec.ID || r.header.Get(webhook.HeaderEvent) != want.event {
@@ -138,6 +140,11 @@ func TestWebhookInlineDeliveryIsRecordedWithoutAResource(t *testing.T) {
 func TestWebhookInlineFailureIsRetriedAsAResource(t *testing.T) {
 	secret := iwebhook.NewSecret()
 	rc := newReceiver(t, secret, 503, 200)
+	rc.respond = func(w http.ResponseWriter, code int) {
+		w.Header().Set("X-Request-Id", "req_"+strconv.Itoa(code))
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte("answered " + strconv.Itoa(code)))
+	}
 	rs := openResults(t)
 	h, _ := startWebhooks(t, rc, inlineOptions(rs, 2*time.Second))
 	h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated)
@@ -148,6 +155,13 @@ func TestWebhookInlineFailureIsRetriedAsAResource(t *testing.T) {
 	a := d.Status.Attempts
 	if len(a) != 2 || a[0].StatusCode != 503 || a[0].Error == "" || a[1].StatusCode != 200 || a[1].Error != "" {
 		t.Fatalf("attempts %+v", a)
+	}
+	// The receiver's answers are kept, the first one's through the dispatcher's record of it.
+	for i, code := range []int{503, 200} {
+		r := a[i].Response
+		if r == nil || r.Body != "answered "+strconv.Itoa(code) || !slices.Contains(r.Headers, tcsv1.ResponseHeader{Name: "X-Request-Id", Value: "req_" + strconv.Itoa(code)}) {
+			t.Fatalf("the answer kept of attempt %d: %+v", i+1, r)
+		}
 	}
 	if d.Annotations[tcsv1.AnnotationFirstAttempt] == "" {
 		t.Fatalf("the delivery has no first attempt of the dispatcher's: %v", d.Annotations)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -55,6 +57,8 @@ type receiver struct {
 	delay  time.Duration
 	got    []received
 	badSig int
+	// respond, when set, answers a verified request in place of the status code alone.
+	respond func(w http.ResponseWriter, code int)
 }
 
 func newReceiver(t testing.TB, secret string, codes ...int) *receiver {
@@ -86,6 +90,10 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	rc.got = append(rc.got, received{header: r.Header.Clone(), body: body, status: code, start: start, end: time.Now()})
 	if code == http.StatusFound {
 		w.Header().Set("Location", rc.srv.URL+"/elsewhere")
+	}
+	if rc.respond != nil {
+		rc.respond(w, code)
+		return
 	}
 	w.WriteHeader(code)
 }
@@ -460,11 +468,86 @@ func TestWebhookCountsARedirectAsAFailure(t *testing.T) {
 	tr := h.transcript(t, "org_a")
 	h.pending(t, tr)
 	ds := h.waitDeliveries(t, tr.Spec.ID, "failed", allIn(1, tcsv1.DeliveryFailed))
-	if a := ds[0].Status.Attempts; len(a) != 1 || a[0].StatusCode != 302 || a[0].Error == "" {
+	if a := ds[0].Status.Attempts; len(a) != 1 || a[0].StatusCode != 302 || a[0].Error == "" ||
+		a[0].Response == nil || !slices.Contains(a[0].Response.Headers, tcsv1.ResponseHeader{Name: "Location", Value: rc.srv.URL + "/elsewhere"}) {
 		t.Fatalf("attempts %+v", a)
 	}
 	if n := len(rc.requests()); n != 1 {
 		t.Fatalf("%d requests: the redirect was followed", n)
+	}
+}
+
+func TestWebhookKeepsABoundedStartOfEachAnswer(t *testing.T) {
+	secret := iwebhook.NewSecret()
+	rc := newReceiver(t, secret, 500, 200)
+	rc.respond = func(w http.ResponseWriter, code int) {
+		w.Header().Set("X-Request-Id", "req_"+strconv.Itoa(code))
+		w.Header().Set("Set-Cookie", "session=s3cret")
+		w.Header().Set("X-Api-Key", "k3y")
+		if code == http.StatusOK {
+			for i := range 100 {
+				w.Header().Add(fmt.Sprintf("X-Extra-%03d", i), strings.Repeat("v", 1000))
+			}
+			w.WriteHeader(code)
+			_, _ = w.Write([]byte(strings.Repeat("é", 1<<19))) // 1 MiB
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte("<h1>database is down</h1>\xff"))
+	}
+	h, _ := startWebhooks(t, rc, hookOptions{delays: []time.Duration{50 * time.Millisecond}})
+	h.endpoint(t, "org_a", rc.srv.URL, secret, tcsv1.EventTranscriptCreated)
+	tr := h.transcript(t, "org_a")
+	h.pending(t, tr)
+	ds := h.waitDeliveries(t, tr.Spec.ID, "delivered", allIn(1, tcsv1.DeliverySucceeded))
+	a := ds[0].Status.Attempts
+	if len(a) != 2 || a[0].Response == nil || a[1].Response == nil {
+		t.Fatalf("attempts %+v", a)
+	}
+	headers := func(r *tcsv1.DeliveryResponse) map[string]string {
+		m := map[string]string{}
+		for _, h := range r.Headers {
+			m[h.Name] = h.Value
+			if len(h.Name) > tcsv1.MaxResponseHeaderNameBytes || len(h.Value) > tcsv1.MaxResponseHeaderValueBytes {
+				t.Errorf("header %s of %d bytes kept", h.Name, len(h.Value))
+			}
+		}
+		return m
+	}
+
+	failed := a[0].Response
+	if failed.Body != "<h1>database is down</h1>\uFFFD" || failed.BodyTruncated || failed.HeadersTruncated {
+		t.Errorf("the 500's response %+v", failed)
+	}
+	if m := headers(failed); m["X-Request-Id"] != "req_500" || m["Content-Type"] != "text/html; charset=utf-8" || m["Set-Cookie"] != "" || m["X-Api-Key"] != "" {
+		t.Errorf("the 500's headers %v", m)
+	}
+
+	big := a[1].Response
+	if len(big.Body) > tcsv1.MaxResponseBodyBytes || len(big.Body) < tcsv1.MaxResponseBodyBytes-1 || big.Body != strings.Repeat("é", len(big.Body)/2) || !big.BodyTruncated {
+		t.Errorf("the 200's body of %d bytes, truncated %t", len(big.Body), big.BodyTruncated)
+	}
+	m := headers(big)
+	if len(big.Headers) != tcsv1.MaxResponseHeaders || !big.HeadersTruncated || m["Set-Cookie"] != "" || m["X-Api-Key"] != "" ||
+		m["X-Extra-000"] != strings.Repeat("v", tcsv1.MaxResponseHeaderValueBytes) {
+		t.Errorf("the 200's %d headers, truncated %t: %v", len(big.Headers), big.HeadersTruncated, m)
+	}
+}
+
+func TestWebhookKeepsNoResponseWithoutAnAnswer(t *testing.T) {
+	secret := iwebhook.NewSecret()
+	rc := newReceiver(t, secret)
+	h, _ := startWebhooks(t, rc, hookOptions{delays: []time.Duration{}})
+	closed := httptest.NewTLSServer(http.NotFoundHandler())
+	url := closed.URL
+	closed.Close()
+	h.endpoint(t, "org_a", url, secret, tcsv1.EventTranscriptCreated)
+	tr := h.transcript(t, "org_a")
+	h.pending(t, tr)
+	ds := h.waitDeliveries(t, tr.Spec.ID, "failed", allIn(1, tcsv1.DeliveryFailed))
+	if a := ds[0].Status.Attempts; len(a) != 1 || a[0].StatusCode != 0 || a[0].Error == "" || a[0].Response != nil {
+		t.Fatalf("attempts %+v", a)
 	}
 }
 

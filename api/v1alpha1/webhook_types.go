@@ -1,7 +1,12 @@
 package v1alpha1
 
 import (
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -158,6 +163,56 @@ type DeliveryAttempt struct {
 	Error string `json:"error,omitempty"`
 	// DurationMillis is how long the attempt took.
 	DurationMillis int64 `json:"durationMillis"`
+	// Response is what is kept of the receiver's answer; none when there was no answer.
+	// +optional
+	Response *DeliveryResponse `json:"response,omitempty"`
+}
+
+// Bounds of the DeliveryResponse of an attempt, so that a delivery's status stays small
+// however many attempts and replays it has. The kubebuilder markers of DeliveryResponse and
+// ResponseHeader repeat them.
+const (
+	// MaxResponseHeaders bounds the headers kept of an answer.
+	MaxResponseHeaders = 20
+	// MaxResponseHeaderNameBytes bounds the name of a header kept.
+	MaxResponseHeaderNameBytes = 64
+	// MaxResponseHeaderValueBytes bounds the value of a header kept.
+	MaxResponseHeaderValueBytes = 256
+	// MaxResponseBodyBytes bounds the start of an answer's body that is kept.
+	MaxResponseBodyBytes = 2048
+)
+
+// DeliveryResponse is what is kept of a receiver's answer to an attempt: some of its headers
+// and the start of its body, as text.
+type DeliveryResponse struct {
+	// Headers are the answer's headers in name order, at most MaxResponseHeaders of them,
+	// without those that may carry credentials (cookies, authorization, tokens, keys).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	Headers []ResponseHeader `json:"headers,omitempty"`
+	// HeadersTruncated is true when headers were left out or cut for the bounds.
+	// +optional
+	HeadersTruncated bool `json:"headersTruncated,omitempty"`
+	// Body is the start of the answer's body, at most MaxResponseBodyBytes, with each run of
+	// bytes that are not UTF-8 replaced by U+FFFD.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	Body string `json:"body,omitempty"`
+	// BodyTruncated is true when the body was longer than Body.
+	// +optional
+	BodyTruncated bool `json:"bodyTruncated,omitempty"`
+}
+
+// ResponseHeader is one header of a receiver's answer; a header with several values is kept
+// as several.
+type ResponseHeader struct {
+	// Name is the header's name, in canonical form.
+	// +kubebuilder:validation:MaxLength=64
+	Name string `json:"name"`
+	// Value is the header's value, cut at MaxResponseHeaderValueBytes.
+	// +kubebuilder:validation:MaxLength=256
+	Value string `json:"value"`
 }
 
 // WebhookDeliveryStatus is the progress of a delivery.
@@ -280,4 +335,55 @@ func (d *WebhookDelivery) Unarchived() (time.Time, bool) {
 		return d.CreationTimestamp.Time, true
 	}
 	return at, true
+}
+
+// NewDeliveryResponse returns what is kept of an answer with headers h whose body starts with
+// head; more reports that the body went on after head. The bounds are those of
+// DeliveryResponse: head may be longer than MaxResponseBodyBytes.
+func NewDeliveryResponse(h http.Header, head []byte, more bool) *DeliveryResponse {
+	r := &DeliveryResponse{}
+	var cut bool
+	r.Body, cut = clipText(string(head), MaxResponseBodyBytes)
+	r.BodyTruncated = cut || more
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		if credentialHeader(name) {
+			continue
+		}
+		for _, v := range h[name] {
+			if len(r.Headers) == MaxResponseHeaders {
+				r.HeadersTruncated = true
+				return r
+			}
+			n, cutName := clipText(name, MaxResponseHeaderNameBytes)
+			val, cutValue := clipText(v, MaxResponseHeaderValueBytes)
+			r.Headers = append(r.Headers, ResponseHeader{Name: n, Value: val})
+			r.HeadersTruncated = r.HeadersTruncated || cutName || cutValue
+		}
+	}
+	return r
+}
+
+// credentialHeader reports whether the header named name may carry a credential (a cookie,
+// an authorization, a token, a key), which a delivery's status never keeps.
+func credentialHeader(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range [...]string{"cookie", "auth", "token", "secret", "key", "session", "password", "signature", "credential"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// clipText returns s with each run of bytes that are not UTF-8 replaced by U+FFFD, cut to at
+// most limit bytes at a character's start, and whether it was cut.
+func clipText(s string, limit int) (string, bool) {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= limit {
+		return s, false
+	}
+	for limit > 0 && !utf8.RuneStart(s[limit]) {
+		limit--
+	}
+	return s[:limit], true
 }

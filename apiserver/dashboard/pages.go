@@ -513,6 +513,8 @@ type deliveryData struct {
 	Payload string
 	// Endpoint is the id of the delivery's endpoint, when it still exists.
 	Endpoint string
+	// MaxHeaders and MaxBodyBytes are how much of a receiver's answer an attempt keeps.
+	MaxHeaders, MaxBodyBytes int
 }
 
 func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
@@ -526,7 +528,7 @@ func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
 		d.serverError(w, r, err)
 		return
 	}
-	data := &deliveryData{D: del, Payload: "(the payload is no longer stored)"}
+	data := &deliveryData{D: del, Payload: "(the payload is no longer stored)", MaxHeaders: tcsv1.MaxResponseHeaders, MaxBodyBytes: tcsv1.MaxResponseBodyBytes}
 	if raw, err := d.o.Payloads.Get(r.Context(), del.Spec.PayloadRef); err == nil {
 		var buf bytes.Buffer
 		if json.Indent(&buf, raw, "", "  ") == nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -161,7 +162,9 @@ func startStaffEnv(t *testing.T) *staffEnv {
 	}
 	s.delivery = del.Spec.ID
 	del.Status.State = tcsv1.DeliveryFailed
-	del.Status.Attempts = []tcsv1.DeliveryAttempt{{Time: metav1.NewTime(s.now), StatusCode: 500, Error: "the receiver answered HTTP 500 Internal Server Error", DurationMillis: 12}}
+	del.Status.Attempts = []tcsv1.DeliveryAttempt{{Time: metav1.NewTime(s.now), StatusCode: 500, Error: "the receiver answered HTTP 500 Internal Server Error", DurationMillis: 12,
+		Response: &tcsv1.DeliveryResponse{Headers: []tcsv1.ResponseHeader{{Name: "Content-Type", Value: "text/html"}, {Name: "X-Request-Id", Value: "req_<b>42</b>"}},
+			Body: "<script>alert(1)</script> database is down", BodyTruncated: true}}}
 	if err := env.c.Status().Update(ctx, del); err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +306,7 @@ func TestNoInternalWordsOnStaffPages(t *testing.T) {
 		{"/endpoints/" + s.ep.Spec.ID, []string{"Not delivered", "A transcript is corrected and ready", "All events"}, false},
 		{"/endpoints/" + s.ep.Spec.ID + "?confirm=delete", []string{"Delete this endpoint?"}, false},
 		{"/endpoints/" + s.ep.Spec.ID + "?confirm=rotate", []string{"Rotate the signing secret?", "24 hours"}, false},
-		{"/deliveries/" + s.delivery, []string{"Not delivered", "HTTP 500", "the receiver answered HTTP 500 Internal Server Error", "are not kept"}, false},
+		{"/deliveries/" + s.delivery, []string{"Not delivered", "HTTP 500", "the receiver answered HTTP 500 Internal Server Error", "the start of the receiver's answer"}, false},
 		{"/members", []string{s.member}, false},
 		{"/members?remove=" + s.member, []string{"Remove " + s.member + "?"}, false},
 		{"/audit", []string{"Audit trail"}, false},
@@ -489,6 +492,30 @@ func TestSettings(t *testing.T) {
 	// Dates are shown in the organization's time zone: the delivery of 20:30 UTC at 21:30.
 	if body := s.get(t, s.session, "/deliveries/"+s.delivery).Body.String(); !strings.Contains(body, "Mon 23 Nov, 21:30") {
 		t.Errorf("the delivery page does not show its attempt in Berlin time:\n%s", body)
+	}
+}
+
+func TestTheDeliveryPageShowsEachAnswerAsText(t *testing.T) {
+	s := startStaffEnv(t)
+	page := s.get(t, s.memberSession, "/deliveries/"+s.delivery).Body.String()
+	for _, want := range []string{
+		`<details class="tech answer"><summary>The receiver's answer to attempt 1 (HTTP 500)</summary>`,
+		"<dt>Content-Type</dt><dd>text/html</dd>", "<dt>X-Request-Id</dt><dd>req_&lt;b&gt;42&lt;/b&gt;</dd>",
+		`aria-label="Body of the answer to attempt 1">&lt;script&gt;alert(1)&lt;/script&gt; database is down</pre>`,
+		"only its first " + strconv.Itoa(tcsv1.MaxResponseBodyBytes) + " bytes are kept",
+		"up to " + strconv.Itoa(tcsv1.MaxResponseHeaders) + " of its headers",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the delivery page does not show %q", want)
+		}
+	}
+	for _, bad := range []string{"<script>alert(1)", "<b>42</b>", "are not kept", "More headers or longer values"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the delivery page shows %q", bad)
+		}
+	}
+	if t.Failed() {
+		t.Logf("page:\n%s", page)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -48,6 +49,9 @@ func newManager(cfg *rest.Config, o serveOptions) (ctrl.Manager, *readiness, err
 		// A stopping replica hands the lease over at once rather than after it expires; the
 		// process exits as soon as the manager stopped.
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 positive(o.leaderElection.leaseDuration),
+		RenewDeadline:                 positive(o.leaderElection.renewDeadline),
+		RetryPeriod:                   positive(o.leaderElection.retryPeriod),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the manager: %w", err)
@@ -141,3 +145,38 @@ type apiRunnable func(ctx context.Context) error
 func (f apiRunnable) Start(ctx context.Context) error { return f(ctx) }
 
 func (apiRunnable) NeedLeaderElection() bool { return false }
+
+// leaderElectionOptions time the leader election of --leader-elect: how soon a replica takes
+// over from a leader that died without handing the lease over (a SIGKILL, a lost node) is
+// at most leaseDuration plus retryPeriod.
+type leaderElectionOptions struct {
+	// leaseDuration is how long the other replicas wait, after the leader's last renewal,
+	// before they take the lease.
+	leaseDuration time.Duration
+	// renewDeadline is how long the leader keeps trying to renew before it gives up the lead
+	// (and the process exits); shorter than leaseDuration.
+	renewDeadline time.Duration
+	// retryPeriod is how often every replica tries to acquire or renew the lease.
+	retryPeriod time.Duration
+}
+
+// The defaults of client-go's leader election, which controller-runtime uses.
+const (
+	defaultLeaseDuration = 15 * time.Second
+	defaultRenewDeadline = 10 * time.Second
+	defaultRetryPeriod   = 2 * time.Second
+)
+
+func (o *leaderElectionOptions) addFlags(f *pflag.FlagSet) {
+	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", defaultLeaseDuration, "with --leader-elect: how long after the leader's last renewal the other replicas take over; a leader that died without handing over is replaced within this plus --leader-elect-retry-period")
+	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", defaultRenewDeadline, "with --leader-elect: how long the leader tries to renew its lease before it gives up the lead and exits; less than --leader-elect-lease-duration")
+	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", defaultRetryPeriod, "with --leader-elect: how often the replicas try to acquire or renew the lease")
+}
+
+// positive returns a pointer to d, or nil (the default) when d is not positive.
+func positive(d time.Duration) *time.Duration {
+	if d <= 0 {
+		return nil
+	}
+	return &d
+}

@@ -27,7 +27,9 @@ type serveOptions struct {
 	// pprofAddr serves net/http/pprof when set.
 	pprofAddr   string
 	leaderElect bool
-	verbosity   int
+	// leaderElection times the election of the replica that runs the controllers.
+	leaderElection leaderElectionOptions
+	verbosity      int
 	// publicURL is where clients reach the API (upload URLs of the filesystem store point there).
 	publicURL string
 	// uploadSecret signs filesystem upload URLs.

@@ -34,6 +34,7 @@ func newServeCommand(use, short string, api, ctrls bool) *cobra.Command {
 	o.metrics.addFlags(f)
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8082", "address of the manager's health probes")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect one active controller among replicas")
+	o.leaderElection.addFlags(f)
 	return cmd
 }
 

@@ -22,6 +22,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -46,7 +47,10 @@ type valueSet struct {
 	name string
 	// release and namespace are the release's name and namespace.
 	release, namespace string
-	values             map[string]any
+	// file, when not empty, is a values file of the chart (such as values-ha.yaml) given
+	// before values, as an operator gives it to helm with -f.
+	file   string
+	values map[string]any
 	// serviceNamespace is where the service keeps its data (--namespace).
 	serviceNamespace string
 	// wantArgs must all be among the container's args.
@@ -57,6 +61,12 @@ type valueSet struct {
 	secrets []secret
 	// install runs the set in TestInstall; the others only have their flags parsed there.
 	install bool
+	// ha is what the set must render for several replicas; nil means one replica, no
+	// PodDisruptionBudget and no anti-affinity.
+	ha *haWant
+	// sharedStores makes TestInstall run the set against a real S3 server, PostgreSQL and
+	// Redis, from Secrets holding their addresses.
+	sharedStores bool
 }
 
 // secret is a Secret an operator creates before installing a value set.
@@ -195,6 +205,26 @@ var valueSets = []valueSet{
 		wantArgs:         []string{"run", "--namespace=tcs-monitored", "--leader-elect", "--metrics-cert-path=/etc/tcs/metrics-certs"},
 		wantEnv:          map[string]string{},
 	},
+	{
+		// The example of two replicas, installed and run against real shared stores.
+		name:             "values-ha.yaml",
+		release:          "tcs-ha",
+		namespace:        "tcs-ha",
+		file:             "values-ha.yaml",
+		serviceNamespace: "tcs-ha",
+		wantArgs: []string{"run", "--namespace=tcs-ha", "--leader-elect", "--leader-elect-lease-duration=15s",
+			"--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=2s",
+			"--store=s3://tcs-transcripts?endpoint=https://s3.example.org&region=us-east-1&use_path_style=true"},
+		wantEnv: map[string]string{
+			"TCS_REDIS_URL":         "tcs-redis/url",
+			"TCS_RESULTS_DSN":       "tcs-results/dsn",
+			"AWS_ACCESS_KEY_ID":     "tcs-s3/AWS_ACCESS_KEY_ID",
+			"AWS_SECRET_ACCESS_KEY": "tcs-s3/AWS_SECRET_ACCESS_KEY",
+		},
+		ha:           &haWant{replicas: 2, minAvailable: "1", antiAffinity: "hard", topologyKey: "kubernetes.io/hostname"},
+		install:      true,
+		sharedStores: true,
+	},
 }
 
 // chartDir returns the chart's directory.
@@ -259,6 +289,17 @@ func valuesFile(t *testing.T, vs valueSet) string {
 	return path
 }
 
+// valuesArgs returns helm's -f flags of vs: the chart's values file of the set, if any, then
+// its values.
+func valuesArgs(t *testing.T, vs valueSet) []string {
+	t.Helper()
+	var args []string
+	if vs.file != "" {
+		args = append(args, "-f", filepath.Join(chartDir(), vs.file))
+	}
+	return append(args, "-f", valuesFile(t, vs))
+}
+
 // rendered holds the objects `helm template` renders, by kind.
 type rendered struct {
 	all                 []client.Object
@@ -280,6 +321,7 @@ type rendered struct {
 	monitoring          []*unstructured.Unstructured
 	ingresses           []*networkingv1.Ingress
 	networkPolicies     []*networkingv1.NetworkPolicy
+	disruptionBudgets   []*policyv1.PodDisruptionBudget
 }
 
 // decoder decodes manifests strictly: an unknown or duplicate field is an error.
@@ -361,6 +403,8 @@ func decodeManifests(data []byte) (*rendered, error) {
 			r.ingresses = append(r.ingresses, o)
 		case *networkingv1.NetworkPolicy:
 			r.networkPolicies = append(r.networkPolicies, o)
+		case *policyv1.PodDisruptionBudget:
+			r.disruptionBudgets = append(r.disruptionBudgets, o)
 		default:
 			return nil, fmt.Errorf("the chart renders a %T the tests do not know", obj)
 		}
@@ -370,7 +414,7 @@ func decodeManifests(data []byte) (*rendered, error) {
 // render runs `helm template` of vs with the chart's CRDs and decodes the result.
 func render(t *testing.T, vs valueSet) *rendered {
 	t.Helper()
-	out, err := runHelm(t, "template", vs.release, chartDir(), "--namespace", vs.namespace, "--include-crds", "-f", valuesFile(t, vs))
+	out, err := runHelm(t, append([]string{"template", vs.release, chartDir(), "--namespace", vs.namespace, "--include-crds"}, valuesArgs(t, vs)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +480,7 @@ func TestLint(t *testing.T) {
 	helmPath(t)
 	for _, vs := range valueSets {
 		t.Run(vs.name, func(t *testing.T) {
-			out, err := runHelm(t, "lint", "--strict", chartDir(), "--namespace", vs.namespace, "-f", valuesFile(t, vs))
+			out, err := runHelm(t, append([]string{"lint", "--strict", chartDir(), "--namespace", vs.namespace}, valuesArgs(t, vs)...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -472,6 +516,10 @@ func TestValuesSchema(t *testing.T) {
 		{"ingress host with a scheme", map[string]any{"ingress": map[string]any{"host": "https://tcs.example.org"}}, "host"},
 		{"misspelt NetworkPolicy value", map[string]any{"networkPolicy": map[string]any{"enable": false}}, "enable"},
 		{"audit retention not a duration", map[string]any{"auditRetention": "400 days"}, "auditRetention"},
+		{"lease duration not a duration", map[string]any{"leaderElection": map[string]any{"leaseDuration": "15"}}, "leaseDuration"},
+		{"minAvailable neither a count nor a percentage", map[string]any{"podDisruptionBudget": map[string]any{"enabled": true, "minAvailable": "half"}}, "minAvailable"},
+		{"unknown anti-affinity", map[string]any{"podAntiAffinity": map[string]any{"type": "strict"}}, "type"},
+		{"misspelt PodDisruptionBudget value", map[string]any{"podDisruptionBudget": map[string]any{"enable": true}}, "enable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vs := valueSet{name: tc.name, release: "tcs", namespace: "tcs", values: tc.values}
@@ -736,6 +784,7 @@ func TestTemplate(t *testing.T) {
 				}
 			}
 			checkMetrics(t, vs, r)
+			checkHA(t, vs, r)
 			checkNetworkPolicy(t, vs, r, false)
 			checkResources(t, c)
 		})

@@ -23,6 +23,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -241,6 +242,9 @@ func checkFlagsParse(t *testing.T, bin string, vs valueSet) {
 
 // installAndRun installs the chart with vs and runs tcs as its Deployment's pod would run.
 func installAndRun(t *testing.T, c *cluster, bin string, vs valueSet) {
+	if vs.sharedStores {
+		vs = withSharedStores(t, vs)
+	}
 	d := install(t, c, vs)
 	// The NetworkPolicy the API server admitted, with the kube-apiserver's addresses that
 	// helm looked up at install.
@@ -253,17 +257,33 @@ func installAndRun(t *testing.T, c *cluster, bin string, vs valueSet) {
 		installed.networkPolicies = append(installed.networkPolicies, &policies.Items[i])
 	}
 	checkNetworkPolicy(t, vs, installed, true)
+	// The replicas, PodDisruptionBudget and anti-affinity the API server admitted.
+	var budgets policyv1.PodDisruptionBudgetList
+	if err := c.admin.List(t.Context(), &budgets, client.InNamespace(vs.namespace)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range budgets.Items {
+		installed.disruptionBudgets = append(installed.disruptionBudgets, &budgets.Items[i])
+	}
+	checkHA(t, vs, installed)
 	p := emulatePod(t, c, bin, d)
 	proc := startProcess(t, bin, p.args, p.env)
+	// The Deployment's further replicas, started once the first serves.
+	var standbys []*process
 	// The ServiceAccount's RBAC must suffice for everything, including what is only logged;
 	// the log is read once tcs stopped, on success and on failure.
 	defer func() {
+		for _, s := range standbys {
+			s.stop(t)
+		}
 		proc.stop(t)
 		leaseReleased(t, c, vs.serviceNamespace)
 		var refused []string
-		for line := range strings.SplitSeq(proc.log.String(), "\n") {
-			if strings.Contains(strings.ToLower(line), "forbidden") {
-				refused = append(refused, line)
+		for _, pr := range append(standbys, proc) {
+			for line := range strings.SplitSeq(pr.log.String(), "\n") {
+				if strings.Contains(strings.ToLower(line), "forbidden") {
+					refused = append(refused, line)
+				}
 			}
 		}
 		if len(refused) > 0 {
@@ -275,7 +295,8 @@ func installAndRun(t *testing.T, c *cluster, bin string, vs valueSet) {
 	if code, body, err := get(p.probes["liveness"]); err != nil || code != http.StatusOK {
 		t.Errorf("liveness probe %s: %d %s %v", p.probes["liveness"], code, body, err)
 	}
-	useService(t, c, bin, vs, d, p, proc)
+	apiKey, id := useService(t, c, bin, vs, d, p, proc)
+	standbys = runStandbys(t, c, bin, d, proc, apiKey, id)
 	scrapeMetrics(t, c, vs, p)
 	confined(t, c, vs, p.user)
 }
@@ -356,8 +377,8 @@ func install(t *testing.T, c *cluster, vs valueSet) *appsv1.Deployment {
 	}
 
 	// helm install creates the CRDs, then the release's objects.
-	out, err := runHelm(t, "install", vs.release, chartDir(), "--namespace", vs.namespace,
-		"--kubeconfig", c.adminKubeconfig, "-f", valuesFile(t, vs))
+	out, err := runHelm(t, append([]string{"install", vs.release, chartDir(), "--namespace", vs.namespace,
+		"--kubeconfig", c.adminKubeconfig}, valuesArgs(t, vs)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,9 +559,12 @@ func storeOnVolume(t *testing.T, ctr *corev1.Container, help string) string {
 			t.Fatal(err)
 		}
 	}
+	if strings.HasPrefix(store, "s3://") {
+		return store // a bucket every replica shares, on no volume
+	}
 	dir, isFile := strings.CutPrefix(store, "file://")
 	if !isFile && strings.Contains(store, "://") {
-		t.Fatalf("--store=%s: the install test runs the filesystem store only", store)
+		t.Fatalf("--store=%s: the install test runs the filesystem and S3 stores only", store)
 	}
 	return onVolume(t, ctr, "--store", dir)
 }
@@ -591,8 +615,8 @@ func onVolume(t *testing.T, ctr *corev1.Container, flag, dir string) string {
 
 // useService uses the running service as a cluster admin and a client would: an organization
 // and an API key, a paste transcript through the Service's port, and the controllers'
-// work on the organization.
-func useService(t *testing.T, c *cluster, bin string, vs valueSet, d *appsv1.Deployment, p *podRun, proc *process) {
+// work on the organization. It returns the API key and the transcript's id.
+func useService(t *testing.T, c *cluster, bin string, vs valueSet, d *appsv1.Deployment, p *podRun, proc *process) (apiKey, id string) {
 	ctx := t.Context()
 	admin := func(args ...string) string {
 		cmd := exec.Command(bin, append(append([]string{"admin"}, args...), "--namespace", vs.serviceNamespace, "--kubeconfig", c.adminKubeconfig)...)
@@ -610,7 +634,7 @@ func useService(t *testing.T, c *cluster, bin string, vs valueSet, d *appsv1.Dep
 	if !strings.HasPrefix(orgID, "org_") || len(keyFields) != 2 {
 		t.Fatalf("tcs admin printed organization %q and key %q", orgID, keyFields)
 	}
-	apiKey := keyFields[1]
+	apiKey = keyFields[1]
 
 	// Clients reach the API through the Service's target port.
 	svc := &corev1.Service{}
@@ -628,7 +652,7 @@ func useService(t *testing.T, c *cluster, bin string, vs valueSet, d *appsv1.Dep
 	if created["status"] != "completed" || created["content"] != "read Revelation 21:4" {
 		t.Fatalf("the paste came back %v", created)
 	}
-	id, _ := created["id"].(string)
+	id, _ = created["id"].(string)
 	code, body, err := getWithKey(api+"/"+id, apiKey)
 	if err != nil || code != http.StatusOK || !strings.Contains(body, `"content":"read Revelation 21:4"`) {
 		t.Fatalf("GET of the transcript: %d %s %v", code, body, err)
@@ -661,6 +685,7 @@ func useService(t *testing.T, c *cluster, bin string, vs valueSet, d *appsv1.Dep
 		pending := unsyncedControllers(proc.log.String())
 		return len(pending) == 0, fmt.Sprintf("the caches of controllers %v have not synced", pending)
 	})
+	return apiKey, id
 }
 
 // leaseReleased checks that the leader-election lease in ns has no holder: a stopped replica

@@ -2,7 +2,9 @@ package helm
 
 import (
 	"crypto/tls"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -218,6 +220,18 @@ func scrapeMetrics(t *testing.T, c *cluster, vs valueSet, p *podRun) {
 		}
 		token = tr.Status.Token
 	}
+	// The manager starts the metrics server alongside the controllers, and the secure one only
+	// once it has made its certificate and its reviewer: on a busy machine, after the API
+	// serves. Prometheus retries; the test waits for the port.
+	addr := strings.TrimPrefix(p.url("--metrics-bind-address", ""), "http://")
+	eventually(t, 30*time.Second, func() (bool, string) {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false, fmt.Sprintf("the metrics server does not listen: %v", err)
+		}
+		conn.Close()
+		return true, ""
+	})
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		// The chart's default: a self-signed certificate.
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true},

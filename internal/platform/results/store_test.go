@@ -672,6 +672,30 @@ func TestDeliveryHistory(t *testing.T) {
 	})
 }
 
+func TestADeliveryRecordKeepsTheAnswersOfItsAttempts(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, s *Store, _ string) {
+		ctx := context.Background()
+		d := delivery(1, "we-a", "tr_1", base, tcsv1.DeliverySucceeded)
+		d.Status.Attempts[0].Response = &tcsv1.DeliveryResponse{
+			Headers:          []tcsv1.ResponseHeader{{Name: "Content-Type", Value: "text/html"}, {Name: "X-Request-Id", Value: "req_é"}},
+			HeadersTruncated: true,
+			Body:             `<script>alert("receiver")</script> café`, BodyTruncated: true,
+		}
+		d.Status.Attempts[1].Response = &tcsv1.DeliveryResponse{Body: "ok"}
+		if _, err := s.PutDelivery(ctx, d, 1); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GetDelivery(ctx, d.Spec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := got.Delivery.Status.Attempts
+		if len(a) != 2 || !reflect.DeepEqual(a[0].Response, d.Status.Attempts[0].Response) || !reflect.DeepEqual(a[1].Response, d.Status.Attempts[1].Response) {
+			t.Fatalf("archived attempts %+v, want the responses of %+v", a, d.Status.Attempts)
+		}
+	})
+}
+
 // TestDeliveryRetention checks the queries of the archived deliveries' purge and of the
 // delivery history of an organization.
 func TestDeliveryRetention(t *testing.T) {

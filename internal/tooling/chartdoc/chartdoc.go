@@ -94,8 +94,16 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // typeOf names a schema's type, with its allowed values.
 func typeOf(s *schema) string {
 	t := fmt.Sprint(s.Type)
-	if s.Type == nil {
+	switch types := s.Type.(type) {
+	case nil:
 		t = "any"
+	case []any:
+		// A value of one of several types, such as a count or a percentage.
+		var names []string
+		for _, n := range types {
+			names = append(names, fmt.Sprint(n))
+		}
+		t = strings.Join(names, " or ")
 	}
 	if s.Items != nil && s.Items.Type != nil {
 		t = fmt.Sprintf("%s of %v", t, s.Items.Type)

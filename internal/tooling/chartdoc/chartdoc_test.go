@@ -10,19 +10,21 @@ func TestValues(t *testing.T) {
 		"image": {"type": "object", "description": "d", "properties": {
 			"tag": {"type": "string", "description": "The tag."},
 			"pullPolicy": {"type": "string", "enum": ["Always", "Never"], "description": "Pull | policy."}}},
-		"cidrs": {"type": "array", "items": {"type": "string"}, "description": "CIDRs."}}}`
+		"cidrs": {"type": "array", "items": {"type": "string"}, "description": "CIDRs."},
+		"minAvailable": {"type": ["integer", "string"], "description": "A count or a percentage."}}}`
 	cases := []struct {
 		name, schema, values string
 		want                 []Value
 		wantErr              string
 	}{
-		{name: "leaves with defaults", schema: schema, values: "image: {tag: v1, pullPolicy: Never}\ncidrs: []\n", want: []Value{
+		{name: "leaves with defaults", schema: schema, values: "image: {tag: v1, pullPolicy: Never}\ncidrs: []\nminAvailable: 1\n", want: []Value{
 			{"cidrs", "array of string", "[]", "CIDRs."},
 			{"image.pullPolicy", "string: `\"Always\"`, `\"Never\"`", `"Never"`, "Pull | policy."},
 			{"image.tag", "string", `"v1"`, "The tag."},
+			{"minAvailable", "integer or string", "1", "A count or a percentage."},
 		}},
-		{name: "a value the schema lacks", schema: schema, values: "image: {tag: v1, pullPolicy: Never, tga: x}\ncidrs: []\n", wantErr: "values.yaml sets image.tga"},
-		{name: "a value without a default", schema: schema, values: "image: {tag: v1}\ncidrs: []\n", wantErr: "no default for image.pullPolicy"},
+		{name: "a value the schema lacks", schema: schema, values: "image: {tag: v1, pullPolicy: Never, tga: x}\ncidrs: []\nminAvailable: 1\n", wantErr: "values.yaml sets image.tga"},
+		{name: "a value without a default", schema: schema, values: "image: {tag: v1}\ncidrs: []\nminAvailable: 1\n", wantErr: "no default for image.pullPolicy"},
 		{name: "a property without a description", schema: `{"properties": {"port": {"type": "integer"}}}`, values: "port: 80\n", wantErr: "does not describe port"},
 	}
 	for _, tc := range cases {
