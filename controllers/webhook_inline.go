@@ -92,7 +92,7 @@ func (s *inlineState) add(d *tcsv1.WebhookDelivery, now time.Time) {
 		}
 		s.pruned = now
 	}
-	s.made[d.Name] = recentDelivery{d: d, at: now}
+	s.made[d.Name] = recentDelivery{d: d.DeepCopy(), at: now}
 }
 
 // created reports whether the delivery named name was created in the last recentTTL.
