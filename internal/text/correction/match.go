@@ -35,9 +35,10 @@ type matcher struct {
 	nounRead     [2]uint64  // the books whose use as a common noun nounUse has looked for, by dict.bookOf
 	nounUsed     [2]uint64  // those of them the text uses as a common noun
 	nCitedChs    int
-	caseRead     bool // captionCase has read the text's case
-	lowerCase    bool // the text is lowercase throughout, as auto-captions are (see captionCase)
-	foreignLo    int  // the line foreignLine read last, [foreignLo, foreignHi), and its answer
+	chapters     [chapterWords]uint64 // every chapter the text has cited, by its index (see dict.chapterBase)
+	caseRead     bool                 // captionCase has read the text's case
+	lowerCase    bool                 // the text is lowercase throughout, as auto-captions are (see captionCase)
+	foreignLo    int                  // the line foreignLine read last, [foreignLo, foreignHi), and its answer
 	foreignHi    int
 	foreign      bool
 }
@@ -69,6 +70,10 @@ func (m *matcher) citeChapter(b uint8, ch int) {
 	}
 	m.citedChs[m.nCitedChs&15] = uint16(b)<<8 | uint16(ch)
 	m.nCitedChs++
+	if m.d.hasChapter(b, ch) {
+		k := int(m.d.chapterBase[b-1]) + ch - 1
+		m.chapters[k>>6] |= 1 << (k & 63)
+	}
 }
 
 // letterPair returns the index of the first two bytes of w as lowercase
