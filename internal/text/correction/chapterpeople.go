@@ -33,9 +33,10 @@ func (d *dict) buildChapterPeople() error {
 		return fmt.Errorf("correction: the versification has %d chapters, want %d", n, numChapters)
 	}
 	d.chapterPeople = make([][]personName, numChapters)
+	d.verseSounds = map[string][]versePerson{}
 	return readTSV("data/kjv_people.tsv", func(f []string) error {
-		if len(f) != 2 {
-			return fmt.Errorf("want 2 fields, have %d", len(f))
+		if len(f) != 3 {
+			return fmt.Errorf("want 3 fields, have %d", len(f))
 		}
 		name := f[0]
 		lower := strings.ToLower(name)
@@ -56,8 +57,52 @@ func (d *dict) buildChapterPeople() error {
 			i := int(d.chapterBase[b-1]) + k - 1
 			d.chapterPeople[i] = append(d.chapterPeople[i], p)
 		}
+		if f[2] != "" {
+			k := phoneticKey(lower)
+			d.verseSounds[k] = append(d.verseSounds[k], versePerson{p, strings.Fields(f[2])})
+		}
 		return nil
 	})
+}
+
+// versePerson is a person the KJV names in a few verses, and the words
+// of those verses that say most about them (see gen/kjvpeople).
+type versePerson struct {
+	personName
+	words []string // in byte order
+}
+
+// heardName returns the word w in lowercase and its phonetic key if it
+// may be a name heard wrong: five to 20 letters, in no list of names or
+// English words, and a key of three sounds or more.
+func (m *matcher) heardName(w string) ([]byte, []byte, bool) {
+	if len(w) < 5 || len(w) > 20 {
+		return nil, nil, false
+	}
+	lw := appendLower(make([]byte, 0, len(w)), w)
+	for _, c := range lw {
+		if c < 'a' || c > 'z' {
+			return nil, nil, false
+		}
+	}
+	d := m.d
+	if _, ok := d.kjvNames[string(lw)]; ok || d.placeKeys[string(lw)] || d.isBookWord(string(lw)) || d.fuzzyEnglish[string(lw)] {
+		return nil, nil, false
+	}
+	if _, ok := d.englishNear[string(lw)]; ok {
+		return nil, nil, false
+	}
+	if _, ok := d.personNear[string(lw)]; ok {
+		return nil, nil, false
+	}
+	if isEnglishWord(string(lw)) {
+		return nil, nil, false
+	}
+	key := appendPhoneticKey(nil, lw)
+	if len(key) < 3 {
+		return nil, nil, false
+	}
+	return lw, key, true
 }
 
 // soundedName is a person's name and its phonetic key.
@@ -99,32 +144,11 @@ func containsPerson(ps []soundedName, name string) bool {
 // "synteki" for Syntyche in one on Philippians 4), or the name's first
 // letters cut short ("bartimae" for Bartimaeus in one on Mark 10).
 func (m *matcher) chapterPerson(people []soundedName, w string) string {
-	if len(w) < 5 || len(w) > 20 || len(people) == 0 {
+	if len(people) == 0 {
 		return ""
 	}
-	var b [24]byte
-	lw := appendLower(b[:0], w)
-	for _, c := range lw {
-		if c < 'a' || c > 'z' {
-			return ""
-		}
-	}
-	d := m.d
-	if _, ok := d.kjvNames[string(lw)]; ok || d.placeKeys[string(lw)] || d.isBookWord(string(lw)) || d.fuzzyEnglish[string(lw)] {
-		return ""
-	}
-	if _, ok := d.englishNear[string(lw)]; ok {
-		return ""
-	}
-	if _, ok := d.personNear[string(lw)]; ok {
-		return ""
-	}
-	if isEnglishWord(string(lw)) {
-		return ""
-	}
-	var kb [32]byte
-	key := appendPhoneticKey(kb[:0], lw)
-	if len(key) < 3 {
+	lw, key, ok := m.heardName(w)
+	if !ok {
 		return ""
 	}
 	best, bestD := "", len(lw)
@@ -132,8 +156,8 @@ func (m *matcher) chapterPerson(people []soundedName, w string) string {
 		pk := p.key
 		switch {
 		case pk == string(key):
-			// The nearest of the names of that sound: "timur" is Tamar
-			// before Thamar.
+			// The nearest of the names of that sound: "nashon" is
+			// Nahshon before Naasson.
 			if half := len(p.lower) / 2; !szOnly(lw, p.lower) {
 				if dd := editDistance(lw, p.lower, half); dd <= half && dd < bestD {
 					best, bestD = p.name, dd
@@ -150,26 +174,45 @@ func (m *matcher) chapterPerson(people []soundedName, w string) string {
 	return best
 }
 
-// chapterPersons adds to out the people of the cited chapters that the
-// words of the text at spans sound like (see chapterPerson), and returns
-// it in text order.
+// chapterPersons adds to out the people that the words of the text at
+// spans, which no list holds, are heard for, and returns it in text
+// order: a person of a chapter the text cites (see chapterPerson), or a
+// person the KJV names in a few verses whose words the text says around
+// the word, as a sermon quoting the verse does ("paul says i beseech
+// yodius and synteki that they be of the same mind": Euodias and
+// Syntyche, Philippians 4:2; see versePerson). Every place the text says
+// a word found so is suggested.
 func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec {
-	people := m.chapterPeople()
-	if len(people) == 0 {
+	if len(spans) == 0 {
 		return out
 	}
+	people := m.chapterPeople()
 	text := m.sc.text
+	type heard struct {
+		name  string        // the person of a cited chapter, or the person the verse's words name
+		verse []versePerson // the people of a few verses the word sounds like
+	}
+	words := map[string]*heard{} // a word said again is read once
+	for _, s := range spans {
+		w := text[s[0]:s[1]]
+		h := words[w]
+		if h == nil {
+			h = &heard{name: m.chapterPerson(people, w)}
+			if h.name == "" {
+				h.verse = m.versePeople(w)
+			}
+			words[w] = h
+		}
+		for _, p := range h.verse {
+			if h.name == "" && versesSaid(text, int(s[0]), int(s[1]), p.words) {
+				h.name = p.name
+			}
+		}
+	}
 	added := false
-	seen := map[string]string{} // a word said again is read once
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
-		w := text[start:end]
-		name, ok := seen[w]
-		if !ok {
-			name = m.chapterPerson(people, w)
-			seen[w] = name
-		}
-		if name != "" && !notProse(text, start, end) {
+		if name := words[text[start:end]].name; name != "" && !notProse(text, start, end) {
 			out = append(out, personRec{start, end, name, 0.6})
 			added = true
 		}
@@ -179,6 +222,90 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		out = slices.CompactFunc(out, func(a, b personRec) bool { return a.start == b.start })
 	}
 	return out
+}
+
+// versePeople returns the people of a few verses (see versePerson) that
+// the word w, which no list holds, sounds like and is within half their
+// letters of.
+func (m *matcher) versePeople(w string) []versePerson {
+	lw, key, ok := m.heardName(w)
+	if !ok {
+		return nil
+	}
+	var out []versePerson
+	for _, p := range m.d.verseSounds[string(key)] {
+		if half := len(p.lower) / 2; editDistance(lw, p.lower, half) <= half && !szOnly(lw, p.lower) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// verseWindow is how many words either side of a word versesSaid reads.
+const verseWindow = 15
+
+// versesSaid reports whether the text says two or more of words, the
+// words of a person's verses, within verseWindow words of text[start:end].
+func versesSaid(text string, start, end int, words []string) bool {
+	lo, hi := start, end
+	for n := 0; n < verseWindow && lo > 0; n++ {
+		lo = wordStartBefore(text, lo)
+	}
+	for n := 0; n < verseWindow && hi < len(text); n++ {
+		_, hi = wordAfterAny(text, hi)
+	}
+	var found [2]string
+	n := 0
+	var b [24]byte
+	for i := lo; i < hi; {
+		if !isWordByte(text[i]) || text[i] == '\'' {
+			i++
+			continue
+		}
+		j := i
+		for j < hi && isWordByte(text[j]) && text[j] != '\'' {
+			j++
+		}
+		if i != start && j-i >= 3 && j-i <= 24 {
+			lw := string(appendLower(b[:0], text[i:j]))
+			if _, ok := slices.BinarySearch(words, lw); ok && lw != found[0] {
+				found[n] = lw
+				if n++; n == 2 {
+					return true
+				}
+			}
+		}
+		for j < hi && isWordByte(text[j]) {
+			j++
+		}
+		i = j
+	}
+	return false
+}
+
+// wordStartBefore returns the start of the word before offset i of text,
+// or 0.
+func wordStartBefore(text string, i int) int {
+	for i > 0 && !isWordByte(text[i-1]) {
+		i--
+	}
+	for i > 0 && isWordByte(text[i-1]) {
+		i--
+	}
+	return i
+}
+
+// wordAfterAny returns the bounds of the word after offset j of text,
+// across any bytes that are no word's, or len(text), len(text).
+func wordAfterAny(text string, j int) (int, int) {
+	for j < len(text) && !isWordByte(text[j]) {
+		j++
+	}
+	s := j
+	for j < len(text) && isWordByte(text[j]) {
+		j++
+	}
+	return s, j
 }
 
 // rareWord reports whether token t may be a name heard wrong: five to

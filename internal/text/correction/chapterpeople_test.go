@@ -49,10 +49,10 @@ func TestPeopleOfTheCitedChapters(t *testing.T) {
 		{"the person category suggests them too",
 			captionSermon + "turn with me to john 18 10\nthen simon peter having a sword\ncut off malcus ear", Options{Categories: []string{CategoryBible, CategoryPlace, CategoryPerson}},
 			[]string{"malcus>Malchus person.fuzzy review"}},
-		{"without a citation of the chapter nothing is suggested",
-			captionSermon + "then simon peter having a sword\ncut off malcus ear", Options{}, []string{}},
+		{"without a citation of the chapter nor the words of the verse nothing is suggested",
+			captionSermon + "and then simon peter\ncame to malcus and went home", Options{}, []string{}},
 		{"a citation of the book alone is no evidence",
-			captionSermon + "in philippians 2 3 paul says i beseech yodius\nand synteki that they be of the same mind", Options{}, []string{}},
+			captionSermon + "in philippians 2 3 paul wrote to yodius\nand synteki and they were glad", Options{}, []string{}},
 		{"a name the Bible says in many chapters is left: a modern surname near it is no mishearing",
 			captionSermon + "in luke 23 1 they led him\ni remember david platt an american pastor", Options{}, []string{}},
 		{"a word of another sound is left",
@@ -65,6 +65,41 @@ func TestPeopleOfTheCitedChapters(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := e.Find(tc.in, tc.opts)
+			checkChanges(t, tc.in, cs)
+			if got := personChanges(cs); !slices.Equal(got, tc.want) {
+				t.Errorf("Find(…%q) = %q, want %q", tc.in[max(0, len(tc.in)-80):], got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPeopleOfTheQuotedVerses(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a person the sermon quotes the verse of is suggested without a citation",
+			captionSermon + "in philemon paul says i beseech yodius\nand and synteki that they be of the same\nmind in the lord",
+			[]string{"yodius>Euodias person.fuzzy review", "synteki>Syntyche person.fuzzy review"}},
+		{"two words of the verse around the word suffice",
+			captionSermon + "peter was going after the man's head\nbut ended up cutting off malcus ear",
+			[]string{"malcus>Malchus person.fuzzy review"}},
+		{"every place the sermon says the word is suggested",
+			captionSermon + "peter cut off malcus ear\nand jesus healed him\n" + strings.Repeat("and the lord is good\n", 20) + "so malcus went home",
+			[]string{"malcus>Malchus person.fuzzy review", "malcus>Malchus person.fuzzy review"}},
+		{"a quoted verse is the cue a name heard wrong without one lacks",
+			captionSermon + "melkizedek was a priest of the most high god",
+			[]string{"melkizedek>Melchizedek person.fuzzy review"}},
+		{"one word of the verse is not enough",
+			captionSermon + "peter went to see malcus\nat his ear doctor", []string{}},
+		{"words of the verse far from the word are not enough",
+			captionSermon + "i beseech you to be of the same mind\n" + strings.Repeat("and the lord is good\n", 10) + "yodius came to church", []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := e.Find(tc.in, Options{})
 			checkChanges(t, tc.in, cs)
 			if got := personChanges(cs); !slices.Equal(got, tc.want) {
 				t.Errorf("Find(…%q) = %q, want %q", tc.in[max(0, len(tc.in)-80):], got, tc.want)

@@ -251,6 +251,9 @@ type dict struct {
 	// chapterPeople lists, by the index of a chapter, the people the
 	// chapter names (see buildChapterPeople).
 	chapterPeople [][]personName
+	// verseSounds lists by phonetic key the people the KJV names in a
+	// few verses, with the words of those verses.
+	verseSounds map[string][]versePerson
 	// cueHash holds the hashes (see keyHash) of the words before a
 	// name that personScan gathers: "named", "called", "of", and the
 	// short words a long name is heard as, "one", "a", "an".
