@@ -308,15 +308,10 @@ func wordAfterAny(text string, j int) (int, int) {
 	return s, j
 }
 
-// rareWord reports whether token t may be a name heard wrong: five to
-// 20 bytes, no number, no dictionary key and no word of the lists of
-// known words (see buildKnown).
-func rareWord(d *dict, t *token) bool {
-	return uint(t.end-t.start-5) <= 15 && t.flags&(tFull|tDigits|tMulti) == 0 && d.knownMiss(t.h) == 1
-}
-
-// rareSpans returns the bounds of the words of the text that rareWord
-// keeps, for a text the scanner has not read so.
+// rareSpans returns the bounds of the words of the text that may be a
+// name heard wrong, as personScan.see keeps them from the scanner's
+// tokens: five to 20 letters, no dictionary key and no word of the lists
+// of known words (see buildKnown).
 func (m *matcher) rareSpans() [][2]int32 {
 	text := m.sc.text
 	var out [][2]int32
@@ -344,7 +339,7 @@ func (m *matcher) rareSpans() [][2]int32 {
 // buildKnown fills d.known with the words of five to 20 letters that a
 // name heard wrong is not: the English words of SCOWL, the KJV's names
 // and its own common words, and the words listed as near a name. The
-// scanner keeps the other words (see rareWord), so that the people of the cited
+// scanner's person pass keeps the other words (see personScan.see), so that the people of the cited
 // chapters are compared with a few words of a text, not with all.
 func (d *dict) buildKnown() {
 	d.known = new([knownBits]uint64)

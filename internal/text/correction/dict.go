@@ -291,8 +291,11 @@ func (d *dict) addKnown(h uint64) {
 
 // knownMiss returns 1 if the ASCII word with hash h is in no list of
 // known words (see buildKnown), and 0 if it may be.
-func (d *dict) knownMiss(h uint64) uint8 {
-	w := d.known[h>>49]
+func (d *dict) knownMiss(h uint64) uint8 { return knownMiss(d.known, h) }
+
+// knownMiss is dict.knownMiss of the filter known.
+func knownMiss(known *[knownBits]uint64, h uint64) uint8 {
+	w := known[h>>49]
 	return uint8(w>>(h>>31&63)&(w>>(h>>37&63))&(w>>(h>>43&63))&1) ^ 1
 }
 

@@ -252,7 +252,7 @@ type personScan struct {
 	pending bool
 	out     []personRec
 	heard   map[string]string
-	rare    [][2]int32 // the bounds of the words that may be a name heard wrong (see rareWord)
+	rare    [][2]int32 // the bounds of the words that may be a name heard wrong (see personScan.see)
 }
 
 // The words before a name that personScan reads (dict.cueHash).
@@ -269,13 +269,15 @@ const (
 // see reads the tokens of the text that the scanner has just added to
 // its window, toks[first:]; cues has a bit set for each that may be a
 // cue word (see scanner.cues). It keeps the words that may be a name
-// heard wrong for the people of the cited chapters (see rareWord).
+// heard wrong for the people of the cited chapters (see
+// matcher.chapterPersons): five to 20 letters, no dictionary key and no
+// word of dict.known.
 func (ps *personScan) see(toks []token, first int, cues []uint64) {
 	if first >= len(toks) {
 		return
 	}
-	for k := first; k < len(toks); k++ {
-		if t := &toks[k]; rareWord(ps.d, t) {
+	for _, t := range toks[first:] {
+		if uint(t.end-t.start-5) <= 15 && t.flags&(tFull|tDigits|tMulti) == 0 && knownMiss(ps.d.known, t.h) == 1 {
 			ps.rare = append(ps.rare, [2]int32{t.start, t.end})
 		}
 	}
