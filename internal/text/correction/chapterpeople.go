@@ -32,7 +32,7 @@ func (d *dict) buildChapterPeople() error {
 	if n != numChapters {
 		return fmt.Errorf("correction: the versification has %d chapters, want %d", n, numChapters)
 	}
-	d.chapterPeople = make([][]personName, numChapters)
+	d.chapterPeople = make([][]soundedName, numChapters)
 	d.verseSounds = map[string][]versePerson{}
 	return readTSV("data/kjv_people.tsv", func(f []string) error {
 		if len(f) != 3 {
@@ -43,7 +43,7 @@ func (d *dict) buildChapterPeople() error {
 		if len(lower) < 5 || d.placeKeys[lower] || d.isBookWord(lower) || groupName(lower) {
 			return nil
 		}
-		p := personName{name: name, lower: lower}
+		p := soundedName{personName{name: name, lower: lower}, phoneticKey(lower)}
 		for c := range strings.SplitSeq(f[1], ",") {
 			osis, ch, ok := strings.Cut(c, ".")
 			b := byOSIS[osis]
@@ -58,8 +58,8 @@ func (d *dict) buildChapterPeople() error {
 			d.chapterPeople[i] = append(d.chapterPeople[i], p)
 		}
 		if f[2] != "" {
-			k := phoneticKey(lower)
-			d.verseSounds[k] = append(d.verseSounds[k], versePerson{p, strings.Fields(f[2])})
+			k := p.key
+			d.verseSounds[k] = append(d.verseSounds[k], versePerson{p.personName, strings.Fields(f[2])})
 		}
 		return nil
 	})
@@ -75,11 +75,11 @@ type versePerson struct {
 // heardName returns the word w in lowercase and its phonetic key if it
 // may be a name heard wrong: five to 20 letters, in no list of names or
 // English words, and a key of three sounds or more.
-func (m *matcher) heardName(w string) ([]byte, []byte, bool) {
+func (m *matcher) heardName(w string, lb, kb *[32]byte) ([]byte, []byte, bool) {
 	if len(w) < 5 || len(w) > 20 {
 		return nil, nil, false
 	}
-	lw := appendLower(make([]byte, 0, len(w)), w)
+	lw := appendLower(lb[:0], w)
 	for _, c := range lw {
 		if c < 'a' || c > 'z' {
 			return nil, nil, false
@@ -98,7 +98,7 @@ func (m *matcher) heardName(w string) ([]byte, []byte, bool) {
 	if isEnglishWord(string(lw)) {
 		return nil, nil, false
 	}
-	key := appendPhoneticKey(nil, lw)
+	key := appendPhoneticKey(kb[:0], lw)
 	if len(key) < 3 {
 		return nil, nil, false
 	}
@@ -120,7 +120,7 @@ func (m *matcher) chapterPeople() []soundedName {
 			k := w<<6 + bits.TrailingZeros64(set)
 			for _, p := range m.d.chapterPeople[k] {
 				if !containsPerson(out, p.name) {
-					out = append(out, soundedName{p, phoneticKey(p.lower)})
+					out = append(out, p)
 				}
 			}
 		}
@@ -147,7 +147,8 @@ func (m *matcher) chapterPerson(people []soundedName, w string) string {
 	if len(people) == 0 {
 		return ""
 	}
-	lw, key, ok := m.heardName(w)
+	var lb, kb [32]byte
+	lw, key, ok := m.heardName(w, &lb, &kb)
 	if !ok {
 		return ""
 	}
@@ -192,21 +193,23 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		name  string        // the person of a cited chapter, or the person the verse's words name
 		verse []versePerson // the people of a few verses the word sounds like
 	}
-	words := map[string]*heard{} // a word said again is read once
+	words := map[string]heard{} // a word said again is read once
 	for _, s := range spans {
 		w := text[s[0]:s[1]]
-		h := words[w]
-		if h == nil {
-			h = &heard{name: m.chapterPerson(people, w)}
+		h, ok := words[w]
+		if !ok {
+			h = heard{name: m.chapterPerson(people, w)}
 			if h.name == "" {
 				h.verse = m.versePeople(w)
 			}
-			words[w] = h
 		}
 		for _, p := range h.verse {
 			if h.name == "" && versesSaid(text, int(s[0]), int(s[1]), p.words) {
 				h.name = p.name
 			}
+		}
+		if !ok || h.name != "" {
+			words[w] = h
 		}
 	}
 	added := false
@@ -228,7 +231,8 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 // the word w, which no list holds, sounds like and is within half their
 // letters of.
 func (m *matcher) versePeople(w string) []versePerson {
-	lw, key, ok := m.heardName(w)
+	var lb, kb [32]byte
+	lw, key, ok := m.heardName(w, &lb, &kb)
 	if !ok {
 		return nil
 	}

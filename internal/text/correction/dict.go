@@ -250,7 +250,7 @@ type dict struct {
 	known *[knownBits]uint64
 	// chapterPeople lists, by the index of a chapter, the people the
 	// chapter names (see buildChapterPeople).
-	chapterPeople [][]personName
+	chapterPeople [][]soundedName
 	// verseSounds lists by phonetic key the people the KJV names in a
 	// few verses, with the words of those verses.
 	verseSounds map[string][]versePerson
