@@ -999,11 +999,12 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		return
 	}
 	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == rulePlaceVariant || rule == ruleBookFuzzy ||
-		rule == rulePlaceLowercase) && m.foreignLine(start) {
+		rule == rulePlaceLowercase && !m.sermon()) && m.foreignLine(start) {
 		// A line of captions in another language: "en sion", "jerusalen"
-		// are that language's words, not misheard English, and so is a
-		// lowercase word that is also a place's name ("o que vai gerar" is
-		// Portuguese's "to bring about", not Gerar).
+		// are that language's words, not misheard English, and so, in a
+		// text that is no English sermon, is a lowercase word that is also
+		// a place's name ("o que vai gerar" is Portuguese's "to bring
+		// about", not Gerar).
 		return
 	}
 	if (rule == rulePlaceFuzzy || rule == ruleBookFuzzy) && m.ordinaryWord(start, end) {
