@@ -1,6 +1,6 @@
 package correction
 
-//go:generate go run ./gen/kjvpeople -names data/kjv_names.txt -versification data/kjv_versification.tsv -o data/kjv_people.tsv
+//go:generate go run ./gen/kjvpeople -names data/kjv_names.txt -versification data/kjv_versification.tsv -o data/kjv_people.tsv -starts data/kjv_verse_starts.bin
 
 import (
 	"fmt"

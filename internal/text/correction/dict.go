@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/kjv_people.tsv
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/kjv_people.tsv data/kjv_verse_starts.bin
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -251,6 +251,12 @@ type dict struct {
 	// chapterPeople lists, by the index of a chapter, the people the
 	// chapter names (see buildChapterPeople).
 	chapterPeople [][]soundedName
+	// verseStarts holds the hash of the opening words of each verse of the
+	// KJV in canonical order, and chapterVerse the index among them of
+	// verse 1 of each chapter (see buildVerseStarts).
+	verseStarts  []uint32
+	chapterVerse []int32
+	startFilter  *[startBits / 64]uint64 // a blocked Bloom filter of verseStarts
 	// verseSounds lists by phonetic key the people the KJV names in a
 	// few verses, with the words of those verses.
 	verseSounds map[string][]versePerson

@@ -942,6 +942,15 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	if b := m.d.bookOf(id); b != 0 && r.bk != b {
 		r = m.parseRefIn(j+1, b)
 	}
+	if r.ok && r.chapterWord && r.verse > 0 && !r.unsure && r.bk != 0 && m.sermon() {
+		if q := m.quotedBook(r); q != 0 {
+			// A reading announced ("John chapter one, verse eight") and the
+			// verse of another book read: "… this book of the law shall
+			// not depart" is Joshua 1:8.
+			m.add(start, end, m.d.bookID[q-1], ruleBookFuzzy, 0.6)
+			return r.endTok + 1
+		}
+	}
 	if r.ok && r.bk != 0 && conf >= autoThreshold {
 		m.citedBooks[r.bk>>6] |= 1 << (r.bk & 63)
 		if !r.unsure {

@@ -249,6 +249,9 @@ func (d *dict) buildNames() error {
 	if err := d.buildChapterPeople(); err != nil {
 		return err
 	}
+	if err := d.buildVerseStarts(); err != nil {
+		return err
+	}
 	data, err = dataFS.ReadFile("data/english_near_names.txt")
 	if err != nil {
 		return err

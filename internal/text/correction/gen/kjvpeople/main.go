@@ -14,12 +14,16 @@
 // name said in maxVerses verses or fewer also gets the words of those
 // verses that say most about them: of three letters or more, in
 // maxVerseFreq verses or fewer, no name ("Euodias": beseech, mind, same …),
-// by which a sermon that quotes the verse names the person.
+// by which a sermon that quotes the verse names the person. It also writes
+// the hash of the opening words of every verse (-starts), by which a
+// sermon quoting a verse under another book's reference tells which book
+// it reads.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
@@ -45,14 +49,15 @@ func main() {
 	names := flag.String("names", "data/kjv_names.txt", "the KJV's proper names, one a line")
 	versification := flag.String("versification", "data/kjv_versification.tsv", "the books' OSIS ids in canonical order")
 	out := flag.String("o", "data/kjv_people.tsv", "output file")
+	starts := flag.String("starts", "data/kjv_verse_starts.bin", "output file of the hashes of the verses' opening words (see verseStart)")
 	flag.Parse()
-	if err := run(*kjv, *names, *versification, *out); err != nil {
+	if err := run(*kjv, *names, *versification, *out, *starts); err != nil {
 		fmt.Fprintln(os.Stderr, "kjvpeople:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kjvFile, namesFile, versFile, outFile string) error {
+func run(kjvFile, namesFile, versFile, outFile, startsFile string) error {
 	var text []byte
 	var err error
 	if kjvFile == "" {
@@ -75,6 +80,7 @@ func run(kjvFile, namesFile, versFile, outFile string) error {
 	chapters := map[string][]string{}
 	verseIDs := map[string][]int{}
 	var verseWords [][]string
+	var startHashes []byte     // verseStart of each verse, in canonical order, little-endian
 	freq := map[string]int{}   // the number of verses each lowercase word is in
 	abbrev := map[string]int{} // bible(1)'s abbreviation of a book: its index in osis
 	sc := bufio.NewScanner(bytes.NewReader(text))
@@ -101,6 +107,7 @@ func run(kjvFile, namesFile, versFile, outFile string) error {
 		id := osis[b] + "." + chapter
 		words := strings.FieldsFunc(verse, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
 		verseWords = append(verseWords, words)
+		startHashes = binary.LittleEndian.AppendUint32(startHashes, verseStart(words))
 		seen := map[string]bool{}
 		for _, w := range words {
 			if lw := strings.ToLower(w); !seen[lw] {
@@ -149,7 +156,10 @@ func run(kjvFile, namesFile, versFile, outFile string) error {
 		}
 		fmt.Fprintf(&buf, "%s\t%s\t%s\n", w, strings.Join(chapters[w], ","), strings.Join(words, " "))
 	}
-	return writeFile(outFile, &buf)
+	if err := writeFile(outFile, &buf); err != nil {
+		return err
+	}
+	return writeFile(startsFile, bytes.NewReader(startHashes))
 }
 
 // splitRef splits a reference as bible(1) writes it ("1Cor13:4") into the
@@ -215,4 +225,33 @@ func writeFile(name string, r io.Reader) error {
 		return fmt.Errorf("writing the people: %w", err)
 	}
 	return nil
+}
+
+// startWords is how many words of a verse verseStart reads.
+const startWords = 5
+
+// verseStart returns the hash of the first startWords words of a verse:
+// each word's hash as the engine's scanner computes it (see wordHash),
+// mixed in order, the high 32 bits. A sermon quoting the verse says them
+// first ("this book of the law" for Joshua 1:8).
+func verseStart(words []string) uint32 {
+	var h uint64
+	for _, w := range words[:min(len(words), startWords)] {
+		h = (h ^ wordHash(w)) * 0x9e3779b97f4a7c15
+	}
+	return uint32(h >> 32)
+}
+
+// wordHash is the engine's keyHash (internal/text/correction) of the
+// ASCII word w in any case: its lowercase bytes eight at a time.
+func wordHash(w string) uint64 {
+	var h uint64
+	for i := 0; i < len(w); i += 8 {
+		var v uint64
+		for k := range min(len(w)-i, 8) {
+			v |= uint64(w[i+k]|0x20) << (8 * k)
+		}
+		h = (h ^ v) * 0x9e3779b97f4a7c15
+	}
+	return (h ^ uint64(len(w))) * 0xff51afd7ed558ccd
 }
