@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -47,11 +48,8 @@ func (d *dict) buildChapterPeople() error {
 		for c := range strings.SplitSeq(f[1], ",") {
 			osis, ch, ok := strings.Cut(c, ".")
 			b := byOSIS[osis]
-			k := 0
-			for _, r := range ch {
-				k = k*10 + int(r-'0')
-			}
-			if !ok || b == 0 || !d.hasChapter(b, k) {
+			k, err := strconv.Atoi(ch)
+			if !ok || err != nil || b == 0 || !d.hasChapter(b, k) {
 				return fmt.Errorf("bad chapter %q", c)
 			}
 			i := int(d.chapterBase[b-1]) + k - 1
@@ -128,6 +126,7 @@ func (m *matcher) chapterPeople() []soundedName {
 	return out
 }
 
+// containsPerson reports whether ps holds the person named name.
 func containsPerson(ps []soundedName, name string) bool {
 	for _, p := range ps {
 		if p.name == name {
