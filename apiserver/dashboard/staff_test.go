@@ -313,7 +313,7 @@ func TestNoInternalWordsOnStaffPages(t *testing.T) {
 		{"/endpoints/" + s.ep.Spec.ID + "?confirm=delete", []string{"Delete this endpoint?"}, false},
 		{"/endpoints/" + s.ep.Spec.ID + "?confirm=rotate", []string{"Rotate the signing secret?", "24 hours"}, false},
 		{"/deliveries/" + s.delivery, []string{"Not delivered", "HTTP 500", "the receiver answered HTTP 500 Internal Server Error", "are not kept"}, false},
-		{"/members", []string{s.member}, false},
+		{"/members", []string{s.member, "<strong>member</strong>: adds, reviews and downloads transcripts", "<strong>admin</strong>: what a member does", "<strong>owner</strong>: what an admin does"}, false},
 		{"/members?remove=" + s.member, []string{"Remove " + s.member + "?"}, false},
 		{"/audit", []string{"Audit trail", s.owner + " created the API key “website plugin”.", "APIKeyCreated"}, false},
 		{"/glossary", []string{"Capernaum", "capernum", "places of jesus", "Export the glossary"}, false},
