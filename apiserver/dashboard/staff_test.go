@@ -302,7 +302,8 @@ func TestNoInternalWordsOnStaffPages(t *testing.T) {
 		api bool
 	}{
 		{"/", []string{"Transcripts added per day", "Waiting for your review", "Sunday sermon", "Source not found", "Bible reference"}, false},
-		{"/transcripts", []string{"Ready", "Could not be corrected", "Being corrected", "Not asked for", "Waiting to start", "Checking now", "YouTube video"}, false},
+		{"/transcripts", []string{"Ready", "Could not be corrected", "Being corrected", "Not asked for", "Waiting to start", "Checking now", "YouTube video",
+			`<option value="pending" >Being corrected</option>`, `<option value="youtube" >YouTube video</option>`}, false},
 		{"/transcripts/tr_done", []string{"Applied", "Suggested: needs your review", "AI agrees", "AI is not sure", "AI disagrees", "Place name"}, false},
 		{"/transcripts/tr_failed", []string{"Could not be corrected", "Check the link and add it again, or delete this transcript"}, false},
 		{"/transcripts/tr_busy", []string{"Being corrected"}, false},
