@@ -516,8 +516,11 @@ func (d *Dashboard) deleteEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 type deliveryData struct {
 	D       *tcsv1.WebhookDelivery
 	Payload string
-	// Endpoint is the id of the delivery's endpoint, when it still exists.
-	Endpoint string
+	// Endpoint is the id of the delivery's endpoint and EndpointURL its address, when it
+	// still exists.
+	Endpoint, EndpointURL string
+	// Transcript is the name staff know the delivery's transcript by, when it has one.
+	Transcript string
 	// MaxHeaders and MaxBodyBytes are how much of a receiver's answer an attempt keeps.
 	MaxHeaders, MaxBodyBytes int
 }
@@ -547,7 +550,13 @@ func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
 	}
 	var ep tcsv1.WebhookEndpoint
 	if err := d.o.Client.Get(r.Context(), client.ObjectKey{Namespace: del.Namespace, Name: del.Spec.Endpoint}, &ep); err == nil && ep.Spec.Organization == v.Org.OrganizationID {
-		data.Endpoint = ep.Spec.ID
+		data.Endpoint, data.EndpointURL = ep.Spec.ID, ep.Spec.URL
+	}
+	if id := del.Spec.TranscriptID; id != "" {
+		data.Transcript = id
+		if t, _, err := d.o.Transcripts.Get(r.Context(), v.Org.OrganizationID, id); err == nil {
+			data.Transcript = displayName(t)
+		}
 	}
 	v.Title, v.Data = "Delivery "+del.Spec.ID, data
 	d.render(w, r, http.StatusOK, "delivery", v)

@@ -18,6 +18,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
@@ -672,4 +673,28 @@ func (m *memoryTranscripts) Decide(context.Context, string, string, transcripts.
 // Marked has no submitted document to show the changes in: the page shows them as a list.
 func (m *memoryTranscripts) Marked(context.Context, string, *tcsv1.Transcript, []pipeline.Change) (*pipeline.Marked, error) {
 	return nil, nil
+}
+
+// A delivery's page names its transcript by its title and its endpoint by its address, as
+// the people who read it know them, not by their ids alone.
+func TestTheDeliveryPageNamesItsTranscriptAndEndpoint(t *testing.T) {
+	s := startStaffEnv(t)
+	ctx := t.Context()
+	del := &tcsv1.WebhookDelivery{}
+	if err := s.env.c.Get(ctx, client.ObjectKey{Namespace: s.ep.Namespace, Name: webhook.DeliveryName(strings.TrimPrefix(s.delivery, "evt_"))}, del); err != nil {
+		t.Fatal(err)
+	}
+	del.Spec.TranscriptID, del.Spec.Event = s.review, tcsv1.EventTranscriptCompleted
+	if err := s.env.c.Update(ctx, del); err != nil {
+		t.Fatal(err)
+	}
+	page := s.get(t, s.session, "/deliveries/"+s.delivery).Body.String()
+	for _, want := range []string{
+		`about <a href="/dashboard/o/` + s.org + `/transcripts/tr_done">Sunday sermon</a>`,
+		`to <a href="/dashboard/o/` + s.org + `/endpoints/` + s.ep.Spec.ID + `">http://127.0.0.1:9/hook</a>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the delivery page does not show %q", want)
+		}
+	}
 }
