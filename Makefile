@@ -121,7 +121,7 @@ axe: ## Download (once) axe-core, the accessibility checker of the browser tests
 
 # The browser tests that take the screenshots of docs/dashboard/, at desktop (1280) and phone
 # (390) width.
-SCREENSHOT_TESTS := TestDashboardInBrowser|TestStaffAddFinishAndFindInBrowser|TestGlossaryInBrowser|TestStaffReviewInBrowser
+SCREENSHOT_TESTS := TestDashboardInBrowser|TestStaffAddFinishAndFindInBrowser|TestGlossaryInBrowser|TestStaffReviewInBrowser|TestStaffReviewWithTheAICheckInBrowser
 
 .PHONY: screenshots
 screenshots: build envtest chromium axe ## Retake the dashboard screenshots of docs/dashboard/ with the browser tests.

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/platform/results"
@@ -283,7 +284,7 @@ func (s *Server) createGlossaryEntry(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return glossaryError(err)
 	}
-	s.glossaryWritten(ctx, p, newVersion, "GlossaryEntryAdded", e.ID, "API key %s added %q to the glossary", p.KeyID, e.Term)
+	s.glossaryWritten(ctx, p, newVersion, audit.GlossaryEntryAdded, e.ID, "API key %s added %q to the glossary", p.KeyID, e.Term)
 	setETag(w, newVersion)
 	writeJSON(w, http.StatusCreated, newGlossaryEntryView(e))
 	return nil
@@ -331,7 +332,7 @@ func (s *Server) updateGlossaryEntry(w http.ResponseWriter, r *http.Request) err
 		case err != nil:
 			return entryNotFound(id, err)
 		}
-		s.glossaryWritten(ctx, p, newVersion, "GlossaryEntryUpdated", id, "API key %s changed %q of the glossary", p.KeyID, e.Term)
+		s.glossaryWritten(ctx, p, newVersion, audit.GlossaryEntryUpdated, id, "API key %s changed %q of the glossary", p.KeyID, e.Term)
 		setETag(w, newVersion)
 		writeJSON(w, http.StatusOK, newGlossaryEntryView(e))
 		return nil
@@ -351,7 +352,7 @@ func (s *Server) deleteGlossaryEntry(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return entryNotFound(id, err)
 	}
-	s.glossaryWritten(ctx, p, newVersion, "GlossaryEntryDeleted", id, "API key %s removed entry %s from the glossary", p.KeyID, id)
+	s.glossaryWritten(ctx, p, newVersion, audit.GlossaryEntryDeleted, id, "API key %s removed entry %s from the glossary", p.KeyID, id)
 	setETag(w, newVersion)
 	writeJSON(w, http.StatusOK, deletedGlossaryEntryView{ID: id, Object: "glossary_entry", Deleted: true})
 	return nil
@@ -399,7 +400,7 @@ func (s *Server) replaceGlossary(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return glossaryError(err)
 	}
-	s.glossaryWritten(ctx, p, g.Version, "GlossaryReplaced", "", "API key %s replaced the glossary with %d entries", p.KeyID, len(g.Entries))
+	s.glossaryWritten(ctx, p, g.Version, audit.GlossaryReplaced, "", "API key %s replaced the glossary with %d entries", p.KeyID, len(g.Entries))
 	setETag(w, g.Version)
 	writeJSON(w, http.StatusOK, newGlossaryView(g.Entries, g.Version, false))
 	return nil
@@ -453,7 +454,7 @@ func (s *Server) importGlossary(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return glossaryError(err)
 	}
-	s.glossaryWritten(ctx, p, g.Version, "GlossaryImported", "", "API key %s imported a glossary of %d entries", p.KeyID, len(g.Entries))
+	s.glossaryWritten(ctx, p, g.Version, audit.GlossaryImported, "", "API key %s imported a glossary of %d entries", p.KeyID, len(g.Entries))
 	setETag(w, g.Version)
 	writeJSON(w, http.StatusOK, newGlossaryView(g.Entries, g.Version, false))
 	return nil
@@ -462,7 +463,7 @@ func (s *Server) importGlossary(w http.ResponseWriter, r *http.Request) error {
 // glossaryWritten follows a write of p's organization's glossary, now at version: it records
 // it in the audit trail and waits, at most cacheWait, until this replica's cache holds the
 // version, so that the next pass here (an inline paste) applies it.
-func (s *Server) glossaryWritten(ctx context.Context, p Principal, version, action, target, format string, args ...any) {
+func (s *Server) glossaryWritten(ctx context.Context, p Principal, version string, action audit.Action, target, format string, args ...any) {
 	s.auditGlossary(ctx, p.OrganizationID, p.KeyID, action, target, fmt.Sprintf(format, args...))
 	if s.cache == nil || version == "" {
 		return
@@ -494,13 +495,13 @@ const auditRetryFor = 15 * time.Second
 // auditGlossary records a write of org's glossary by API key keyID in the organization's
 // audit trail (the results store), retrying for up to auditRetryFor as the dashboard does;
 // an entry that could not be recorded is logged.
-func (s *Server) auditGlossary(ctx context.Context, org, keyID, action, target, message string) {
+func (s *Server) auditGlossary(ctx context.Context, org, keyID string, action audit.Action, target, message string) {
 	if s.results == nil {
 		return
 	}
 	now := s.clock.Now()
 	e := &results.AuditEntry{ID: ids.NewSortable("aud", now), Organization: org, Time: now,
-		Actor: keyID, Action: action, Target: target, Message: message}
+		Actor: keyID, Action: string(action), Target: target, Message: message}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditRetryFor)
 	defer cancel()
 	wait := 50 * time.Millisecond
@@ -511,7 +512,7 @@ func (s *Server) auditGlossary(ctx context.Context, org, keyID, action, target, 
 		}
 		select {
 		case <-ctx.Done():
-			s.log.Error(err, "the audit entry could not be recorded in the results store", "id", e.ID, "action", action, "organization", org)
+			s.log.Error(err, "the audit entry could not be recorded in the results store", "id", e.ID, "action", e.Action, "organization", org)
 			return
 		case <-time.After(wait):
 		}

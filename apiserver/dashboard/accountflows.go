@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/platform/mail"
 )
 
@@ -83,7 +84,7 @@ func (d *Dashboard) send(ctx context.Context, m mail.Message) error {
 }
 
 // auditAll records an event in every organization email belongs to.
-func (d *Dashboard) auditAll(ctx context.Context, email, reason, format string, args ...any) {
+func (d *Dashboard) auditAll(ctx context.Context, email string, reason audit.Action, format string, args ...any) {
 	ms, err := d.o.Accounts.Memberships(ctx, email)
 	if err != nil {
 		d.o.Log.Error(err, "recording an audit event", "reason", reason)
@@ -167,7 +168,7 @@ func (d *Dashboard) acceptWithPassword(w http.ResponseWriter, r *http.Request) {
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), inv.OrganizationID, inv.Email, "InvitationAccepted", "%s set a password and accepted the invitation as %s", inv.Email, inv.Role)
+	d.auditf(r.Context(), inv.OrganizationID, inv.Email, audit.InvitationAccepted, "%s set a password and accepted the invitation as %q", inv.Email, inv.Role)
 	d.redirectWithFlash(w, r, Prefix+"signin?email="+url.QueryEscape(inv.Email), "Your password is set and you joined "+inv.DisplayName+". Sign in with it.")
 }
 
@@ -213,7 +214,7 @@ func (d *Dashboard) completeReset(w http.ResponseWriter, r *http.Request) {
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditAll(r.Context(), email, "PasswordResetCompleted", "%s set a new password with a reset link; their sessions ended", email)
+	d.auditAll(r.Context(), email, audit.PasswordResetCompleted, "%s set a new password with a reset link; their sessions ended", email)
 	// The browser's own session, if any, ended with the others.
 	d.setCookie(w, "", -1)
 	d.redirectWithFlash(w, r, Prefix+"signin?email="+url.QueryEscape(email), "Your password is set. Sign in with it.")
@@ -256,7 +257,7 @@ func (d *Dashboard) requestReset(ctx context.Context, email string) {
 		return
 	}
 	norm, _ := accounts.NormalizeEmail(email)
-	d.auditAll(ctx, norm, "PasswordResetRequested", "a password reset link was sent to %s", norm)
+	d.auditAll(ctx, norm, audit.PasswordResetRequested, "a password reset link was sent to %s", norm)
 	_ = d.send(ctx, d.resetMessage(norm, token))
 }
 
@@ -334,11 +335,11 @@ func (d *Dashboard) answerInvitation(accept bool) http.HandlerFunc {
 			return
 		}
 		if !accept {
-			d.auditf(r.Context(), orgID, s.Email, "InvitationDeclined", "%s declined the invitation as %s", s.Email, inv.Role)
+			d.auditf(r.Context(), orgID, s.Email, audit.InvitationDeclined, "%s declined the invitation as %q", s.Email, inv.Role)
 			d.redirectWithFlash(w, r, Prefix+"invitations", "Invitation declined.")
 			return
 		}
-		d.auditf(r.Context(), orgID, s.Email, "InvitationAccepted", "%s accepted the invitation as %s", s.Email, inv.Role)
+		d.auditf(r.Context(), orgID, s.Email, audit.InvitationAccepted, "%s accepted the invitation as %q", s.Email, inv.Role)
 		d.redirectWithFlash(w, r, Prefix+"o/"+orgID+"/", "You joined this organization as "+inv.Role+".")
 	}
 }

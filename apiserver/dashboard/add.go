@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/domain/limits"
@@ -344,7 +345,7 @@ func (d *Dashboard) add(w http.ResponseWriter, r *http.Request, v *view) {
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "TranscriptAdded", "%s added transcript %s (%s)", v.Session.Email, t.Spec.ID, t.Spec.Source.Type)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.TranscriptAdded, "%s added transcript %s (%s, %q)", v.Session.Email, t.Spec.ID, t.Spec.Source.Type, displayName(t))
 	msg := "Transcript added. It is being corrected; this page shows its progress."
 	if t.Status.Phase == tcsv1.PhaseCompleted {
 		msg = "Transcript added and corrected."

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/platform/results"
@@ -41,7 +42,7 @@ const auditPageSize = 50
 // retried for up to auditRetryFor, and an entry that still could not be recorded is written
 // whole to the service's log, at error level. An action whose entry must exist before its
 // effect (revealing a secret) uses auditBefore instead.
-func (d *Dashboard) auditf(ctx context.Context, orgID, who, reason, format string, args ...any) {
+func (d *Dashboard) auditf(ctx context.Context, orgID, who string, reason audit.Action, format string, args ...any) {
 	e := d.auditEntry(orgID, who, reason, "", format, args...)
 	if err := d.recordAudit(ctx, e); err != nil {
 		d.o.Log.Error(err, "the audit entry could not be recorded in the results store", "id", e.ID,
@@ -55,7 +56,7 @@ func (d *Dashboard) auditf(ctx context.Context, orgID, who, reason, format strin
 // it returns an error, and the caller must not do the action, when the store is unavailable
 // for longer than auditRetryFor. An entry may then stand for an action that was not completed
 // (the process died between the two), never the other way round.
-func (d *Dashboard) auditBefore(ctx context.Context, orgID, who, reason, target, format string, args ...any) error {
+func (d *Dashboard) auditBefore(ctx context.Context, orgID, who string, reason audit.Action, target, format string, args ...any) error {
 	e := d.auditEntry(orgID, who, reason, target, format, args...)
 	if err := d.recordAudit(ctx, e); err != nil {
 		return fmt.Errorf("recording %s in the audit trail before doing it: %w", reason, err)
@@ -64,11 +65,11 @@ func (d *Dashboard) auditBefore(ctx context.Context, orgID, who, reason, target,
 	return nil
 }
 
-func (d *Dashboard) auditEntry(orgID, who, reason, target, format string, args ...any) *results.AuditEntry {
+func (d *Dashboard) auditEntry(orgID, who string, reason audit.Action, target, format string, args ...any) *results.AuditEntry {
 	now := d.o.Clock.Now()
 	return &results.AuditEntry{
 		ID: ids.NewSortable("aud", now), Organization: orgID, Time: now,
-		Actor: who, Action: reason, Target: target, Message: fmt.Sprintf(format, args...),
+		Actor: who, Action: string(reason), Target: target, Message: fmt.Sprintf(format, args...),
 	}
 }
 
@@ -131,9 +132,16 @@ func (d *Dashboard) auditEvent(ctx context.Context, e *results.AuditEntry) {
 
 // auditData is the audit page's.
 type auditData struct {
-	Entries []*results.AuditEntry
+	Entries []auditRow
 	// Older is the query of the next page of older entries; empty when there is none.
 	Older string
+}
+
+// auditRow is an entry of the audit page with what staff read for it.
+type auditRow struct {
+	*results.AuditEntry
+	// Says is the entry in a sentence staff read (auditSays).
+	Says string
 }
 
 // audit shows a page of the organization's audit trail from the results store, newest first;
@@ -158,7 +166,10 @@ func (d *Dashboard) audit(w http.ResponseWriter, r *http.Request, v *view) {
 		d.serverError(w, r, fmt.Errorf("listing the audit trail: %w", err))
 		return
 	}
-	data := &auditData{Entries: page.Entries}
+	data := &auditData{}
+	for _, e := range page.Entries {
+		data.Entries = append(data.Entries, auditRow{AuditEntry: e, Says: auditSays(e)})
+	}
 	if page.HasMore && len(page.Entries) > 0 {
 		data.Older = "?after=" + formatAuditCursor(page.Entries[len(page.Entries)-1].Cursor())
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/mux"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/text/correction"
 )
@@ -122,7 +123,7 @@ func (d *Dashboard) addGlossaryEntry(w http.ResponseWriter, r *http.Request, v *
 		}
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "GlossaryEntryAdded", "%s added glossary entry %s (%q)", v.Session.Email, e.ID, e.Term)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.GlossaryEntryAdded, "%s added glossary entry %s (%q)", v.Session.Email, e.ID, e.Term)
 	d.redirect(w, r, v, "/glossary#"+e.ID, fmt.Sprintf("“%s” is added to the glossary: transcripts added from now on are corrected with it.", e.Term))
 }
 
@@ -141,7 +142,7 @@ func (d *Dashboard) editGlossaryEntry(w http.ResponseWriter, r *http.Request, v 
 		}
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "GlossaryEntryChanged", "%s changed glossary entry %s (%q)", v.Session.Email, e.ID, e.Term)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.GlossaryEntryChanged, "%s changed glossary entry %s (%q)", v.Session.Email, e.ID, e.Term)
 	d.redirect(w, r, v, "/glossary#"+e.ID, fmt.Sprintf("“%s” is saved.", e.Term))
 }
 
@@ -165,7 +166,7 @@ func (d *Dashboard) deleteGlossaryEntry(w http.ResponseWriter, r *http.Request, 
 		}
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "GlossaryEntryDeleted", "%s deleted glossary entry %s (%q)", v.Session.Email, id, old.Term)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.GlossaryEntryDeleted, "%s deleted glossary entry %s (%q)", v.Session.Email, id, old.Term)
 	d.redirect(w, r, v, "/glossary", fmt.Sprintf("“%s” is deleted from the glossary.", old.Term))
 }
 
@@ -202,7 +203,7 @@ func (d *Dashboard) importGlossary(w http.ResponseWriter, r *http.Request, v *vi
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "GlossaryImported", "%s imported a glossary of %d entries", v.Session.Email, len(g.Entries))
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.GlossaryImported, "%s imported a glossary of %d entries", v.Session.Email, len(g.Entries))
 	d.redirect(w, r, v, "/glossary", fmt.Sprintf("The file is imported: the glossary now holds its %d %s.", len(g.Entries), plural(len(g.Entries), "entry", "entries")))
 }
 

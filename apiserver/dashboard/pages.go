@@ -17,6 +17,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
 	"tcs.dev/tcs/internal/domain/apiview"
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/domain/endpoints"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/orgs"
@@ -246,7 +247,7 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, v *view) {
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyCreated", "%s created API key %s (%q)", v.Session.Email, k.ID, k.Label)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.APIKeyCreated, "%s created API key %s (%q)", v.Session.Email, k.ID, k.Label)
 	// The cache sees the new key a moment later; the list shows it from the answer.
 	d.waitForKey(r, v, k.ID, true)
 	v.Flash = "API key created. Copy it now: it is shown here once (it can be revealed again later)."
@@ -281,7 +282,7 @@ func (d *Dashboard) revealKey(w http.ResponseWriter, r *http.Request, v *view) {
 		return
 	}
 	// The entry is recorded before the key is shown, or the key is not shown.
-	if err := d.auditBefore(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevealed", k.ID, "%s revealed API key %s", v.Session.Email, k.ID); err != nil {
+	if err := d.auditBefore(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.APIKeyRevealed, k.ID, "%s revealed API key %s (%q)", v.Session.Email, k.ID, k.Label); err != nil {
 		d.serverError(w, r, err)
 		return
 	}
@@ -290,6 +291,10 @@ func (d *Dashboard) revealKey(w http.ResponseWriter, r *http.Request, v *view) {
 
 func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, v *view) {
 	id := mux.Vars(r)["id"]
+	label := ""
+	if k, err := orgs.GetKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, id); err == nil {
+		label = k.Label // for the audit trail's words; RevokeKey answers a key that is gone
+	}
 	err := orgs.RevokeKey(r.Context(), d.o.Client, d.o.Namespace, v.Org.OrganizationID, id)
 	if errors.Is(err, orgs.ErrNotFound) {
 		d.notFound(w, r, v)
@@ -299,7 +304,7 @@ func (d *Dashboard) revokeKey(w http.ResponseWriter, r *http.Request, v *view) {
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "APIKeyRevoked", "%s revoked API key %s", v.Session.Email, id)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.APIKeyRevoked, "%s revoked API key %s (%q)", v.Session.Email, id, label)
 	d.waitForKey(r, v, id, false)
 	d.redirect(w, r, v, "/keys", "API key "+id+" is revoked: the API refuses it from now on.")
 }
@@ -370,7 +375,7 @@ func (d *Dashboard) createEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointCreated", "%s created webhook endpoint %s (%s)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.WebhookEndpointCreated, "%s created webhook endpoint %s (%q)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
 	v.Flash = "Webhook endpoint created. Its signing secret is below; it can be revealed again at any time."
 	d.endpointsPage(w, r, v, http.StatusCreated, &endpointsData{Created: ep, Secret: secret})
 }
@@ -437,7 +442,7 @@ func (d *Dashboard) editEndpoint(w http.ResponseWriter, r *http.Request, v *view
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointEdited", "%s set webhook endpoint %s to %s for %s", v.Session.Email, ep.Spec.ID, ep.Spec.URL, strings.Join(ep.Spec.Events, ", "))
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.WebhookEndpointEdited, "%s set webhook endpoint %s to %q for %s", v.Session.Email, ep.Spec.ID, ep.Spec.URL, strings.Join(ep.Spec.Events, ", "))
 	d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Endpoint saved.")
 }
 
@@ -452,8 +457,8 @@ func (d *Dashboard) revealEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 		return
 	}
 	// The entry is recorded before the secret is shown, or the secret is not shown.
-	if err := d.auditBefore(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookSecretRevealed", ep.Spec.ID,
-		"%s revealed the signing secret of webhook endpoint %s", v.Session.Email, ep.Spec.ID); err != nil {
+	if err := d.auditBefore(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.WebhookSecretRevealed, ep.Spec.ID,
+		"%s revealed the signing secret of webhook endpoint %s (%q)", v.Session.Email, ep.Spec.ID, ep.Spec.URL); err != nil {
 		d.serverError(w, r, err)
 		return
 	}
@@ -470,7 +475,7 @@ func (d *Dashboard) rotateEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookSecretRotated", "%s rotated the signing secret of webhook endpoint %s", v.Session.Email, ep.Spec.ID)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.WebhookSecretRotated, "%s rotated the signing secret of webhook endpoint %s (%q)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
 	v.Flash = "Secret rotated. For 24 hours deliveries carry a signature with the previous secret too."
 	d.endpointPage(w, r, v, http.StatusOK, ep, secret)
 }
@@ -485,11 +490,11 @@ func (d *Dashboard) pauseEndpoint(paused bool) orgHandler {
 			d.serverError(w, r, err)
 			return
 		}
-		reason, verb := "WebhookEndpointPaused", "paused"
+		reason, verb := audit.WebhookEndpointPaused, "paused"
 		if !paused {
-			reason, verb = "WebhookEndpointResumed", "resumed"
+			reason, verb = audit.WebhookEndpointResumed, "resumed"
 		}
-		d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, reason, "%s %s webhook endpoint %s", v.Session.Email, verb, ep.Spec.ID)
+		d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, reason, "%s %s webhook endpoint %s (%q)", v.Session.Email, verb, ep.Spec.ID, ep.Spec.URL)
 		d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Endpoint "+verb+".")
 	}
 }
@@ -503,7 +508,7 @@ func (d *Dashboard) deleteEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookEndpointDeleted", "%s deleted webhook endpoint %s (%s)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.WebhookEndpointDeleted, "%s deleted webhook endpoint %s (%q)", v.Session.Email, ep.Spec.ID, ep.Spec.URL)
 	d.redirect(w, r, v, "/endpoints", "Endpoint "+ep.Spec.ID+" deleted.")
 }
 
@@ -511,8 +516,11 @@ func (d *Dashboard) deleteEndpoint(w http.ResponseWriter, r *http.Request, v *vi
 type deliveryData struct {
 	D       *tcsv1.WebhookDelivery
 	Payload string
-	// Endpoint is the id of the delivery's endpoint, when it still exists.
-	Endpoint string
+	// Endpoint is the id of the delivery's endpoint and EndpointURL its address, when it
+	// still exists.
+	Endpoint, EndpointURL string
+	// Transcript is the name staff know the delivery's transcript by, when it has one.
+	Transcript string
 	// MaxHeaders and MaxBodyBytes are how much of a receiver's answer an attempt keeps.
 	MaxHeaders, MaxBodyBytes int
 }
@@ -542,7 +550,13 @@ func (d *Dashboard) delivery(w http.ResponseWriter, r *http.Request, v *view) {
 	}
 	var ep tcsv1.WebhookEndpoint
 	if err := d.o.Client.Get(r.Context(), client.ObjectKey{Namespace: del.Namespace, Name: del.Spec.Endpoint}, &ep); err == nil && ep.Spec.Organization == v.Org.OrganizationID {
-		data.Endpoint = ep.Spec.ID
+		data.Endpoint, data.EndpointURL = ep.Spec.ID, ep.Spec.URL
+	}
+	if id := del.Spec.TranscriptID; id != "" {
+		data.Transcript = id
+		if t, _, err := d.o.Transcripts.Get(r.Context(), v.Org.OrganizationID, id); err == nil {
+			data.Transcript = displayName(t)
+		}
 	}
 	v.Title, v.Data = "Delivery "+del.Spec.ID, data
 	d.render(w, r, http.StatusOK, "delivery", v)
@@ -579,7 +593,7 @@ func (d *Dashboard) testEndpoint(w http.ResponseWriter, r *http.Request, v *view
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookTestSent", "%s sent test event %s to webhook endpoint %s", v.Session.Email, del.Spec.ID, ep.Spec.ID)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.WebhookTestSent, "%s sent test event %s to webhook endpoint %s (%q)", v.Session.Email, del.Spec.ID, ep.Spec.ID, ep.Spec.URL)
 	d.redirect(w, r, v, "/endpoints/"+ep.Spec.ID, "Test event "+del.Spec.ID+" is on its way.")
 }
 
@@ -601,7 +615,7 @@ func (d *Dashboard) replayDelivery(w http.ResponseWriter, r *http.Request, v *vi
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "WebhookDeliveryReplayed", "%s replayed delivery %s", v.Session.Email, del.Spec.ID)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.WebhookDeliveryReplayed, "%s replayed delivery %s", v.Session.Email, del.Spec.ID)
 	back := safeBack(r.PostFormValue("back"), v)
 	d.redirectWithFlash(w, r, back, "Delivery "+del.Spec.ID+" replayed: its next attempt is on its way.")
 }
@@ -665,7 +679,7 @@ func (d *Dashboard) inviteMember(w http.ResponseWriter, r *http.Request, v *view
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberInvited", "%s invited %s as %s, until %s", v.Session.Email, inv.Email, inv.Role, formatTime(inv.ExpiresAt))
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.MemberInvited, "%s invited %q as %q, until %s", v.Session.Email, inv.Email, inv.Role, formatTime(inv.ExpiresAt))
 	if err := d.send(r.Context(), d.invitationMessage(inv, token)); err != nil {
 		d.redirect(w, r, v, "/members", "The invitation of "+inv.Email+" is recorded, but the email could not be sent: invite again later.")
 		return
@@ -688,7 +702,7 @@ func (d *Dashboard) revokeInvitation(w http.ResponseWriter, r *http.Request, v *
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "InvitationRevoked", "%s revoked the invitation of %s", v.Session.Email, inv.Email)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.InvitationRevoked, "%s revoked the invitation of %q", v.Session.Email, inv.Email)
 	d.redirect(w, r, v, "/members", "The invitation of "+inv.Email+" is revoked.")
 }
 
@@ -713,7 +727,7 @@ func (d *Dashboard) changeRole(w http.ResponseWriter, r *http.Request, v *view) 
 		d.serverError(w, r, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberRoleChanged", "%s made %s %s", v.Session.Email, email, role)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.MemberRoleChanged, "%s made %q %q", v.Session.Email, email, role)
 	d.redirect(w, r, v, "/members", email+" is now "+role+".")
 }
 
@@ -737,6 +751,6 @@ func (d *Dashboard) removeMember(w http.ResponseWriter, r *http.Request, v *view
 		return
 	}
 	d.live.endMember(v.Org.OrganizationID, email)
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "MemberRemoved", "%s removed %s", v.Session.Email, email)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.MemberRemoved, "%s removed %q", v.Session.Email, email)
 	d.redirect(w, r, v, "/members", email+" was removed.")
 }

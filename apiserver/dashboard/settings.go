@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/text/correction"
@@ -91,7 +92,7 @@ func (d *Dashboard) saveSettings(w http.ResponseWriter, r *http.Request, v *view
 	if tz == "" {
 		tz = "UTC"
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "SettingsChanged",
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.SettingsChanged,
 		"%s set the time zone to %s and the defaults of new transcripts to: normalize references %t, AI pass %t (apply %t), categories %s",
 		v.Session.Email, tz, s.Defaults.NormalizeReferences, s.Defaults.AIPass.Enabled, s.Defaults.AIPass.Apply, strings.Join(s.Defaults.Categories, ", "))
 	d.redirect(w, r, v, "/settings", "Settings saved.")

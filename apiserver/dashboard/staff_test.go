@@ -18,14 +18,17 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/accounts"
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/domain/endpoints"
 	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/domain/transcripts"
 	"tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/results"
 	"tcs.dev/tcs/internal/text/aipass"
 	"tcs.dev/tcs/internal/text/correction"
 	"tcs.dev/tcs/internal/text/pipeline"
@@ -253,6 +256,9 @@ func internalWord(t *testing.T) *regexp.Regexp {
 		}
 	}
 	words = append(words, `(book|place|person|ref|bible|ai)\.[a-z_]+`, `reconcil\w*`, `job_\w+`, `chg_\d+`)
+	for a := range auditWords() {
+		words = append(words, string(a)) // the audit trail's action names (APIKeyCreated)
+	}
 	return regexp.MustCompile(`\b(` + strings.Join(words, "|") + `)\b`)
 }
 
@@ -285,6 +291,10 @@ func TestVisibleOutsideDetailsDropsMarkupAndDetails(t *testing.T) {
 func TestNoInternalWordsOnStaffPages(t *testing.T) {
 	s := startStaffEnv(t)
 	bad := internalWord(t)
+	if err := s.d.o.Audit.PutAudit(t.Context(), &results.AuditEntry{ID: "aud_0001", Organization: s.org, Time: s.now.Add(-time.Hour), Actor: s.owner,
+		Action: string(audit.APIKeyCreated), Message: s.owner + ` created API key ` + s.key.ID + ` ("website plugin")`}); err != nil {
+		t.Fatal(err)
+	}
 	// The names of webhook events and the paths of the API are the IT volunteer's words on the
 	// webhook and API pages (ai_pass.started, /transcripts/{id}/ai_pass), not internal values.
 	itWords := regexp.MustCompile(`\b(transcript|ai_pass)\.(created|completed|failed|started)\b|/ai_pass\b`)
@@ -296,7 +306,8 @@ func TestNoInternalWordsOnStaffPages(t *testing.T) {
 		api bool
 	}{
 		{"/", []string{"Transcripts added per day", "Waiting for your review", "Sunday sermon", "Source not found", "Bible reference"}, false},
-		{"/transcripts", []string{"Ready", "Could not be corrected", "Being corrected", "Not asked for", "Waiting to start", "Checking now", "YouTube video"}, false},
+		{"/transcripts", []string{"Ready", "Could not be corrected", "Being corrected", "Not asked for", "Waiting to start", "Checking now", "YouTube video",
+			`<option value="pending" >Being corrected</option>`, `<option value="youtube" >YouTube video</option>`}, false},
 		{"/transcripts/tr_done", []string{"Applied", "Suggested: needs your review", "AI agrees", "AI is not sure", "AI disagrees", "Place name"}, false},
 		{"/transcripts/tr_failed", []string{"Could not be corrected", "Check the link and add it again, or delete this transcript"}, false},
 		{"/transcripts/tr_busy", []string{"Being corrected"}, false},
@@ -662,4 +673,28 @@ func (m *memoryTranscripts) Decide(context.Context, string, string, transcripts.
 // Marked has no submitted document to show the changes in: the page shows them as a list.
 func (m *memoryTranscripts) Marked(context.Context, string, *tcsv1.Transcript, []pipeline.Change) (*pipeline.Marked, error) {
 	return nil, nil
+}
+
+// A delivery's page names its transcript by its title and its endpoint by its address, as
+// the people who read it know them, not by their ids alone.
+func TestTheDeliveryPageNamesItsTranscriptAndEndpoint(t *testing.T) {
+	s := startStaffEnv(t)
+	ctx := t.Context()
+	del := &tcsv1.WebhookDelivery{}
+	if err := s.env.c.Get(ctx, client.ObjectKey{Namespace: s.ep.Namespace, Name: webhook.DeliveryName(strings.TrimPrefix(s.delivery, "evt_"))}, del); err != nil {
+		t.Fatal(err)
+	}
+	del.Spec.TranscriptID, del.Spec.Event = s.review, tcsv1.EventTranscriptCompleted
+	if err := s.env.c.Update(ctx, del); err != nil {
+		t.Fatal(err)
+	}
+	page := s.get(t, s.session, "/deliveries/"+s.delivery).Body.String()
+	for _, want := range []string{
+		`about <a href="/dashboard/o/` + s.org + `/transcripts/tr_done">Sunday sermon</a>`,
+		`to <a href="/dashboard/o/` + s.org + `/endpoints/` + s.ep.Spec.ID + `">http://127.0.0.1:9/hook</a>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the delivery page does not show %q", want)
+		}
+	}
 }

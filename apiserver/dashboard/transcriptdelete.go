@@ -7,6 +7,7 @@ import (
 	"github.com/gorilla/mux"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"tcs.dev/tcs/internal/domain/audit"
 	"tcs.dev/tcs/internal/domain/transcripts"
 )
 
@@ -24,6 +25,6 @@ func (d *Dashboard) deleteTranscript(w http.ResponseWriter, r *http.Request, v *
 		d.readErr(w, r, v, err)
 		return
 	}
-	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, "TranscriptDeleted", "%s deleted transcript %s", v.Session.Email, t.Spec.ID)
+	d.auditf(r.Context(), v.Org.OrganizationID, v.Session.Email, audit.TranscriptDeleted, "%s deleted transcript %s (%q)", v.Session.Email, t.Spec.ID, displayName(t))
 	d.redirect(w, r, v, "/transcripts", "The transcript is deleted.")
 }

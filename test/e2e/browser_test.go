@@ -230,6 +230,8 @@ func (b *browser) shot(t *testing.T, name string) {
 	b.do(t, chromedp.EmulateViewport(desktopWidth, desktopHeight))
 	b.capture(t, name)
 	b.do(t, chromedp.EmulateViewport(phoneWidth, phoneHeight))
+	// The part of the page a form's answer points to (#csv) is where the phone's screen is too.
+	b.do(t, chromedp.Evaluate[chromedp.Void](`location.hash && document.getElementById(location.hash.slice(1))?.scrollIntoView()`))
 	b.capture(t, name+"-phone")
 	b.do(t, chromedp.EmulateViewport(size[0], size[1]))
 }

@@ -219,11 +219,30 @@
         var box = r.getBoundingClientRect();
         document.body.appendChild(form);
         form.classList.add("floating");
+        cancel.hidden = false;
+        if (phone.matches) {
+          // A sheet at the bottom of the screen (style.css): the selected words are moved
+          // into the part of the screen above it.
+          form.style.top = form.style.left = "";
+          var above = window.innerHeight - form.offsetHeight;
+          if (box.bottom > above - 8 || box.top < 0) window.scrollBy(0, box.top - Math.max(8, (above - box.height) / 2));
+          return;
+        }
         var w = form.offsetWidth;
         form.style.top = (window.scrollY + box.bottom + 8) + "px";
         form.style.left = Math.max(8, Math.min(window.scrollX + box.left, window.scrollX + document.documentElement.clientWidth - w - 8)) + "px";
-        cancel.hidden = false;
+        var f = form.getBoundingClientRect();
+        if (f.bottom > window.innerHeight) window.scrollBy(0, Math.min(f.bottom - window.innerHeight + 8, f.top - 8));
       };
+      var phone = window.matchMedia("(max-width:40rem)");
+      var waiting = 0;
+      // On a phone the selection is made by holding a word and dragging its handles, with no
+      // mouseup and a touchend that may come before the end: the form follows the selection.
+      document.addEventListener("selectionchange", function () {
+        if (!phone.matches) return;
+        clearTimeout(waiting);
+        waiting = setTimeout(picked, 400);
+      });
       text.addEventListener("mouseup", function () { setTimeout(picked, 0); });
       text.addEventListener("keyup", function (ev) { if (ev.shiftKey) picked(); });
       text.addEventListener("touchend", function () { setTimeout(picked, 300); });

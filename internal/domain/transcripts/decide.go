@@ -105,6 +105,11 @@ func (s *Service) Decide(ctx context.Context, org, id string, batch Batch, ifVer
 				return t, ctx.Err()
 			case <-time.After(time.Duration(conflicts) * 50 * time.Millisecond):
 			}
+			// t holds the review the lost write would have recorded, not the one stored:
+			// compared with ifVersion, it would read as a review moved on by someone else.
+			if t, archived, err = s.Get(ctx, org, id); err != nil {
+				return nil, err
+			}
 			continue
 		case err != nil:
 			return t, err

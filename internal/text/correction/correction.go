@@ -65,7 +65,9 @@ type Options struct {
 	// Categories limits the changes to these categories; empty means
 	// CategoryBible, CategoryPlace and, as suggestions only, the names of
 	// biblical people heard wrong after a naming cue ("a man named
-	// zacheus") or as a short word and the rest ("one siphorus"). Listing
+	// zacheus"), as a short word and the rest ("one siphorus"), or
+	// without a cue in a sermon that cites a chapter naming the person
+	// ("cut off malcus ear" beside John 18). Listing
 	// CategoryPerson asks for all its changes, automatic ones among them
 	// (a lowercase name gets its capital). The changes of Glossary are
 	// made when Categories is empty or lists their category.

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/kjv_people.tsv data/kjv_verse_starts.bin
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -242,6 +242,24 @@ type dict struct {
 	personCueSounds map[string][]personName
 	// personsByLetter lists the same names by their first letter.
 	personsByLetter [26][]personName
+	// chapterBase[b-1] is the index of chapter 1 of book b (see bookOf)
+	// among the 1,189 chapters of the KJV, in canonical order.
+	chapterBase []uint16
+	// known is a blocked Bloom filter of the words that no person's name
+	// heard wrong is (see buildKnown), for the scanner.
+	known *[knownBits]uint64
+	// chapterPeople lists, by the index of a chapter, the people the
+	// chapter names (see buildChapterPeople).
+	chapterPeople [][]soundedName
+	// verseStarts holds the hash of the opening words of each verse of the
+	// KJV in canonical order, and chapterVerse the index among them of
+	// verse 1 of each chapter (see buildVerseStarts).
+	verseStarts  []uint32
+	chapterVerse []int32
+	startFilter  *[startBits / 64]uint64 // a blocked Bloom filter of verseStarts
+	// verseSounds lists by phonetic key the people the KJV names in a
+	// few verses, with the words of those verses.
+	verseSounds map[string][]versePerson
 	// cueHash holds the hashes (see keyHash) of the words before a
 	// name that personScan gathers: "named", "called", "of", and the
 	// short words a long name is heard as, "one", "a", "an".
@@ -265,6 +283,26 @@ func keyHash(w string) uint64 {
 		h = mixWord(h, (load8(w, i)|ones*0x20)&lowBytes(min(len(w)-i, 8)))
 	}
 	return wordKey(h, len(w))
+}
+
+// knownBits is the size of dict.known in uint64 words, a power of two:
+// 2 Mbit for some 70,000 words, three bits each (one word of another
+// list in a thousand is taken for a known word).
+const knownBits = 1 << 15
+
+// addKnown adds the word with hash h (see keyHash) to d.known.
+func (d *dict) addKnown(h uint64) {
+	d.known[h>>49] |= 1<<(h>>31&63) | 1<<(h>>37&63) | 1<<(h>>43&63)
+}
+
+// knownMiss returns 1 if the ASCII word with hash h is in no list of
+// known words (see buildKnown), and 0 if it may be.
+func (d *dict) knownMiss(h uint64) uint8 { return knownMiss(d.known, h) }
+
+// knownMiss is dict.knownMiss of the filter known.
+func knownMiss(known *[knownBits]uint64, h uint64) uint8 {
+	w := known[h>>49]
+	return uint8(w>>(h>>31&63)&(w>>(h>>37&63))&(w>>(h>>43&63))&1) ^ 1
 }
 
 // The key filter is a blocked Bloom filter: a hash picks one word of

@@ -78,8 +78,10 @@
 //
 // The names of biblical people are a third category, CategoryPerson. By
 // default (Options.Categories empty) a sermon's names heard wrong after a
-// naming cue ("named", "called", "the sons of") or as a short word and the
-// rest ("one sephoraus") are suggested, never applied. When
+// naming cue ("named", "called", "the sons of"), as a short word and the
+// rest ("one sephoraus"), or, without a cue, as a person that a chapter
+// the sermon cites names ("gyrus" for Jairus beside Mark 5) are
+// suggested, never applied. When
 // Options.Categories lists it, a lowercase name of the KJV also gets its
 // capital and a misheard long name without a cue is suggested.
 //

@@ -35,9 +35,10 @@ type matcher struct {
 	nounRead     [2]uint64  // the books whose use as a common noun nounUse has looked for, by dict.bookOf
 	nounUsed     [2]uint64  // those of them the text uses as a common noun
 	nCitedChs    int
-	caseRead     bool // captionCase has read the text's case
-	lowerCase    bool // the text is lowercase throughout, as auto-captions are (see captionCase)
-	foreignLo    int  // the line foreignLine read last, [foreignLo, foreignHi), and its answer
+	chapters     [chapterWords]uint64 // every chapter the text has cited, by its index (see dict.chapterBase)
+	caseRead     bool                 // captionCase has read the text's case
+	lowerCase    bool                 // the text is lowercase throughout, as auto-captions are (see captionCase)
+	foreignLo    int                  // the line foreignLine read last, [foreignLo, foreignHi), and its answer
 	foreignHi    int
 	foreign      bool
 }
@@ -69,6 +70,10 @@ func (m *matcher) citeChapter(b uint8, ch int) {
 	}
 	m.citedChs[m.nCitedChs&15] = uint16(b)<<8 | uint16(ch)
 	m.nCitedChs++
+	if m.d.hasChapter(b, ch) {
+		k := int(m.d.chapterBase[b-1]) + ch - 1
+		m.chapters[k>>6] |= 1 << (k & 63)
+	}
 }
 
 // letterPair returns the index of the first two bytes of w as lowercase
@@ -937,6 +942,15 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 	if b := m.d.bookOf(id); b != 0 && r.bk != b {
 		r = m.parseRefIn(j+1, b)
 	}
+	if r.ok && r.chapterWord && r.verse > 0 && !r.unsure && r.bk != 0 && m.sermon() {
+		if q := m.quotedBook(r); q != 0 {
+			// A reading announced ("John chapter one, verse eight") and the
+			// verse of another book read: "… this book of the law shall
+			// not depart" is Joshua 1:8.
+			m.add(start, end, m.d.bookID[q-1], ruleBookFuzzy, 0.6)
+			return r.endTok + 1
+		}
+	}
 	if r.ok && r.bk != 0 && conf >= autoThreshold {
 		m.citedBooks[r.bk>>6] |= 1 << (r.bk & 63)
 		if !r.unsure {
@@ -993,10 +1007,13 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		// "shion" the town Shion.
 		return
 	}
-	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == rulePlaceVariant || rule == ruleBookFuzzy) &&
-		m.foreignLine(start) {
+	if (rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == rulePlaceVariant || rule == ruleBookFuzzy ||
+		rule == rulePlaceLowercase && !m.sermon()) && m.foreignLine(start) {
 		// A line of captions in another language: "en sion", "jerusalen"
-		// are that language's words, not misheard English.
+		// are that language's words, not misheard English, and so, in a
+		// text that is no English sermon, is a lowercase word that is also
+		// a place's name ("o que vai gerar" is Portuguese's "to bring
+		// about", not Gerar).
 		return
 	}
 	if (rule == rulePlaceFuzzy || rule == ruleBookFuzzy) && m.ordinaryWord(start, end) {

@@ -89,8 +89,8 @@ type personRec struct {
 // ("nebuchadnezzar", applied), and a word of eight letters or more that no
 // list holds but sounds like a name of nine letters or more of the KJV,
 // begins with its letter and is within two edits of it is suggested
-// ("melkizedek" for Melchizedek).
-// Outside a sermon it finds nothing.
+// ("melkizedek" for Melchizedek), as are the people of the cited chapters
+// (see chapterPersons). Outside a sermon it finds nothing.
 func (m *matcher) findPersons() []personRec {
 	if !m.sermon() {
 		return nil
@@ -147,7 +147,7 @@ func (m *matcher) findPersons() []personRec {
 	if len(heard) > 0 {
 		out = m.heardAgain(out, heard)
 	}
-	return out
+	return m.chapterPersons(out, m.rareSpans())
 }
 
 // heardPerson adds to out the person that the word text[start:j] names
@@ -224,16 +224,18 @@ func (m *matcher) splitAfter(out *[]personRec, a string, as, j int) bool {
 // engine makes by default (Options.Categories empty) in a sermon: the
 // names heard wrong after a naming cue or as a short word and the rest,
 // found as the scanner read the text (see personScan), and their other
-// places in the document (see heardAgain). A lowercase name written
-// right and a name heard wrong without a cue are changed only when
-// Options.Categories lists CategoryPerson.
+// places in the document (see heardAgain), and the people of the
+// chapters the document cites (see chapterPersons). A lowercase name
+// written right and any other name heard wrong without a cue are changed
+// only when Options.Categories lists CategoryPerson.
 func (m *matcher) heardPersons(ps *personScan) []personRec {
-	if len(ps.out) == 0 || !m.sermon() {
+	if !m.sermon() {
 		return nil
 	}
 	if len(ps.heard) > 0 {
 		ps.out = m.heardAgain(ps.out, ps.heard)
 	}
+	ps.out = m.chapterPersons(ps.out, ps.rare)
 	return ps.out
 }
 
@@ -250,6 +252,7 @@ type personScan struct {
 	pending bool
 	out     []personRec
 	heard   map[string]string
+	rare    [][2]int32 // the bounds of the words that may be a name heard wrong (see personScan.see)
 }
 
 // The words before a name that personScan reads (dict.cueHash).
@@ -265,10 +268,18 @@ const (
 
 // see reads the tokens of the text that the scanner has just added to
 // its window, toks[first:]; cues has a bit set for each that may be a
-// cue word (see scanner.cues).
+// cue word (see scanner.cues). It keeps the words that may be a name
+// heard wrong for the people of the cited chapters (see
+// matcher.chapterPersons): five to 20 letters, no dictionary key and no
+// word of dict.known.
 func (ps *personScan) see(toks []token, first int, cues []uint64) {
 	if first >= len(toks) {
 		return
+	}
+	for _, t := range toks[first:] {
+		if uint(t.end-t.start-5) <= 15 && t.flags&(tFull|tDigits|tMulti) == 0 && knownMiss(ps.d.known, t.h) == 1 {
+			ps.rare = append(ps.rare, [2]int32{t.start, t.end})
+		}
 	}
 	if ps.pending {
 		ps.pending = false

@@ -63,7 +63,7 @@ func TestPersonsHeardWrongAreSuggestedByDefault(t *testing.T) {
 		{"a lowercase name written right is left by default",
 			captionSermon + "king nebuchadnezzar made an image of gold", Options{}, []string{}},
 		{"a name heard wrong without a cue is left by default",
-			captionSermon + "melkizedek was a priest of the most high god", Options{}, []string{}},
+			captionSermon + "melkizedek came to see abraham", Options{}, []string{}},
 		{"categories without person leave the names heard wrong",
 			captionSermon + "now there was a man\nnamed zacheus which was the chief", Options{Categories: []string{CategoryBible, CategoryPlace}},
 			[]string{}},

@@ -246,6 +246,12 @@ func (d *dict) buildNames() error {
 		}
 	}
 	d.buildPersons(names)
+	if err := d.buildChapterPeople(); err != nil {
+		return err
+	}
+	if err := d.buildVerseStarts(); err != nil {
+		return err
+	}
 	data, err = dataFS.ReadFile("data/english_near_names.txt")
 	if err != nil {
 		return err
@@ -275,5 +281,6 @@ func (d *dict) buildNames() error {
 			d.englishNear[line] = struct{}{}
 		}
 	}
+	d.buildKnown()
 	return nil
 }
