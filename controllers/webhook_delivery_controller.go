@@ -128,7 +128,7 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		if made, ok := firstAttempt(d); ok {
 			// Recorded whatever the endpoint is now: the attempt was made.
-			return r.recordAttempt(ctx, d, made)
+			return r.recordAttempt(ctx, d, made, true)
 		}
 	case tcsv1.DeliveryPending:
 	default:
@@ -293,7 +293,7 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 		return ctrl.Result{}, err
 	}
 	made := r.attempt(ctx, ep, d.Spec.Event, d.Spec.ID, current, previous, body)
-	return r.recordAttempt(ctx, d, made)
+	return r.recordAttempt(ctx, d, made, false)
 }
 
 // madeAttempt is an attempt made, when it ended, and whether its failure is final (the
@@ -342,16 +342,25 @@ func (r *WebhookDeliveryReconciler) record(d *tcsv1.WebhookDelivery, made madeAt
 	return delay
 }
 
-// recordAttempt records the attempt made on d, requeuing it for its retry.
-func (r *WebhookDeliveryReconciler) recordAttempt(ctx context.Context, d *tcsv1.WebhookDelivery, made madeAttempt) (ctrl.Result, error) {
+// recordAttempt records the attempt made on d, requeuing it for its retry. first says it is
+// the dispatcher's first attempt, which is recorded only while d's status is empty.
+func (r *WebhookDeliveryReconciler) recordAttempt(ctx context.Context, d *tcsv1.WebhookDelivery, made madeAttempt, first bool) (ctrl.Result, error) {
 	var delay time.Duration
 	// The request was made: a conflicting write (a replay, say) must not lose its record, or
 	// the delivery would be sent again as if it had not been. Locked: the state recorded
 	// follows from the attempts read.
-	_, err := statuspatch.Retry(ctx, r.Client, r.Reader, recordRetry, d, statuspatch.OwnerWebhook,
-		func() bool { delay = r.record(d, made); return true }, statuspatch.Locked)
+	written, err := statuspatch.Retry(ctx, r.Client, r.Reader, recordRetry, d, statuspatch.OwnerWebhook, func() bool {
+		if first && d.Status.State != "" {
+			return false // recorded already, or replayed meanwhile
+		}
+		delay = r.record(d, made)
+		return true
+	}, statuspatch.Locked)
 	if err != nil {
 		return afterWrite(client.IgnoreNotFound(err), "recording an attempt of %s", d.Name)
+	}
+	if !written {
+		return ctrl.Result{}, nil
 	}
 	r.announce(ctx, d, &made.DeliveryAttempt)
 	if d.Status.NextAttemptAt == nil {
