@@ -154,7 +154,9 @@ func e2e(o e2eOptions) error {
 
 	// Throughput and writes per paste, without webhooks, once the controllers are done with
 	// the yardstick's transcripts.
-	settle()
+	if err := b.settle(); err != nil {
+		return err
+	}
 	before, err := b.counts()
 	if err != nil {
 		return err
@@ -165,7 +167,9 @@ func e2e(o e2eOptions) error {
 		return err
 	}
 	secs := time.Since(start).Seconds()
-	settle()
+	if err := b.settle(); err != nil {
+		return err
+	}
 	after, err := b.counts()
 	if err != nil {
 		return err
@@ -183,6 +187,9 @@ func e2e(o e2eOptions) error {
 		return fmt.Errorf("creating the webhook endpoint: %w: %s", err, out)
 	}
 	time.Sleep(time.Second) // the delivery controller sees the endpoint
+	if err := b.settle(); err != nil {
+		return err
+	}
 	before, err = b.counts()
 	if err != nil {
 		return err
@@ -199,7 +206,9 @@ func e2e(o e2eOptions) error {
 		return err
 	}
 	last := slices.MaxFunc(at, func(a, b time.Time) int { return a.Compare(b) })
-	settle()
+	if err := b.settle(); err != nil {
+		return err
+	}
 	after, err = b.counts()
 	if err != nil {
 		return err
@@ -248,6 +257,9 @@ func e2e(o e2eOptions) error {
 	fmt.Printf("Reads per paste at kube-apiserver: %.2f.\n\n", readsPaste)
 
 	if o.cpuProfile != "" {
+		if err := b.settle(); err != nil {
+			return err
+		}
 		if err := b.profile(pprofAddr, o); err != nil {
 			return err
 		}
@@ -255,9 +267,33 @@ func e2e(o e2eOptions) error {
 	return nil
 }
 
-// settle waits for the controllers to finish what the measured requests started, so that
-// their writes fall into the count of the requests that caused them.
-func settle() { time.Sleep(3 * time.Second) }
+// settle waits, at most a minute, for the controllers to finish what the measured requests
+// started (no write to kube-apiserver for a second), so that their writes fall into the count
+// of the requests that caused them and do not load the next measurement.
+func (b *pasteBench) settle() error {
+	last, err := b.counts()
+	if err != nil {
+		return err
+	}
+	for range 60 {
+		time.Sleep(time.Second)
+		now, err := b.counts()
+		if err != nil {
+			return err
+		}
+		quiet := true
+		for k, v := range now.minus(last).requests {
+			if _, verb, _ := strings.Cut(k, " "); isWrite(verb) && v != 0 && !strings.HasPrefix(k, "leases ") {
+				quiet = false
+			}
+		}
+		if quiet {
+			return nil
+		}
+		last = now
+	}
+	return nil
+}
 
 func ms(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
 
