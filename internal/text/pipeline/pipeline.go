@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -158,28 +157,25 @@ func toSource(view *formats.View, c correction.Change) correction.Change {
 	return mapped
 }
 
-// Save stores the input, the corrected content and the change list of res under keys. The
-// three objects are written at once: each is whole or absent, and Save returns once all three
-// are stored.
+// Save stores the input, the corrected content and the change list of res under keys.
 func (p *Processor) Save(ctx context.Context, keys Keys, input []byte, res *Result) error {
-	changes, err := json.Marshal(res.Changes)
-	if err != nil {
-		return fmt.Errorf("encoding the change list: %w", err)
+	if err := p.SaveInput(ctx, keys, input); err != nil {
+		return err
 	}
-	return p.put(ctx,
-		object{keys.Input, input, "application/octet-stream", "the input"},
-		object{keys.Changes, changes, "application/json", "the change list"},
-		object{keys.Content, res.Content, "text/plain; charset=utf-8", "the corrected content"})
+	return p.saveResults(ctx, keys, res)
 }
 
 // SaveInput stores input under keys.Input: the one object a transcript's resource may not
 // exist without, as the reconciler corrects a transcript left without a status from it.
 func (p *Processor) SaveInput(ctx context.Context, keys Keys, input []byte) error {
-	return p.put(ctx, object{keys.Input, input, "application/octet-stream", "the input"})
+	if err := p.store.Put(ctx, keys.Input, input, "application/octet-stream"); err != nil {
+		return fmt.Errorf("storing the input: %w", err)
+	}
+	return nil
 }
 
-// SaveResults stores the corrected content and the change list of res under keys, at once;
-// they must be stored before a status names them.
+// SaveResults stores the corrected content and the change list of res under keys; they must
+// be stored before a status names them.
 func (p *Processor) SaveResults(ctx context.Context, keys Keys, res *Result) error {
 	return p.saveResults(ctx, keys, res)
 }
@@ -205,32 +201,13 @@ func (p *Processor) saveResults(ctx context.Context, keys Keys, res *Result) err
 	if err != nil {
 		return fmt.Errorf("encoding the change list: %w", err)
 	}
-	return p.put(ctx,
-		object{keys.Changes, changes, "application/json", "the change list"},
-		object{keys.Content, res.Content, "text/plain; charset=utf-8", "the corrected content"})
-}
-
-// object is one object that put stores: what is stored under key, and what it is.
-type object struct {
-	key         string
-	data        []byte
-	contentType string
-	what        string
-}
-
-// put stores objs concurrently and returns once every write has ended: nil when all are
-// stored, else the first error.
-func (p *Processor) put(ctx context.Context, objs ...object) error {
-	var g errgroup.Group
-	for _, o := range objs {
-		g.Go(func() error {
-			if err := p.store.Put(ctx, o.key, o.data, o.contentType); err != nil {
-				return fmt.Errorf("storing %s: %w", o.what, err)
-			}
-			return nil
-		})
+	if err := p.store.Put(ctx, keys.Changes, changes, "application/json"); err != nil {
+		return fmt.Errorf("storing the change list: %w", err)
 	}
-	return g.Wait()
+	if err := p.store.Put(ctx, keys.Content, res.Content, "text/plain; charset=utf-8"); err != nil {
+		return fmt.Errorf("storing the corrected content: %w", err)
+	}
+	return nil
 }
 
 // Complete records res on t: phase completed, the summary, the effective format and title,
