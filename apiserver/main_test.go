@@ -81,6 +81,8 @@ type harnessOptions struct {
 	events  bool
 	// wrapScope, when set, wraps the transcripts service the handlers go through.
 	wrapScope func(scope) scope
+	// requests, when set, counts the requests the replica sends to the API server.
+	requests *apiRequests
 }
 
 func newHarness(t *testing.T) *harness {
@@ -156,11 +158,16 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	if opts.events {
 		rec = mgr.GetEventRecorder(recorder.API)
 	}
+	var c client.Client = mgr.GetClient()
+	var apiReader client.Reader = mgr.GetAPIReader()
+	if opts.requests != nil {
+		c, apiReader = opts.requests.client(c), opts.requests.reader(apiReader)
+	}
 	srv := New(Options{
 		Namespace:      h.namespace,
 		Cache:          mgr.GetCache(),
-		APIReader:      mgr.GetAPIReader(),
-		Client:         mgr.GetClient(),
+		APIReader:      apiReader,
+		Client:         c,
 		Processor:      processor,
 		Store:          store,
 		OutboundAllow:  []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},

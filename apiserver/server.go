@@ -112,6 +112,8 @@ type Server struct {
 	limiter ratelimit.Limiter
 	sync    syncLimit
 	waiters *waiters
+	// writes holds this replica's status writes of transcripts that lists wait for.
+	writes *ownWrites
 
 	// The idempotency of POSTs with an Idempotency-Key.
 	idempotency idempotencyTunables
@@ -210,6 +212,7 @@ func New(opts Options) *Server {
 		limiter:    limiter,
 		sync:       syncLimit{slots: newSyncSlots(sync), shared: opts.SyncSemaphore},
 		waiters:    newWaiters(),
+		writes:     newOwnWrites(opts.Namespace),
 		idempotency: idempotencyTunables{heartbeatEvery: heartbeatEvery, staleAfter: staleAfter, wait: idempotencyWait,
 			retention: limits.IdempotencyRetention},
 		hsts:     opts.StrictTransportSecurity,
@@ -221,8 +224,8 @@ func New(opts Options) *Server {
 		compiled: opts.Glossaries,
 	}
 	s.service = &transcripts.Service{Namespace: opts.Namespace, Cache: opts.Cache, APIReader: opts.APIReader,
-		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.awaitCached,
-		Processor: opts.Processor, Clock: clk}
+		Client: opts.Client, Store: opts.Processor, Results: opts.Results, Written: s.wrote,
+		Listing: s.writes.await, Processor: opts.Processor, Clock: clk}
 	if opts.Store != nil {
 		s.service.Files = opts.Store
 	}
@@ -350,6 +353,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("watching transcripts: %w", err)
 	}
 	defer func() { _ = inf.RemoveEventHandler(reg) }()
+	writes, err := inf.AddEventHandler(s.writes.handler())
+	if err != nil {
+		return fmt.Errorf("watching transcripts: %w", err)
+	}
+	s.writes.wire(true)
+	defer func() {
+		s.writes.wire(false)
+		_ = inf.RemoveEventHandler(writes)
+	}()
 	srv := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

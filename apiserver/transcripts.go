@@ -210,13 +210,9 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		}
 		return err
 	}
-	if err := s.processor.Save(ctx, keys, input, res); err != nil {
-		return err
-	}
-	t, err := s.transcripts.Make(ctx, org, transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
-		Source: tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}})
+	t, err := s.storePaste(ctx, org, id, keys, req, input, res)
 	if err != nil {
-		return fmt.Errorf("creating transcript %s: %w", id, err)
+		return err
 	}
 	s.effected(ctx, id)
 	s.metrics.TranscriptCreated(string(req.SourceType))
@@ -234,6 +230,42 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	content := string(res.Content)
 	writeJSON(w, http.StatusCreated, apiview.NewTranscript(t, &content))
 	return nil
+}
+
+// storePaste stores the input and the results of paste id of org and creates its transcript,
+// without a status, which it returns. The input is stored before the transcript exists: a
+// transcript left without a status (its request killed) is corrected from it by the reconciler,
+// and a retried request resumes from it. The content and the change list, which only the
+// status names, are stored while the transcript is created; a resumed run, which may find the
+// transcript of an earlier run, stores them before, as it did.
+func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.Keys, req *createRequest, input []byte, res *pipeline.Result) (*tcsv1.Transcript, error) {
+	draft := transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
+		Source: tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}}
+	if draft.Resumed {
+		if err := s.processor.Save(ctx, keys, input, res); err != nil {
+			return nil, err
+		}
+		t, err := s.transcripts.Make(ctx, org, draft)
+		if err != nil {
+			return nil, fmt.Errorf("creating transcript %s: %w", id, err)
+		}
+		return t, nil
+	}
+	if err := s.processor.SaveInput(ctx, keys, input); err != nil {
+		return nil, err
+	}
+	saved := make(chan error, 1)
+	go func() { saved <- s.processor.SaveResults(ctx, keys, res) }()
+	t, err := s.transcripts.Make(ctx, org, draft)
+	serr := <-saved
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("creating transcript %s: %w", id, err)
+	case serr != nil:
+		// The transcript exists; the reconciler completes it from the stored input.
+		return nil, fmt.Errorf("storing the results of transcript %s: %w", id, serr)
+	}
+	return t, nil
 }
 
 // resumePaste answers a retried paste whose transcript an earlier run created: it completes it

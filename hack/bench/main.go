@@ -5,6 +5,8 @@
 //
 //	go run ./hack/bench              everything
 //	go run ./hack/bench -micro=false only the end-to-end figures
+//	go run ./hack/bench -e2e -n 1000  only the paste: its latency against the yardstick, pastes/s
+//	                                 with -clients clients, deliveries/s, writes per paste and delivery
 //	go run ./hack/bench -live 10000    only tcs's memory per live transcript (archiving off)
 //	go run ./hack/bench -pg-size results.db  bytes per archived transcript in SQLite and PostgreSQL
 //	go run ./hack/bench -results-only  only the results store (internal/platform/results, SQLite and PostgreSQL)
@@ -64,7 +66,18 @@ func main() {
 	liveArchiveAfter := flag.Duration("live-archive-after", 0, "with -live: the archive-after of the tcs measured (0 keeps every transcript in its cache; 1h marks them, out of the cache, once settled)")
 	parallel := flag.Bool("parallel", false, "run the scale benchmark's two settings side by side rather than one after the other")
 	checkpoints := flag.String("checkpoints", "10000,50000,100000", "where the scale benchmark stops creating to measure (and at -scale)")
+	e2eMode := flag.Bool("e2e", false, "run only the end-to-end paste benchmark: paste latency against the yardstick, pastes/s, deliveries/s and writes per paste and per delivery")
+	clients := flag.Int("clients", 8, "with -e2e: concurrent clients of the throughput runs")
+	cpuProfile := flag.String("cpuprofile", "", "with -e2e: write tcs's CPU profile of a further run of pastes to this file")
+	profileSeconds := flag.Int("profile-seconds", 10, "with -cpuprofile: how long that run lasts")
 	flag.Parse()
+	if *e2eMode {
+		if err := e2e(e2eOptions{n: *n, clients: *clients, tcsBin: *tcsBin, cpuProfile: *cpuProfile, profileSeconds: *profileSeconds}); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *pgSizeOf != "" {
 		if err := pgSize(context.Background(), *pgSizeOf); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

@@ -95,7 +95,7 @@ func queueFirstJob(t *tcsv1.Transcript, record string, now metav1.Time) {
 	t.Emit(tcsv1.EventTranscriptCreated, now.Time)
 }
 
-// Queue writes the first status of t, a youtube or url transcript of org that Make created:
+// Queue writes the first status of t, a youtube or url transcript of org as Make returned it:
 // pending, with its fetch job queued on behalf of the idempotency record record ("" for none).
 // A transcript whose status the reconciler wrote first is left as it is.
 func (s *Service) Queue(ctx context.Context, org string, t *tcsv1.Transcript, record string, now metav1.Time) error {
@@ -108,7 +108,7 @@ func (s *Service) Queue(ctx context.Context, org string, t *tcsv1.Transcript, re
 	if t.Spec.Source.Type != tcsv1.SourceYouTube && t.Spec.Source.Type != tcsv1.SourceURL {
 		return fmt.Errorf("transcript %s: a %s source is not queued", t.Spec.ID, t.Spec.Source.Type)
 	}
-	return s.UpdateStatus(ctx, org, t, func(t *tcsv1.Transcript) bool {
+	return s.updateMade(ctx, org, t, func(t *tcsv1.Transcript) bool {
 		if t.Status.Phase != "" {
 			return false // the reconciler took it over, the request having been too slow
 		}
@@ -117,8 +117,8 @@ func (s *Service) Queue(ctx context.Context, org string, t *tcsv1.Transcript, re
 	})
 }
 
-// Complete writes res, the deterministic pass of t, a paste of org that Make created, as its
-// result: the paste is completed at once. It reports whether this call completed it; false
+// Complete writes res, the deterministic pass of t, a paste of org as Make (or Find) returned
+// it, as its result: the paste is completed at once, in one write. It reports whether this call completed it; false
 // when it was completed already (by the reconciler, or an earlier run of the request), with
 // the same result.
 func (s *Service) Complete(ctx context.Context, org string, t *tcsv1.Transcript, res *pipeline.Result, now metav1.Time) (bool, error) {
@@ -133,7 +133,7 @@ func (s *Service) Complete(ctx context.Context, org string, t *tcsv1.Transcript,
 	}
 	keys := pipeline.KeysFor(org, t.Spec.ID)
 	completed := false
-	err := s.UpdateStatus(ctx, org, t, func(t *tcsv1.Transcript) bool {
+	err := s.updateMade(ctx, org, t, func(t *tcsv1.Transcript) bool {
 		completed = false
 		if t.Status.Phase == tcsv1.PhaseCompleted {
 			return false

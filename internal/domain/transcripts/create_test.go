@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"sync"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
@@ -431,4 +434,98 @@ func given(prefix string, m map[string]string) []string {
 		out = append(out, prefix+k)
 	}
 	return out
+}
+
+// countingClient is a client of the control plane that counts the requests it sends, by verb
+// ("get", "list", "create", "update", "patch", "status patch", ...).
+func countingClient(t *testing.T) (client.Client, map[string]int) {
+	t.Helper()
+	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	var mu sync.Mutex
+	count := func(verb string) {
+		mu.Lock()
+		n[verb]++
+		mu.Unlock()
+	}
+	return interceptor.NewClient(c, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			count("get")
+			return c.Get(ctx, key, obj, opts...)
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			count("list")
+			return c.List(ctx, list, opts...)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			count("create")
+			return c.Create(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			count("update")
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			count("patch")
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			count(sub + " patch")
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			count(sub + " update")
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+	}), n
+}
+
+func TestMakeAndCompleteStoreAPasteInOneCreateAndOneStatusPatch(t *testing.T) {
+	ctx := context.Background()
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	res := &pipeline.Result{Format: formats.TXT, Content: []byte("Revelation 21"), Title: "Revelation 21"}
+	for _, tc := range []struct {
+		name string
+		// between runs between Make and Complete, with a client of its own.
+		between func(t *testing.T, c client.Client, tr *tcsv1.Transcript)
+		want    map[string]int
+		// wantCompleted is whether Complete completes it.
+		wantCompleted bool
+	}{
+		{"nothing else writes it", nil, map[string]int{"create": 1, "status patch": 1}, true},
+		{"the reconciler completed it first", func(t *testing.T, c client.Client, tr *tcsv1.Transcript) {
+			other := tr.DeepCopy()
+			res.Complete(other, pipeline.KeysFor(orgA, tr.Spec.ID), now.Time)
+			if err := c.Status().Update(ctx, other); err != nil {
+				t.Fatal(err)
+			}
+		}, map[string]int{"create": 1, "status patch": 1, "get": 1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newService(t)
+			other := s.Client
+			c, n := countingClient(t)
+			s.Client, s.APIReader = c, c
+			tr, err := s.Make(ctx, orgA, Draft{ID: newID(), Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.between != nil {
+				tc.between(t, other, tr)
+			}
+			completed, err := s.Complete(ctx, orgA, tr, res, now)
+			if err != nil || completed != tc.wantCompleted {
+				t.Fatalf("Complete = %t, %v; want %t", completed, err, tc.wantCompleted)
+			}
+			if tr.Status.Phase != tcsv1.PhaseCompleted {
+				t.Fatalf("phase %q, want completed", tr.Status.Phase)
+			}
+			if !maps.Equal(n, tc.want) {
+				t.Fatalf("requests %v, want %v", n, tc.want)
+			}
+		})
+	}
 }

@@ -193,6 +193,9 @@ func (s *Service) List(ctx context.Context, org string, o ListOptions) ([]*tcsv1
 	if err := CheckOrg(org); err != nil {
 		return nil, false, err
 	}
+	if s.Listing != nil {
+		s.Listing(ctx, org)
+	}
 	var list tcsv1.TranscriptList
 	// The objects are only read: skip the cache's deep copy, which dominates a large list.
 	if err := s.Cache.List(ctx, &list, client.InNamespace(s.Namespace), client.MatchingFields{IndexOrganization: org}, client.UnsafeDisableDeepCopy); err != nil {

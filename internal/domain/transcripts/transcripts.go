@@ -94,8 +94,11 @@ type Service struct {
 	// id are stored and before its status names them (tests stop a process there).
 	ReviewStored func(ctx context.Context, id string)
 	// Written, when set, is called after each status write with the transcript as written
-	// (the API waits there for its informer cache).
+	// (the API notes it there for its lists).
 	Written func(ctx context.Context, t *tcsv1.Transcript)
+	// Listing, when set, is called before a list of org reads the cache (the API waits there
+	// until its informer cache holds the organization's writes that Written saw).
+	Listing func(ctx context.Context, org string)
 }
 
 // IndexOrganization is the cache index of transcripts by their organization id.
@@ -370,6 +373,22 @@ func (s *Service) Job(ctx context.Context, org, jobID string) (*tcsv1.Transcript
 // for its deletion) is brought back into the working set first, so that the controllers see
 // the change and the list shows it.
 func (s *Service) UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
+	return s.updateStatus(ctx, org, t, mutate, statuspatch.ReadFirst)
+}
+
+// updateMade is UpdateStatus of t as Make returned it, the API server's answer of a moment
+// ago: its first try patches that copy without reading it again. The patch is locked, so a
+// status another writer (the reconciler) wrote since makes it read and decide anew.
+func (s *Service) updateMade(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
+	if t.ResourceVersion == "" || t.Labels[tcsv1.LabelArchived] != "" {
+		// Not an answer of the API server, or marked by the archiver: read it (and bring it
+		// back into the working set) first.
+		return s.UpdateStatus(ctx, org, t, mutate)
+	}
+	return s.updateStatus(ctx, org, t, mutate)
+}
+
+func (s *Service) updateStatus(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool, opts ...statuspatch.Option) error {
 	if err := CheckOrg(org); err != nil {
 		return err
 	}
@@ -377,7 +396,7 @@ func (s *Service) UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcr
 		return err
 	}
 	written, err := statuspatch.Retry(ctx, s.Client, statusReader{s: s, org: org}, retry.DefaultRetry, t, statuspatch.OwnerAPI,
-		func() bool { return mutate(t) }, statuspatch.Locked, statuspatch.ReadFirst)
+		func() bool { return mutate(t) }, append(opts, statuspatch.Locked)...)
 	if written && s.Written != nil {
 		s.Written(ctx, t)
 	}

@@ -159,9 +159,24 @@ func toSource(view *formats.View, c correction.Change) correction.Change {
 
 // Save stores the input, the corrected content and the change list of res under keys.
 func (p *Processor) Save(ctx context.Context, keys Keys, input []byte, res *Result) error {
+	if err := p.SaveInput(ctx, keys, input); err != nil {
+		return err
+	}
+	return p.saveResults(ctx, keys, res)
+}
+
+// SaveInput stores input under keys.Input: the one object a transcript's resource may not
+// exist without, as the reconciler corrects a transcript left without a status from it.
+func (p *Processor) SaveInput(ctx context.Context, keys Keys, input []byte) error {
 	if err := p.store.Put(ctx, keys.Input, input, "application/octet-stream"); err != nil {
 		return fmt.Errorf("storing the input: %w", err)
 	}
+	return nil
+}
+
+// SaveResults stores the corrected content and the change list of res under keys; they must
+// be stored before a status names them.
+func (p *Processor) SaveResults(ctx context.Context, keys Keys, res *Result) error {
 	return p.saveResults(ctx, keys, res)
 }
 
