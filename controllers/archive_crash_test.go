@@ -3,8 +3,10 @@ package controllers
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +25,7 @@ import (
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/results"
+	"tcs.dev/tcs/internal/platform/sources"
 	"tcs.dev/tcs/internal/text/pipeline"
 	"tcs.dev/tcs/internal/tooling/testenv"
 )
@@ -36,8 +39,12 @@ const (
 	archiveNamespaceEnv  = "TCS_ARCHIVE_CRASH_NAMESPACE"
 	archiveDSNEnv        = "TCS_ARCHIVE_CRASH_DSN"
 	archiveBlobsEnv      = "TCS_ARCHIVE_CRASH_BLOBS"
-	// archiveKindEnv is "delivery" for the delivery controller's archiving, else empty.
+	// archiveKindEnv is "delivery" for the delivery controller's archiving, "dispatch" for
+	// the dispatcher's inline attempts (step sent: after the request, before its record),
+	// else empty.
 	archiveKindEnv = "TCS_ARCHIVE_CRASH_KIND"
+	// archiveCAEnv names the PEM file of the receiver's certificate, for kind dispatch.
+	archiveCAEnv = "TCS_ARCHIVE_CRASH_CA"
 )
 
 // runArchiveChild runs the archiver against the test's control plane and stores until it
@@ -50,8 +57,12 @@ func runArchiveChild() int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := indexEndpoints(mgr); err != nil {
-		return fail(err)
+	kind := os.Getenv(archiveKindEnv)
+	if kind != "dispatch" {
+		// The dispatcher sets it up itself.
+		if err := indexEndpoints(mgr); err != nil {
+			return fail(err)
+		}
 	}
 	rs, err := results.Open(ctx, os.Getenv(archiveDSNEnv))
 	if err != nil {
@@ -62,8 +73,8 @@ func runArchiveChild() int {
 		return fail(err)
 	}
 	step := os.Getenv(archiveChildEnv)
-	if step != "put" && step != "mark" {
-		return fail(fmt.Errorf("unknown step %q", step))
+	if (kind == "dispatch") != (step == "sent") || (step != "put" && step != "mark" && step != "sent") {
+		return fail(fmt.Errorf("unknown step %q of %q", step, kind))
 	}
 	die := func(id string) {
 		fmt.Printf("%s %s\n", step, id)
@@ -71,7 +82,23 @@ func runArchiveChild() int {
 		select {}
 	}
 	var r interface{ SetupWithManager(ctrl.Manager) error }
-	switch kind := os.Getenv(archiveKindEnv); kind {
+	switch kind {
+	case "dispatch":
+		pemData, err := os.ReadFile(os.Getenv(archiveCAEnv))
+		if err != nil {
+			return fail(err)
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pemData) {
+			return fail(errors.New("no certificate in the CA file"))
+		}
+		allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+		d := &WebhookDeliveryReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Results: rs, Store: blobs, ArchiveAfter: time.Hour,
+			AllowCIDRs: allow, HTTP: sources.NewClient(sources.ClientOptions{AllowCIDRs: allow, RootCAs: roots})}
+		if err := d.SetupWithManager(mgr); err != nil {
+			return fail(err)
+		}
+		r = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: blobs, Results: rs, Inline: d, afterSend: die}
 	case "delivery":
 		d := &WebhookDeliveryReconciler{Client: mgr.GetClient(), Results: rs, Store: blobs, ArchiveAfter: 50 * time.Millisecond}
 		hook := func(x *tcsv1.WebhookDelivery) { die(x.Spec.ID) }

@@ -3,6 +3,7 @@ package controllers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -70,6 +70,10 @@ type WebhookDeliveryReconciler struct {
 	// Reader reads Secrets and re-reads a delivery before it is sent; nil means Client.
 	// It should not be a cache: the manager's cache may hold only some Secrets.
 	Reader client.Reader
+	// SecretVersions, when set, reads the metadata of Secrets from a cache of every Secret's
+	// (NewSecretVersions): a signing Secret is then read with Reader only when its
+	// resourceVersion changed. Nil reads it at every attempt.
+	SecretVersions client.Reader
 	// HTTP is the SSRF-safe outbound client (sources.NewClient); redirects are never followed.
 	HTTP *http.Client
 	// AllowCIDRs is the outbound allow-list; an http URL is accepted only for an IP in it.
@@ -99,6 +103,8 @@ type WebhookDeliveryReconciler struct {
 	// afterPut and afterMark, when set (by tests only), run after the record was written and
 	// after the resource was marked archived.
 	afterPut, afterMark func(d *tcsv1.WebhookDelivery)
+	// signing holds the signing Secrets read, by the resourceVersion read.
+	signing secretCache
 }
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
@@ -119,6 +125,10 @@ func (r *WebhookDeliveryReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	case "":
 		if at, ok := d.Unarchived(); ok && r.Results != nil {
 			return r.restore(ctx, d, at)
+		}
+		if made, ok := firstAttempt(d); ok {
+			// Recorded whatever the endpoint is now: the attempt was made.
+			return r.recordAttempt(ctx, d, made, true)
 		}
 	case tcsv1.DeliveryPending:
 	default:
@@ -255,11 +265,21 @@ func (r *WebhookDeliveryReconciler) blocked(ctx context.Context, d *tcsv1.Webhoo
 		if o.Spec.Sequence >= d.Spec.Sequence || o.UID == d.UID {
 			continue
 		}
-		if (o.Status.State == "" || o.Status.State == tcsv1.DeliveryPending) && len(roundAttempts(o)) == 0 {
+		if waitsForFirstAttempt(o) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// waitsForFirstAttempt reports whether d has still to make the first attempt of its current
+// round, holding back the later deliveries of its stream. One whose first attempt the
+// dispatcher made has made it, even before its status records it.
+func waitsForFirstAttempt(d *tcsv1.WebhookDelivery) bool {
+	if _, ok := firstAttempt(d); ok {
+		return false
+	}
+	return (d.Status.State == "" || d.Status.State == tcsv1.DeliveryPending) && len(roundAttempts(d)) == 0
 }
 
 // send makes one attempt and records it: succeeded, a retry scheduled, or failed.
@@ -272,49 +292,96 @@ func (r *WebhookDeliveryReconciler) send(ctx context.Context, d *tcsv1.WebhookDe
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	made := r.attempt(ctx, ep, d.Spec.Event, d.Spec.ID, current, previous, body)
+	return r.recordAttempt(ctx, d, made, false)
+}
 
+// madeAttempt is an attempt made, when it ended, and whether its failure is final (the
+// endpoint's URL is refused, which no retry changes).
+type madeAttempt struct {
+	tcsv1.DeliveryAttempt
+	End       time.Time `json:"end"`
+	Permanent bool      `json:"permanent,omitempty"`
+}
+
+// attempt makes one attempt to deliver body, as the delivery id of event, to ep, signed with
+// current and previous.
+func (r *WebhookDeliveryReconciler) attempt(ctx context.Context, ep *tcsv1.WebhookEndpoint, event, id, current, previous string, body []byte) madeAttempt {
 	start := r.Clock.Now()
-	attempt := tcsv1.DeliveryAttempt{Time: metav1.NewTime(start)}
-	permanent := false
+	made := madeAttempt{DeliveryAttempt: tcsv1.DeliveryAttempt{Time: metav1.NewTime(start)}}
 	if msg := r.checkURL(ep.Spec.URL); msg != "" {
-		attempt.Error, permanent = msg, true
+		made.Error, made.Permanent = msg, true
 	} else {
-		attempt.StatusCode, attempt.Response, attempt.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(d.Spec.Event, d.Spec.ID, current, previous, body, start), body)
+		made.StatusCode, made.Response, made.Error = r.post(ctx, ep.Spec.URL, webhook.Headers(event, id, current, previous, body, start), body)
 	}
-	end := r.Clock.Now()
-	attempt.DurationMillis = end.Sub(start).Milliseconds()
+	made.End = r.Clock.Now()
+	made.DurationMillis = made.End.Sub(start).Milliseconds()
+	return made
+}
+
+// record adds the attempt made to d's status and moves d on: succeeded, a retry scheduled,
+// or failed. It returns the delay before the retry.
+func (r *WebhookDeliveryReconciler) record(d *tcsv1.WebhookDelivery, made madeAttempt) time.Duration {
+	d.Status.Attempts = append(d.Status.Attempts, made.DeliveryAttempt)
+	ended := metav1.NewTime(made.End)
+	if made.Error == "" {
+		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliverySucceeded, nil, &ended
+		return 0
+	}
 	var delay time.Duration
-	record := func(d *tcsv1.WebhookDelivery) {
-		d.Status.Attempts = append(d.Status.Attempts, attempt)
-		ended := metav1.NewTime(end)
-		if attempt.Error == "" {
-			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliverySucceeded, nil, &ended
-			return
-		}
-		var retry bool
-		if !permanent {
-			delay, retry = webhook.NextRetry(r.RetryDelays, len(roundAttempts(d)))
-		}
-		if !retry {
-			d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
-			return
-		}
-		next := metav1.NewTime(end.Add(delay))
-		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
+	var retry bool
+	if !made.Permanent {
+		delay, retry = webhook.NextRetry(r.RetryDelays, len(roundAttempts(d)))
 	}
+	if !retry {
+		d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryFailed, nil, &ended
+		return 0
+	}
+	next := metav1.NewTime(made.End.Add(delay))
+	d.Status.State, d.Status.NextAttemptAt, d.Status.CompletedAt = tcsv1.DeliveryPending, &next, nil
+	return delay
+}
+
+// recordAttempt records the attempt made on d, requeuing it for its retry. first says it is
+// the dispatcher's first attempt, which is recorded only while d's status is empty.
+func (r *WebhookDeliveryReconciler) recordAttempt(ctx context.Context, d *tcsv1.WebhookDelivery, made madeAttempt, first bool) (ctrl.Result, error) {
+	var delay time.Duration
 	// The request was made: a conflicting write (a replay, say) must not lose its record, or
 	// the delivery would be sent again as if it had not been. Locked: the state recorded
 	// follows from the attempts read.
-	_, err = statuspatch.Retry(ctx, r.Client, r.Reader, recordRetry, d, statuspatch.OwnerWebhook,
-		func() bool { record(d); return true }, statuspatch.Locked)
+	written, err := statuspatch.Retry(ctx, r.Client, r.Reader, recordRetry, d, statuspatch.OwnerWebhook, func() bool {
+		if first && d.Status.State != "" {
+			return false // recorded already, or replayed meanwhile
+		}
+		delay = r.record(d, made)
+		return true
+	}, statuspatch.Locked)
 	if err != nil {
 		return afterWrite(client.IgnoreNotFound(err), "recording an attempt of %s", d.Name)
 	}
-	r.announce(ctx, d, &attempt)
+	if !written {
+		return ctrl.Result{}, nil
+	}
+	r.announce(ctx, d, &made.DeliveryAttempt)
 	if d.Status.NextAttemptAt == nil {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{RequeueAfter: delay}, nil
+	// A first attempt the dispatcher made is recorded some time after it ended.
+	return ctrl.Result{RequeueAfter: max(time.Millisecond, made.End.Add(delay).Sub(r.Clock.Now()))}, nil
+}
+
+// firstAttempt returns the attempt the dispatcher made of d before it created it, which its
+// AnnotationFirstAttempt holds, while d's status has not recorded it.
+func firstAttempt(d *tcsv1.WebhookDelivery) (madeAttempt, bool) {
+	v, ok := d.Annotations[tcsv1.AnnotationFirstAttempt]
+	if !ok || d.Status.State != "" {
+		return madeAttempt{}, false
+	}
+	var made madeAttempt
+	if err := json.Unmarshal([]byte(v), &made); err != nil || made.Time.IsZero() {
+		return madeAttempt{}, false
+	}
+	return made, true
 }
 
 // drainLimit is how much of an answer's body is read at most, so that its connection can be
@@ -363,22 +430,6 @@ func (r *WebhookDeliveryReconciler) checkURL(raw string) string {
 		return "the endpoint URL is refused: " + reason
 	}
 	return ""
-}
-
-// secrets returns the signing secret of ep and, within 24 hours after a rotation, the previous one.
-func (r *WebhookDeliveryReconciler) secrets(ctx context.Context, ep *tcsv1.WebhookEndpoint) (current, previous string, err error) {
-	s := &corev1.Secret{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: ep.Namespace, Name: ep.Spec.SecretName}, s); err != nil {
-		return "", "", fmt.Errorf("reading the signing secret of %s: %w", ep.Name, err)
-	}
-	current = string(s.Data[tcsv1.SecretKeyWebhookSecret])
-	if current == "" {
-		return "", "", fmt.Errorf("the secret %s of endpoint %s has no %q", s.Name, ep.Name, tcsv1.SecretKeyWebhookSecret)
-	}
-	if at, err := time.Parse(time.RFC3339, s.Annotations[tcsv1.AnnotationRotatedAt]); err == nil && r.Clock.Now().Sub(at) < previousSecretWindow {
-		previous = string(s.Data[tcsv1.SecretKeyWebhookPrevious])
-	}
-	return current, previous, nil
 }
 
 // update writes the change of d's status since patch was taken; a conflict requeues. The

@@ -12,6 +12,8 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/apiview"
@@ -44,6 +46,23 @@ type WebhookDispatchReconciler struct {
 	Clock clock.PassiveClock
 	// Metrics counts the deliveries skipped for a paused endpoint; nil counts none.
 	Metrics *metrics.Metrics
+	// Inline, when set and archiving deliveries, is the delivery controller with whose client,
+	// secrets and schedule the dispatcher makes the first attempt of a delivery itself (see
+	// sendInline): one delivered at it is recorded straight into the results store, ended and
+	// archived, and never is a resource; one that failed is made a resource with its attempt,
+	// for Inline to retry. Nil makes every delivery a resource, for Inline to send.
+	Inline *WebhookDeliveryReconciler
+	// Workers is DefaultDispatchWorkers when zero.
+	Workers int
+	// InlineSends is DefaultInlineSends when zero.
+	InlineSends int
+
+	// slots bounds the inline attempts made at once; inline is what the reconciles share.
+	slots  chan struct{}
+	inline *inlineState
+	// afterSend, when set (by tests only), runs after an inline attempt, before its outcome
+	// is recorded.
+	afterSend func(id string)
 }
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=webhookendpoints,verbs=get;list;watch,namespace=tcs-system
@@ -97,6 +116,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return bodies[seq], nil
 	}
 	var result ctrl.Result
+	run := newDispatchRun()
 	dispatched := make([]bool, len(t.Status.EmittedEvents))
 	for seq, emitted := range t.Status.EmittedEvents {
 		if emitted.Dispatched {
@@ -121,7 +141,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 				done = false
 				continue
 			}
-			if err := r.deliver(ctx, t, seq, emitted, ep, func() (apiview.Transcript, error) { return body(seq) }); err != nil {
+			if err := r.deliver(ctx, t, seq, emitted, ep, func() (apiview.Transcript, error) { return body(seq) }, run); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -169,12 +189,20 @@ func (r *WebhookDispatchReconciler) content(ctx context.Context, t *tcsv1.Transc
 	return &s, nil
 }
 
-// deliver creates the delivery of the event number seq of t to ep unless it exists, in the
+// deliver makes the delivery of the event number seq of t to ep unless it exists, in the
 // cluster or archived in the results store; body renders the transcript the payload shows.
-func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, body func() (apiview.Transcript, error)) error {
+// Its first attempt is made here when it may be (see sendInline): delivered, it is recorded
+// in the results store; else it is created with the attempt, or without one, for the delivery
+// controller to send. The event, not yet marked dispatched, is the intent recorded before the
+// attempt: a crash before the record sends it again, under the same delivery id.
+func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transcript, seq int, emitted tcsv1.EmittedEvent, ep *tcsv1.WebhookEndpoint, body func() (apiview.Transcript, error), run *dispatchRun) error {
 	event := emitted.Type
 	hash := webhook.DeliveryHash(t.Spec.ID, event, emitted.Key, ep.Spec.ID)
 	name, id := webhook.DeliveryName(hash), webhook.DeliveryID(hash)
+	// Created a moment ago, maybe not in the cache yet.
+	if r.inline.created(name, r.Clock.Now()) {
+		return nil
+	}
 	existing := &tcsv1.WebhookDelivery{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: name}, existing)
 	if err == nil {
@@ -202,13 +230,13 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	if err != nil {
 		return fmt.Errorf("checking the payload of %s: %w", id, err)
 	}
+	var payload []byte
 	if !exists {
 		shown, err := body()
 		if err != nil {
 			return err
 		}
-		payload, err := webhook.TranscriptPayload(shown, event, id)
-		if err != nil {
+		if payload, err = webhook.TranscriptPayload(shown, event, id); err != nil {
 			return err
 		}
 		if err := r.Store.Put(ctx, key, payload, "application/json"); err != nil {
@@ -222,13 +250,38 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 		Spec: tcsv1.WebhookDeliverySpec{ID: id, Organization: t.Spec.Organization, Endpoint: ep.Name,
 			Event: event, TranscriptID: t.Spec.ID, Sequence: seq, PayloadRef: key},
 	}
+	made, sent, err := r.sendInline(ctx, d, ep, payload, run)
+	if err != nil {
+		return err
+	}
+	switch {
+	case sent && made.Error == "":
+		err := r.recordInline(ctx, d, made)
+		if err == nil {
+			return nil
+		}
+		// Sending it again until the results store answers would deliver it many times:
+		// the resource records the delivered attempt instead, and is archived later.
+		log.FromContext(ctx).Info("recording a delivery made at its first attempt in the cluster", "delivery", id, "error", err.Error())
+		d.CreationTimestamp, d.Status = metav1.Time{}, tcsv1.WebhookDeliveryStatus{}
+		fallthrough
+	case sent:
+		if err := withFirstAttempt(d, made); err != nil {
+			return err
+		}
+	default:
+		// The later deliveries of the stream wait for this one's first attempt, which the
+		// delivery controller makes.
+		run.queued[streamKey(d)] = true
+	}
 	if err := r.Client.Create(ctx, d); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
 		return fmt.Errorf("creating delivery %s: %w", name, err)
 	}
-	if !ep.Spec.Paused {
+	r.inline.add(d, r.Clock.Now())
+	if sent || !ep.Spec.Paused {
 		// A delivery without a state is pending: the delivery controller is its only writer,
 		// so no attempt can be lost to a conflicting write.
 		return nil
@@ -251,7 +304,15 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 // setDefaults gives the zero fields their defaults.
 func (r *WebhookDispatchReconciler) setDefaults() {
 	orDefault(&r.Retention, DefaultRetention)
+	orDefault(&r.Workers, DefaultDispatchWorkers)
+	orDefault(&r.InlineSends, DefaultInlineSends)
 	orRealClock(&r.Clock)
+	if r.Inline != nil {
+		r.Inline.setDefaults()
+	}
+	if r.slots == nil {
+		r.slots, r.inline = make(chan struct{}, r.InlineSends), newInlineState()
+	}
 }
 
 // SetupWithManager sets the defaults and registers the reconciler, and the index of endpoints
@@ -267,5 +328,6 @@ func (r *WebhookDispatchReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&tcsv1.Transcript{}).
 		Named("webhook-dispatch").
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers}).
 		Complete(r)
 }

@@ -120,6 +120,10 @@ type hookOptions struct {
 	// results and archiveAfter, when set, archive ended deliveries to the results store.
 	results      *results.Store
 	archiveAfter time.Duration
+	// inline makes the dispatcher send first attempts itself (WebhookDispatchReconciler.Inline),
+	// with dispatchWorkers and inlineSends when set.
+	inline                       bool
+	dispatchWorkers, inlineSends int
 }
 
 // hookEnv is a namespace with the webhook controllers running.
@@ -154,13 +158,6 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 	t.Helper()
 	mgr := env.NewManager(t, h.ns)
 	allow := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Results: h.opts.results, Retention: h.opts.retention, Metrics: h.opts.metrics}
-	if err := h.dispatch.SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	if err := (&WebhookEndpointReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
 	d := &WebhookDeliveryReconciler{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Store: h.store, AllowCIDRs: allow,
 		HTTP:           sources.NewClient(sources.ClientOptions{AllowCIDRs: allow, RootCAs: h.roots}),
@@ -173,6 +170,22 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 	}
 	if h.opts.events {
 		d.Recorder = mgr.GetEventRecorder(recorder.Webhook)
+	}
+	versions, err := NewSecretVersions(mgr, h.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SecretVersions = versions
+	h.dispatch = &WebhookDispatchReconciler{Client: mgr.GetClient(), Store: h.store, Results: h.opts.results, Retention: h.opts.retention, Metrics: h.opts.metrics,
+		Workers: h.opts.dispatchWorkers, InlineSends: h.opts.inlineSends}
+	if h.opts.inline {
+		h.dispatch.Inline = d
+	}
+	if err := h.dispatch.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&WebhookEndpointReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
 	}
 	if err := d.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

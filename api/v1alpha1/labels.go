@@ -31,6 +31,10 @@ const (
 	// archiver's for a Transcript, the delivery controller's, with the replay the recreation
 	// was for, for a WebhookDelivery) and the other reconcilers leave it alone.
 	AnnotationUnarchived = "tcs.dev/unarchived"
+	// AnnotationFirstAttempt marks a WebhookDelivery whose first attempt the dispatcher made
+	// before it created the resource: the attempt as JSON, which the delivery controller
+	// records in the status before anything else, as if it had made it.
+	AnnotationFirstAttempt = "tcs.dev/first-attempt"
 	// AnnotationCreatedAt holds the creation time (RFC 3339) of a Transcript recreated from its
 	// archived record, whose creationTimestamp is the time of its recreation.
 	AnnotationCreatedAt = "tcs.dev/created-at"

@@ -23,6 +23,26 @@ type registration struct {
 func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.Logger) error {
 	c := mgr.GetClient()
 	log.Info("AI validation pass", "provider", svc.provider.Name(), "model", svc.provider.Model())
+	versions, err := controllers.NewSecretVersions(mgr, o.namespace)
+	if err != nil {
+		return err
+	}
+	// The dispatcher makes the first attempt of a delivery with it (see WebhookDispatchReconciler.Inline).
+	deliveries := &controllers.WebhookDeliveryReconciler{
+		Client:         c,
+		Reader:         mgr.GetAPIReader(),
+		SecretVersions: versions,
+		HTTP:           svc.outbound,
+		AllowCIDRs:     svc.allow,
+		Store:          svc.store,
+		RetryDelays:    o.webhookRetryDelays,
+		Retention:      o.webhookRetention,
+		Results:        svc.results,
+		ArchiveAfter:   o.archiveAfter,
+		Recorder:       mgr.GetEventRecorder(recorder.Webhook),
+		Metrics:        svc.metrics,
+		Clock:          svc.clock,
+	}
 	for _, reg := range []registration{
 		{"setting up the transcript controller", &controllers.TranscriptReconciler{
 			Client:     c,
@@ -48,21 +68,8 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			Glossaries: svc.glossaries,
 		}},
 		{"setting up the webhook endpoint controller", &controllers.WebhookEndpointReconciler{Client: c, Clock: svc.clock}},
-		{"setting up the webhook dispatch controller", &controllers.WebhookDispatchReconciler{Client: c, Store: svc.store, Results: svc.results, Retention: o.webhookRetention, Metrics: svc.metrics, Clock: svc.clock}},
-		{"setting up the webhook delivery controller", &controllers.WebhookDeliveryReconciler{
-			Client:       c,
-			Reader:       mgr.GetAPIReader(),
-			HTTP:         svc.outbound,
-			AllowCIDRs:   svc.allow,
-			Store:        svc.store,
-			RetryDelays:  o.webhookRetryDelays,
-			Retention:    o.webhookRetention,
-			Results:      svc.results,
-			ArchiveAfter: o.archiveAfter,
-			Recorder:     mgr.GetEventRecorder(recorder.Webhook),
-			Metrics:      svc.metrics,
-			Clock:        svc.clock,
-		}},
+		{"setting up the webhook dispatch controller", &controllers.WebhookDispatchReconciler{Client: c, Store: svc.store, Results: svc.results, Retention: o.webhookRetention, Metrics: svc.metrics, Clock: svc.clock, Inline: deliveries}},
+		{"setting up the webhook delivery controller", deliveries},
 		archiver(c, mgr.GetAPIReader(), o, svc),
 		{"adding the sweep of expired idempotency records", runnable{&controllers.IdempotencySweeper{Results: svc.results, Clock: svc.clock}}},
 		{"adding the sweep of the audit trail", runnable{&controllers.AuditSweeper{Results: svc.results, Retention: o.auditRetention, Clock: svc.clock}}},

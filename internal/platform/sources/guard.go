@@ -78,10 +78,13 @@ func NewClient(opts ClientOptions) *http.Client {
 		},
 	}
 	transport := &http.Transport{
-		Proxy:                  nil,
-		DialContext:            dialer.DialContext,
-		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           100,
+		Proxy:             nil,
+		DialContext:       dialer.DialContext,
+		ForceAttemptHTTP2: true,
+		MaxIdleConns:      100,
+		// Webhook deliveries go to few hosts, many at once: without idle connections to reuse
+		// (net/http keeps 2 a host by default) each would pay a new TLS handshake.
+		MaxIdleConnsPerHost:    32,
 		IdleConnTimeout:        90 * time.Second,
 		TLSHandshakeTimeout:    10 * time.Second,
 		ExpectContinueTimeout:  time.Second,
