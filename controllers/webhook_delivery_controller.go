@@ -252,20 +252,28 @@ func (r *WebhookDeliveryReconciler) finish(ctx context.Context, d *tcsv1.Webhook
 // blocked reports whether an earlier delivery of the same transcript to the same endpoint has
 // still to make its first attempt of its current round.
 func (r *WebhookDeliveryReconciler) blocked(ctx context.Context, d *tcsv1.WebhookDelivery) (bool, error) {
+	return earlierWaiting(ctx, r.Client, d, nil)
+}
+
+// earlierWaiting is the ordering rule of a stream (one transcript, one endpoint): it reports
+// whether a delivery of d's stream with a smaller sequence, among those the cache holds and
+// recent (the dispatcher's, not in the cache yet), has still to make the first attempt of its
+// current round.
+func earlierWaiting(ctx context.Context, c client.Reader, d *tcsv1.WebhookDelivery, recent []*tcsv1.WebhookDelivery) (bool, error) {
 	if d.Spec.Sequence == 0 {
 		return false, nil
 	}
 	list := &tcsv1.WebhookDeliveryList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(d.Namespace),
+	if err := c.List(ctx, list, client.InNamespace(d.Namespace),
 		client.MatchingFields{IndexWebhookDeliveryStream: streamKey(d)}); err != nil {
 		return false, fmt.Errorf("listing the deliveries before %s: %w", d.Name, err)
 	}
+	earlier := recent
 	for i := range list.Items {
-		o := &list.Items[i]
-		if o.Spec.Sequence >= d.Spec.Sequence || o.UID == d.UID {
-			continue
-		}
-		if waitsForFirstAttempt(o) {
+		earlier = append(earlier, &list.Items[i])
+	}
+	for _, o := range earlier {
+		if o.Spec.Sequence < d.Spec.Sequence && waitsForFirstAttempt(o) {
 			return true, nil
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -213,24 +212,7 @@ func (r *WebhookDispatchReconciler) sendInline(ctx context.Context, d *tcsv1.Web
 // streamBlocked reports whether an earlier delivery of d's stream waits for its first
 // attempt: in the cache, or created by the dispatcher a moment ago.
 func (r *WebhookDispatchReconciler) streamBlocked(ctx context.Context, d *tcsv1.WebhookDelivery, now time.Time) (bool, error) {
-	if d.Spec.Sequence == 0 {
-		return false, nil
-	}
-	list := &tcsv1.WebhookDeliveryList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(d.Namespace),
-		client.MatchingFields{IndexWebhookDeliveryStream: streamKey(d)}); err != nil {
-		return false, fmt.Errorf("listing the deliveries before %s: %w", d.Name, err)
-	}
-	earlier := r.inline.stream(streamKey(d), now)
-	for i := range list.Items {
-		earlier = append(earlier, &list.Items[i])
-	}
-	for _, o := range earlier {
-		if o.Spec.Sequence < d.Spec.Sequence && waitsForFirstAttempt(o) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return earlierWaiting(ctx, r.Client, d, r.inline.stream(streamKey(d), now))
 }
 
 // recordInline writes the record of d, delivered at its first attempt made, to the results
