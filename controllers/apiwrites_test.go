@@ -1,15 +1,10 @@
 package controllers
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
-	"k8s.io/client-go/kubernetes"
+	"tcs.dev/tcs/internal/tooling/apicount"
 )
 
 // apiWrites returns the writes (create, update, patch, delete) the control plane's
@@ -17,7 +12,7 @@ import (
 // apiserver_request_total metric counts them: the cost of a change where it is paid.
 func apiWrites(t testing.TB) map[string]int {
 	t.Helper()
-	return apiRequests(t, "POST", "PUT", "PATCH", "DELETE", "APPLY")
+	return apiRequests(t, apicount.Writes...)
 }
 
 // apiGets returns the GETs of one object the control plane's kube-apiserver has served so
@@ -28,51 +23,18 @@ func apiGets(t testing.TB) map[string]int {
 }
 
 // apiRequests returns the requests with one of verbs the control plane's kube-apiserver has
-// served so far, by resource, as its apiserver_request_total metric counts them.
+// served so far, by resource.
 func apiRequests(t testing.TB, verbs ...string) map[string]int {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(env.Config)
+	c, err := apicount.Read(context.Background(), env.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
-	if err != nil {
-		t.Fatalf("reading the metrics of kube-apiserver: %v", err)
+	out := map[string]int{}
+	for r, n := range c.ByResource(verbs...) {
+		out[r] = int(n)
 	}
-	writes := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
-		if !ok {
-			continue
-		}
-		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		verb, resource := metricLabel(labels, "verb"), metricLabel(labels, "resource")
-		if !slices.Contains(verbs, verb) {
-			continue
-		}
-		n, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			t.Fatalf("the metric line %q: %v", line, err)
-		}
-		writes[resource] += int(n)
-	}
-	return writes
-}
-
-// metricLabel returns the value of label name in a Prometheus label set.
-func metricLabel(labels, name string) string {
-	_, rest, ok := strings.Cut(","+labels, ","+name+`="`)
-	if !ok {
-		return ""
-	}
-	v, _, _ := strings.Cut(rest, `"`)
-	return v
+	return out
 }
 
 // writesSince returns the writes by resource since before (an apiWrites).

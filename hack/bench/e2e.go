@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"encoding/pem"
@@ -16,7 +15,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +28,7 @@ import (
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/platform/kube/statuspatch"
+	"tcs.dev/tcs/internal/tooling/apicount"
 )
 
 // pasteText is the file whose text every paste of the end-to-end mode sends: a 5 KB excerpt of
@@ -56,9 +55,10 @@ type pasteBench struct {
 	api, key string
 	hc       *http.Client
 	c        client.Client
-	metrics  *metricsReader
-	objects  string
-	content  []byte
+	// metrics is kube-apiserver's admin config, for its request counts.
+	metrics *rest.Config
+	objects string
+	content []byte
 }
 
 // e2e is the end-to-end mode: against a tcs dev it starts, the paste's create latency next to
@@ -103,9 +103,9 @@ func e2e(o e2eOptions) error {
 	if err != nil {
 		return err
 	}
-	metrics, err := metricsClient(env["KUBECONFIG"])
+	metrics, err := clientcmd.BuildConfigFromFlags("", env["KUBECONFIG"])
 	if err != nil {
-		return err
+		return fmt.Errorf("the kubeconfig of tcs dev: %w", err)
 	}
 	if err := liftLimits(c, env["TCS_ORG"]); err != nil {
 		return err
@@ -298,13 +298,7 @@ func (b *pasteBench) settle() error {
 func ms(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
 
 // isWrite reports whether a request verb of kube-apiserver's metrics writes.
-func isWrite(verb string) bool {
-	switch verb {
-	case "POST", "PUT", "PATCH", "DELETE", "APPLY", "DELETECOLLECTION":
-		return true
-	}
-	return false
-}
+func isWrite(verb string) bool { return slices.Contains(apicount.Writes, verb) }
 
 // paste creates one paste transcript and expects a 201 with its content.
 func (b *pasteBench) paste() error {
@@ -402,11 +396,16 @@ func (c counts) minus(o counts) counts {
 // stored.
 func (b *pasteBench) counts() (counts, error) {
 	c := counts{requests: map[string]int64{}}
-	raw, err := b.metrics.read(context.Background())
+	all, err := apicount.Read(context.Background(), b.metrics)
 	if err != nil {
-		return c, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
+		return c, err
 	}
-	c.requests = requestTotals(string(raw))
+	// The resources of tcs.dev and the core ones the service writes (events, leases).
+	for k, v := range all {
+		if k.Group == "tcs.dev" || k.Resource == "events" || k.Resource == "leases" {
+			c.requests[k.String()] += v
+		}
+	}
 	err = filepath.WalkDir(b.objects, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -420,109 +419,6 @@ func (b *pasteBench) counts() (counts, error) {
 		return c, fmt.Errorf("counting the stored objects: %w", err)
 	}
 	return c, nil
-}
-
-// requestTotals sums apiserver_request_total of a metrics text by resource, subresource and
-// verb, for the resources of tcs.dev and the core ones the service writes (events, leases).
-func requestTotals(text string) map[string]int64 {
-	totals := map[string]int64{}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		rest, ok := strings.CutPrefix(line, "apiserver_request_total{")
-		if !ok {
-			continue
-		}
-		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		l := parseLabels(labels)
-		if l["group"] != "tcs.dev" && l["resource"] != "events" && l["resource"] != "leases" {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err != nil {
-			continue
-		}
-		res := l["resource"]
-		if l["subresource"] != "" {
-			res += "/" + l["subresource"]
-		}
-		totals[res+" "+l["verb"]] += int64(v)
-	}
-	return totals
-}
-
-// parseLabels reads the labels of a Prometheus text sample, name="value",… .
-func parseLabels(s string) map[string]string {
-	out := map[string]string{}
-	for s != "" {
-		name, rest, ok := strings.Cut(s, `="`)
-		if !ok {
-			break
-		}
-		var value strings.Builder
-		i := 0
-		for ; i < len(rest); i++ {
-			if rest[i] == '\\' && i+1 < len(rest) {
-				i++
-				value.WriteByte(rest[i])
-				continue
-			}
-			if rest[i] == '"' {
-				break
-			}
-			value.WriteByte(rest[i])
-		}
-		out[strings.TrimLeft(name, ",")] = value.String()
-		if i+1 >= len(rest) {
-			break
-		}
-		s = rest[i+1:]
-	}
-	return out
-}
-
-// metricsClient is a REST client of kube-apiserver with the admin credentials of kubeconfig,
-// for its /metrics.
-func metricsClient(kubeconfig string) (*metricsReader, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &metricsReader{hc: hc, url: strings.TrimSuffix(cfg.Host, "/") + "/metrics"}, nil
-}
-
-// metricsReader reads kube-apiserver's /metrics.
-type metricsReader struct {
-	hc  *http.Client
-	url string
-}
-
-func (m *metricsReader) read(ctx context.Context) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.url, nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := m.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d", m.url, res.StatusCode)
-	}
-	return data, nil
 }
 
 // yardstickWrite returns one yardstick measurement: a bare Transcript create followed by one
