@@ -335,7 +335,6 @@ func (sc *scanner) scan() {
 		cues[first>>6] &^= ^uint64(0) << (first & 63)
 		clear(cues[first>>6+1:])
 	}
-	var mw, cw uint64 // the bits of marks and cues of the latest tokens, not yet stored
 	for k := first; k < len(toks); k++ {
 		t := &toks[k]
 		start, size := int(t.start), int(t.end-t.start)
@@ -380,13 +379,8 @@ func (sc *scanner) scan() {
 		t.h = h
 		// The bits of the word of 64 tokens are gathered in registers and
 		// stored once it is full, not read and written back for each token.
-		mw |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
-		cw |= uint64(d.cueMask[h>>56]) << (k & 63)
-		if k&63 == 63 || k == len(toks)-1 {
-			marks[k>>6] |= mw
-			cues[k>>6] |= cw
-			mw, cw = 0, 0
-		}
+		marks[k>>6] |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
+		cues[k>>6] |= uint64(d.cueMask[h>>56]) << (k & 63)
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
 	}
