@@ -377,8 +377,6 @@ func (sc *scanner) scan() {
 		fuzzy := (sh | sh>>1&cue) & 1 &^ (c >> 5)
 		t.flags = c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
 		t.h = h
-		// The bits of the word of 64 tokens are gathered in registers and
-		// stored once it is full, not read and written back for each token.
 		marks[k>>6] |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
 		cues[k>>6] |= uint64(d.cueMask[h>>56]) << (k & 63)
 		cue = d.placeCueBit(h)
