@@ -368,17 +368,36 @@ func (d *dict) find(w string, h uint64, upper bool) *keyEntry {
 			return nil
 		}
 		e := &d.entries[k-1]
-		if e.h == h && len(e.key) == len(w) && (e.key == w || upper && asciiFold(w, e.key)) {
+		if e.h == h && len(e.key) == len(w) && keyEqual(w, e.key, b2u(upper)<<5) {
 			return e
 		}
 	}
 }
 
-// asciiFold reports whether the ASCII letters and digits of w, lowered,
-// are lower.
-func asciiFold(w, lower string) bool {
-	for i := 0; i < len(w); i++ {
-		if w[i]|0x20 != lower[i] {
+// keyEqual reports whether the ASCII letters and digits w, each byte
+// or-ed with fold (0x20 lowers an uppercase letter, 0 keeps it), equal
+// the key, a lowercase word of the same length. It compares four or
+// eight bytes at a time, the last ones overlapping: a loop of byte
+// compares mispredicts at its end, and a call of the runtime's compare
+// costs more than the compare of a short word.
+func keyEqual(w, key string, fold uint8) bool {
+	n := len(w)
+	key = key[:n]
+	f := uint64(fold) * ones
+	switch {
+	case n >= 8:
+		for i := 0; i < n-8; i += 8 {
+			if loadFull(w[i:])|f != loadFull(key[i:]) {
+				return false
+			}
+		}
+		return loadFull(w[n-8:])|f == loadFull(key[n-8:])
+	case n >= 4:
+		f4 := uint32(f)
+		return load4(w)|f4 == load4(key) && load4(w[n-4:])|f4 == load4(key[n-4:])
+	}
+	for i := 0; i < n; i++ {
+		if w[i]|fold != key[i] {
 			return false
 		}
 	}

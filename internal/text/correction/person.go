@@ -276,9 +276,21 @@ func (ps *personScan) see(toks []token, first int, cues []uint64) {
 	if first >= len(toks) {
 		return
 	}
-	for _, t := range toks[first:] {
-		if uint(t.end-t.start-5) <= 15 && t.flags&(tFull|tDigits|tMulti) == 0 && knownMiss(ps.d.known, t.h) == 1 {
-			ps.rare = append(ps.rare, [2]int32{t.start, t.end})
+	// Whether a word has the length and flags is not predictable: the
+	// words that have are gathered as bits, 64 at a time, without a
+	// branch, and only they are looked up in dict.known.
+	known := ps.d.known
+	for w := first; w < len(toks); w += 64 {
+		block := toks[w:min(w+64, len(toks))]
+		var cand uint64
+		for j := range block {
+			t := &block[j]
+			cand |= uint64(b2u(uint(t.end-t.start-5) <= 15)&b2u(t.flags&(tFull|tDigits|tMulti) == 0)) << (j & 63)
+		}
+		for ; cand != 0; cand &= cand - 1 {
+			if t := &block[bits.TrailingZeros64(cand)&63]; knownMiss(known, t.h) == 1 {
+				ps.rare = append(ps.rare, [2]int32{t.start, t.end})
+			}
 		}
 	}
 	if ps.pending {

@@ -184,6 +184,15 @@ func inRange(x uint64, lo, hi byte) uint64 {
 	return (x + ones*uint64(0x80-lo)) &^ (x + ones*uint64(0x7f-hi)) & highs
 }
 
+// chunkBits returns a byte with bit k set when byte k of v is an ASCII
+// letter or digit.
+func chunkBits(v uint64) uint64 {
+	x := v &^ highs
+	w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
+	// Gather the top bit of each byte into one byte.
+	return w >> 7 * 0x0102040810204080 >> 56
+}
+
 // lowBytes returns a mask of the k low bytes of a uint64, 1 <= k <= 8.
 func lowBytes(k int) uint64 {
 	return ^uint64(0) >> ((64 - 8*k) & 63) // & 63: a plain shift, k is at least 1
@@ -232,22 +241,18 @@ func (sc *scanner) scan() {
 	for p < n {
 		var m, high uint64
 		if p+64 <= n {
+			// The eight chunks written out: their shifts are constants.
 			g := text[p : p+64]
-			for c := 0; c < 64; c += 8 {
-				v := loadFull(g[c:])
-				x := v &^ highs
-				w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
-				high |= v & highs
-				// Gather the top bit of each byte into one byte.
-				m |= (w >> 7 * 0x0102040810204080 >> 56) << (c & 63)
-			}
+			v0, v1, v2, v3 := loadFull(g), loadFull(g[8:]), loadFull(g[16:]), loadFull(g[24:])
+			v4, v5, v6, v7 := loadFull(g[32:]), loadFull(g[40:]), loadFull(g[48:]), loadFull(g[56:])
+			high = (v0 | v1 | v2 | v3 | v4 | v5 | v6 | v7) & highs
+			m = chunkBits(v0) | chunkBits(v1)<<8 | chunkBits(v2)<<16 | chunkBits(v3)<<24 |
+				chunkBits(v4)<<32 | chunkBits(v5)<<40 | chunkBits(v6)<<48 | chunkBits(v7)<<56
 		} else {
 			for c := 0; c < 64; c += 8 {
 				v := load8(text, p+c)
-				x := v &^ highs
-				w := (inRange(x|ones*0x20, 'a', 'z') | inRange(x, '0', '9')) &^ v
 				high |= v & highs
-				m |= (w >> 7 * 0x0102040810204080 >> 56) << (c & 63)
+				m |= chunkBits(v) << (c & 63)
 			}
 		}
 		if high != 0 || left > 0 {
