@@ -451,20 +451,3 @@ func yardstickWrite(c client.Client) func() (time.Duration, error) {
 		return 0, fmt.Errorf("the yardstick's status patch lost to another writer ten times")
 	}
 }
-
-// await waits until k deliveries arrived, and returns when each first arrived.
-func (rc *receiver) await(k int, within time.Duration) ([]time.Time, error) {
-	var at []time.Time
-	deadline := time.After(within)
-	for len(at) < k {
-		select {
-		case id := <-rc.seen:
-			rc.mu.Lock()
-			at = append(at, rc.first[id])
-			rc.mu.Unlock()
-		case <-deadline:
-			return nil, fmt.Errorf("%d of %d deliveries arrived", len(at), k)
-		}
-	}
-	return at, nil
-}

@@ -494,6 +494,23 @@ func newReceiver() *receiver {
 	return &receiver{first: map[string]time.Time{}, seen: make(chan string, 1<<16)}
 }
 
+// await waits until k deliveries arrived, and returns when each first arrived.
+func (rc *receiver) await(k int, within time.Duration) ([]time.Time, error) {
+	var at []time.Time
+	deadline := time.After(within)
+	for len(at) < k {
+		select {
+		case id := <-rc.seen:
+			rc.mu.Lock()
+			at = append(at, rc.first[id])
+			rc.mu.Unlock()
+		case <-deadline:
+			return nil, fmt.Errorf("%d of %d deliveries arrived", len(at), k)
+		}
+	}
+	return at, nil
+}
+
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	_, _ = io.Copy(io.Discard, r.Body)
@@ -532,21 +549,6 @@ func benchWebhooks(tcsBin string, env map[string]string, hc *http.Client, hookUR
 		}
 		return written, nil
 	}
-	await := func(k int, within time.Duration) ([]time.Time, error) {
-		var at []time.Time
-		deadline := time.After(within)
-		for len(at) < k {
-			select {
-			case id := <-rcv.seen:
-				rcv.mu.Lock()
-				at = append(at, rcv.first[id])
-				rcv.mu.Unlock()
-			case <-deadline:
-				return nil, fmt.Errorf("%d of %d deliveries arrived", len(at), k)
-			}
-		}
-		return at, nil
-	}
 
 	// Latency: one paste at a time; its first event's delivery against the moment it was written.
 	lat := make([]time.Duration, 0, n)
@@ -555,7 +557,7 @@ func benchWebhooks(tcsBin string, env map[string]string, hc *http.Client, hookUR
 		if err != nil {
 			return err
 		}
-		at, err := await(2, 30*time.Second)
+		at, err := rcv.await(2, 30*time.Second)
 		if err != nil {
 			return err
 		}
@@ -569,7 +571,7 @@ func benchWebhooks(tcsBin string, env map[string]string, hc *http.Client, hookUR
 	if _, err := concurrent(clients, n, func() error { _, err := paste(); return err }); err != nil {
 		return err
 	}
-	at, err := await(2*n, 2*time.Minute)
+	at, err := rcv.await(2*n, 2*time.Minute)
 	if err != nil {
 		return err
 	}

@@ -502,35 +502,14 @@ func TestDevSurvivesKillsUnderLoad(t *testing.T) {
 	t.Logf("load stopped: %d transcripts acknowledged", len(all))
 	// Settle: every acknowledged transcript ends, and its events are delivered.
 	settleStart := time.Now()
+	ids := make([]string, len(all))
+	for i, a := range all {
+		ids[i] = a.id
+	}
 	deadline := settleStart.Add(90 * time.Second)
-	final := map[string]map[string]any{}
-	for len(final) < len(all) && time.Now().Before(deadline) {
-		for _, a := range all {
-			if _, ok := final[a.id]; ok {
-				continue
-			}
-			if status, tr := c.get(a.id); status == 200 && settled(tr) {
-				final[a.id] = tr
-			} else if status == 404 {
-				final[a.id] = nil
-			}
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	final := awaitSettled(ids, deadline, 500*time.Millisecond, c.get)
 	// Expected events per transcript (endpoint /a subscribed to all from the start).
-	want := map[string]bool{}
-	for _, a := range all {
-		tr := final[a.id]
-		if tr == nil {
-			continue
-		}
-		want[a.id+" transcript.created"] = true
-		want[a.id+" transcript."+tr["status"].(string)] = true
-		if p, ok := tr["ai_pass"].(map[string]any); ok && p != nil {
-			want[a.id+" ai_pass.started "+p["job_id"].(string)] = true
-			want[a.id+" ai_pass."+tr["ai_pass_status"].(string)+" "+p["job_id"].(string)] = true
-		}
-	}
+	want := expectedEvents(final)
 	delivered := func() (got map[string][]string, toB []map[string]any) {
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
@@ -738,6 +717,45 @@ func settled(tr map[string]any) bool {
 	s := tr["status"]
 	ai := tr["ai_pass_status"]
 	return (s == "completed" || s == "failed") && ai != "queued" && ai != "running"
+}
+
+// awaitSettled reads each transcript of ids with get, every pause, until all have settled or
+// are gone, or until deadline: it returns each as last read when it settled, nil when it is gone,
+// and leaves out those that did neither.
+func awaitSettled(ids []string, deadline time.Time, pause time.Duration, get func(id string) (int, map[string]any)) map[string]map[string]any {
+	final := map[string]map[string]any{}
+	for len(final) < len(ids) && time.Now().Before(deadline) {
+		for _, id := range ids {
+			if _, ok := final[id]; ok {
+				continue
+			}
+			if status, tr := get(id); status == http.StatusOK && settled(tr) {
+				final[id] = tr
+			} else if status == http.StatusNotFound {
+				final[id] = nil
+			}
+		}
+		time.Sleep(pause)
+	}
+	return final
+}
+
+// expectedEvents returns the events that settled transcripts (of awaitSettled) must have been
+// delivered to an endpoint subscribed to every event, as "<id> <event>[ <job>]".
+func expectedEvents(final map[string]map[string]any) map[string]bool {
+	want := map[string]bool{}
+	for id, tr := range final {
+		if tr == nil {
+			continue
+		}
+		want[id+" transcript.created"] = true
+		want[id+" transcript."+tr["status"].(string)] = true
+		if p, ok := tr["ai_pass"].(map[string]any); ok && p != nil {
+			want[id+" ai_pass.started "+p["job_id"].(string)] = true
+			want[id+" ai_pass."+tr["ai_pass_status"].(string)+" "+p["job_id"].(string)] = true
+		}
+	}
+	return want
 }
 
 // startReceiverWith serves h over HTTPS on loopback; caFile is a PEM file of its certificate.

@@ -522,34 +522,14 @@ func TestHATwoReplicasSurviveLosingTheLeader(t *testing.T) {
 
 	// Settle: every acknowledged transcript ends, and its events are delivered.
 	settleStart := time.Now()
+	ids, by := make([]string, len(all)), map[string]int{}
+	for i, a := range all {
+		ids[i], by[a.id] = a.id, a.by
+	}
 	deadline := settleStart.Add(90 * time.Second)
-	final := map[string]map[string]any{}
-	for len(final) < len(all) && time.Now().Before(deadline) {
-		for _, a := range all {
-			if _, ok := final[a.id]; ok {
-				continue
-			}
-			if status, tr := clientA.get(a.by, a.id); status == 200 && settled(tr) {
-				final[a.id] = tr
-			} else if status == 404 {
-				final[a.id] = nil
-			}
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	want := map[string]bool{}
-	for _, a := range all {
-		tr := final[a.id]
-		if tr == nil {
-			continue
-		}
-		want[a.id+" transcript.created"] = true
-		want[a.id+" transcript."+tr["status"].(string)] = true
-		if p, ok := tr["ai_pass"].(map[string]any); ok && p != nil {
-			want[a.id+" ai_pass.started "+p["job_id"].(string)] = true
-			want[a.id+" ai_pass."+tr["ai_pass_status"].(string)+" "+p["job_id"].(string)] = true
-		}
-	}
+	final := awaitSettled(ids, deadline, 300*time.Millisecond,
+		func(id string) (int, map[string]any) { return clientA.get(by[id], id) })
+	want := expectedEvents(final)
 	// delivered maps each event to the delivery ids it came under, and counts the deliveries
 	// of one id accepted more than once.
 	delivered := func() (map[string][]string, int) {
