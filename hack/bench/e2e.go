@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,13 +74,11 @@ func e2e(o e2eOptions) error {
 		return err
 	}
 	defer os.RemoveAll(state)
-	rcv := newReceiver()
-	hooks := httptest.NewTLSServer(rcv)
-	defer hooks.Close()
-	caFile := filepath.Join(state, "receiver-ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
+	rcv, hooks, caFile, err := startReceiver(state)
+	if err != nil {
 		return err
 	}
+	defer hooks.Close()
 	extra := []string{"--outbound-ca-file", caFile}
 	pprofAddr := ""
 	if o.cpuProfile != "" {

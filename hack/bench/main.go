@@ -237,13 +237,11 @@ func endToEnd(n int, tcsBin string) error {
 		return err
 	}
 	defer os.RemoveAll(state)
-	rcv := newReceiver()
-	hooks := httptest.NewTLSServer(rcv)
-	defer hooks.Close()
-	caFile := filepath.Join(state, "receiver-ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
+	rcv, hooks, caFile, err := startReceiver(state)
+	if err != nil {
 		return err
 	}
+	defer hooks.Close()
 	_, env, stop, err := startDev(tcsBin, state, nil, "--outbound-ca-file", caFile)
 	if err != nil {
 		return err
@@ -492,6 +490,19 @@ type receiver struct {
 
 func newReceiver() *receiver {
 	return &receiver{first: map[string]time.Time{}, seen: make(chan string, 1<<16)}
+}
+
+// startReceiver serves a new receiver over HTTPS on loopback and writes its certificate, for
+// tcs's --outbound-ca-file, into a file in dir, whose name it returns.
+func startReceiver(dir string) (*receiver, *httptest.Server, string, error) {
+	rcv := newReceiver()
+	hooks := httptest.NewTLSServer(rcv)
+	caFile := filepath.Join(dir, "receiver-ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hooks.Certificate().Raw}), 0o600); err != nil {
+		hooks.Close()
+		return nil, nil, "", fmt.Errorf("writing the receiver's certificate: %w", err)
+	}
+	return rcv, hooks, caFile, nil
 }
 
 // await waits until k deliveries arrived, and returns when each first arrived.
