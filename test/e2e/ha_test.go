@@ -395,7 +395,7 @@ func TestHATwoReplicasSurviveLosingTheLeader(t *testing.T) {
 
 	// One of them leads; the other runs no controller.
 	leader := -1
-	eventually(t, 30*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 		leader = slices.IndexFunc(reps, (*replica).acquiredLease)
 		return leader >= 0 && leaseHolder(t, kc) != "", "no replica acquired the lease"
 	})
@@ -410,7 +410,7 @@ func TestHATwoReplicasSurviveLosingTheLeader(t *testing.T) {
 	clientB := &haClient{apis: clientA.apis, apiKey: keyB[1], http: clientA.http}
 	// Both replicas know the new keys before the load.
 	for i := range reps {
-		eventually(t, 20*time.Second, func() (bool, string) {
+		testenv.Eventually(t, 20*time.Second, func() (bool, string) {
 			status, _ := clientA.get(i, "tr_"+strings.Repeat("0", 24))
 			statusB, _ := clientB.get(i, "tr_"+strings.Repeat("0", 24))
 			return status == http.StatusNotFound && statusB == http.StatusNotFound, fmt.Sprintf("%s answers %d and %d for a missing transcript", reps[i].name, status, statusB)
@@ -429,7 +429,7 @@ func TestHATwoReplicasSurviveLosingTheLeader(t *testing.T) {
 				held <- status
 			}()
 		}
-		eventually(t, 20*time.Second, func() (bool, string) {
+		testenv.Eventually(t, 20*time.Second, func() (bool, string) {
 			return slowHeld.Load() >= syncLimitB, fmt.Sprintf("%d of %d sources fetched", slowHeld.Load(), syncLimitB)
 		})
 		for i, r := range reps {
@@ -493,7 +493,7 @@ func TestHATwoReplicasSurviveLosingTheLeader(t *testing.T) {
 	killed := time.Now()
 	reps[leader].kill()
 	var leaseTaken, workersStarted time.Duration
-	eventually(t, 30*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 		if h := leaseHolder(t, kc); leaseTaken == 0 && h != "" && h != holder {
 			leaseTaken = time.Since(killed)
 		}
@@ -677,22 +677,5 @@ func setLimits(t *testing.T, c client.Client, syncOf map[string]int32) {
 		if err := c.Patch(t.Context(), o, patch); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// eventually calls cond until it reports true; it fails t with cond's last description
-// when timeout passes first.
-func eventually(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, why)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -669,7 +669,7 @@ func useService(t *testing.T, c *cluster, bin string, vs valueSet, d *appsv1.Dep
 
 	// The controllers run as the ServiceAccount too: the organization controller marks the
 	// organization Ready once it has a key, and every controller's caches sync.
-	eventually(t, 20*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 20*time.Second, func() (bool, string) {
 		var list tcsv1.OrganizationList
 		if err := c.admin.List(ctx, &list, client.InNamespace(vs.serviceNamespace)); err != nil {
 			return false, err.Error()
@@ -681,7 +681,7 @@ func useService(t *testing.T, c *cluster, bin string, vs valueSet, d *appsv1.Dep
 		}
 		return false, "organization " + orgID + " is missing"
 	})
-	eventually(t, 20*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 20*time.Second, func() (bool, string) {
 		pending := unsyncedControllers(proc.log.String())
 		return len(pending) == 0, fmt.Sprintf("the caches of controllers %v have not synced", pending)
 	})
@@ -699,23 +699,6 @@ func leaseReleased(t *testing.T, c *cluster, ns string) {
 	}
 	if h := lease.Spec.HolderIdentity; h != nil && *h != "" {
 		t.Errorf("the stopped replica still holds the leader-election lease (holder %q)", *h)
-	}
-}
-
-// eventually calls cond until it reports true; it fails t with cond's last description when
-// timeout passes first.
-func eventually(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, why)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

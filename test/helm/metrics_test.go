@@ -224,7 +224,7 @@ func scrapeMetrics(t *testing.T, c *cluster, vs valueSet, p *podRun) {
 	// once it has made its certificate and its reviewer: on a busy machine, after the API
 	// serves. Prometheus retries; the test waits for the port.
 	addr := strings.TrimPrefix(p.url("--metrics-bind-address", ""), "http://")
-	eventually(t, 30*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
 			return false, fmt.Sprintf("the metrics server does not listen: %v", err)
