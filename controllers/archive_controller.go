@@ -12,11 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/webhook"
@@ -75,6 +79,9 @@ type ArchiveReconciler struct {
 	Workers int
 	// Clock is what the time is read from; nil means the real clock.
 	Clock clock.PassiveClock
+	// Dispatched, when set, brings the transcripts whose deliveries the webhook dispatcher
+	// has made (its Archived): it leaves their events unmarked, so no write of it tells.
+	Dispatched <-chan event.GenericEvent
 
 	// afterPut and afterMark, when set (by tests only), run after the record was written and
 	// after the resource was annotated.
@@ -426,8 +433,11 @@ func (r *ArchiveReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(r); err != nil {
 		return fmt.Errorf("adding the purge sweep: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&tcsv1.Transcript{}).
+	b := ctrl.NewControllerManagedBy(mgr).
+		// A transcript leaves the cache when it is marked or deleted: the mark's requeue (or,
+		// after a restart, the sweep of marked transcripts) brings it back when it is due, and
+		// a deleted one needs nothing, so the leaving is not worth a read at the API server.
+		For(&tcsv1.Transcript{}, builder.WithPredicates(predicate.Funcs{DeleteFunc: func(event.DeleteEvent) bool { return false }})).
 		Named("archive").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers}).
 		Watches(&tcsv1.WebhookDelivery{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
@@ -436,6 +446,9 @@ func (r *ArchiveReconciler) SetupWithManager(mgr ctrl.Manager) error {
 				return nil
 			}
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: d.Namespace, Name: tcsv1.TranscriptName(d.Spec.TranscriptID)}}}
-		})).
-		Complete(r)
+		}))
+	if r.Dispatched != nil {
+		b = b.WatchesRawSource(source.Channel(r.Dispatched, &handler.EnqueueRequestForObject{}))
+	}
+	return b.Complete(r)
 }

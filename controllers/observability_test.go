@@ -104,8 +104,8 @@ func reasonsOf(es []eventsv1.Event) []string {
 	return out
 }
 
-// event returns the Event of es with reason, failing t when there is none.
-func event(t *testing.T, es []eventsv1.Event, reason string) eventsv1.Event {
+// eventOf returns the Event of es with reason, failing t when there is none.
+func eventOf(t *testing.T, es []eventsv1.Event, reason string) eventsv1.Event {
 	t.Helper()
 	for _, e := range es {
 		if e.Reason == reason {
@@ -155,7 +155,7 @@ func TestEventsAndMetricsOfTranscriptsAndAIPasses(t *testing.T) {
 		recorder.ReasonAIPassStarted:   "The AI validation pass started with provider rules (model " + p.Model + ").",
 		recorder.ReasonAIPassCompleted: "The AI validation pass completed: " + strconv.Itoa(p.Confirmed) + " confirmed, " + strconv.Itoa(p.Rejected) + " rejected, " + strconv.Itoa(p.Uncertain) + " uncertain, " + strconv.Itoa(p.Proposed) + " proposed.",
 	} {
-		e := event(t, es, reason)
+		e := eventOf(t, es, reason)
 		if e.Note != note || e.Type != corev1.EventTypeNormal || e.ReportingController != recorder.Transcript && e.ReportingController != recorder.AIPass {
 			t.Errorf("%s event: %s %q by %s, want %q", reason, e.Type, e.Note, e.ReportingController, note)
 		}
@@ -171,10 +171,10 @@ func TestEventsAndMetricsOfTranscriptsAndAIPasses(t *testing.T) {
 	}
 	failed := eventually(t, c, remote, "failed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseFailed })
 	es = waitEvents(t, c, failed, recorder.ReasonFetchFailed, recorder.ReasonFailed)
-	if e := event(t, es, recorder.ReasonFetchFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The url_fetch job failed (attempt 1 of 2) and is retried in 2s: ") {
+	if e := eventOf(t, es, recorder.ReasonFetchFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The url_fetch job failed (attempt 1 of 2) and is retried in 2s: ") {
 		t.Errorf("FetchFailed: %s %q", e.Type, e.Note)
 	}
-	if e := event(t, es, recorder.ReasonFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The transcript failed (server_error): The url_fetch job failed 2 times") {
+	if e := eventOf(t, es, recorder.ReasonFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The transcript failed (server_error): The url_fetch job failed 2 times") {
 		t.Errorf("Failed: %s %q", e.Type, e.Note)
 	}
 
@@ -208,7 +208,7 @@ func TestEventsAndMetricsOfAFailedAIPass(t *testing.T) {
 		t.Fatalf("status %+v", got.Status)
 	}
 	es := waitEvents(t, c, got, recorder.ReasonAIPassStarted, recorder.ReasonAIPassFailed)
-	if e := event(t, es, recorder.ReasonAIPassFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The AI validation pass failed (server_error): ") {
+	if e := eventOf(t, es, recorder.ReasonAIPassFailed); e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Note, "The AI validation pass failed (server_error): ") {
 		t.Errorf("AIPassFailed: %s %q", e.Type, e.Note)
 	}
 	wantMetric(t, reg, "tcs_ai_passes_total", map[string]string{"provider": "openai", "outcome": "failed"}, 1)
@@ -230,17 +230,17 @@ func TestEventsAndMetricsOfFailingWebhookDeliveries(t *testing.T) {
 	ds := h.waitDeliveries(t, tr.Spec.ID, "failed", allIn(1, tcsv1.DeliveryFailed))
 
 	es := waitEvents(t, h.c, &ds[0], recorder.ReasonDeliveryFailing, recorder.ReasonDeliveryFailed)
-	if e := event(t, es, recorder.ReasonDeliveryFailing); e.Type != corev1.EventTypeWarning ||
+	if e := eventOf(t, es, recorder.ReasonDeliveryFailing); e.Type != corev1.EventTypeWarning ||
 		!strings.HasPrefix(e.Note, "Delivering the transcript.created event to endpoint "+ds[0].Spec.Endpoint+" failed (attempt 1): the endpoint answered 500 Internal Server Error; retrying at ") {
 		t.Errorf("DeliveryFailing: %s %q", e.Type, e.Note)
 	}
 	want := "Gave up delivering the transcript.created event to endpoint " + ds[0].Spec.Endpoint + " after 2 attempts: the endpoint answered 503 Service Unavailable."
-	if e := event(t, es, recorder.ReasonDeliveryFailed); e.Note != want {
+	if e := eventOf(t, es, recorder.ReasonDeliveryFailed); e.Note != want {
 		t.Errorf("DeliveryFailed: %q, want %q", e.Note, want)
 	}
 	// kubectl describe transcript shows them too, with the delivery as the related object.
 	es = waitEvents(t, h.c, tr, recorder.ReasonDeliveryFailing, recorder.ReasonDeliveryFailed)
-	if e := event(t, es, recorder.ReasonDeliveryFailed); e.Note != want || e.Related == nil || e.Related.Name != ds[0].Name {
+	if e := eventOf(t, es, recorder.ReasonDeliveryFailed); e.Note != want || e.Related == nil || e.Related.Name != ds[0].Name {
 		t.Errorf("DeliveryFailed on the transcript: %q related %+v", e.Note, e.Related)
 	}
 

@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
@@ -52,6 +53,14 @@ type WebhookDispatchReconciler struct {
 	// archived, and never is a resource; one that failed is made a resource with its attempt,
 	// for Inline to retry. Nil makes every delivery a resource, for Inline to send.
 	Inline *WebhookDeliveryReconciler
+	// Archived, when set, is the archiver's queue (see ArchiveReconciler.Dispatched). The
+	// events of a transcript whose deliveries all exist are then not marked dispatched: the
+	// archiver takes it out of the working set next, and its record keeps no snapshot, so the
+	// mark would be a write for nothing on every transcript. A transcript with a delivery
+	// recorded at its first attempt, which changes no resource the archiver watches, is sent
+	// to the queue instead. Nil marks the events (archiving off: the transcript stays, and the
+	// mark keeps its status small).
+	Archived chan<- event.GenericEvent
 	// Workers is DefaultDispatchWorkers when zero.
 	Workers int
 	// InlineSends is DefaultInlineSends when zero.
@@ -151,6 +160,19 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	// the reconcilers' status writes.
 	if !slices.Contains(dispatched, true) || !Settled(t) {
 		return result, nil
+	}
+	if r.Archived != nil {
+		if !run.recorded {
+			// The deliveries made are resources, whose changes the archiver watches, or
+			// there were none to make.
+			return result, nil
+		}
+		select {
+		case r.Archived <- event.GenericEvent{Object: t}:
+			return result, nil
+		case <-ctx.Done():
+			return ctrl.Result{}, ctx.Err()
+		}
 	}
 	return r.markDispatched(ctx, t, dispatched, result)
 }
@@ -258,6 +280,7 @@ func (r *WebhookDispatchReconciler) deliver(ctx context.Context, t *tcsv1.Transc
 	case sent && made.Error == "":
 		err := r.recordInline(ctx, d, made)
 		if err == nil {
+			run.recorded = true
 			return nil
 		}
 		// Sending it again until the results store answers would deliver it many times:

@@ -46,6 +46,9 @@ const inlineVersion = 1
 type dispatchRun struct {
 	queued  map[string]bool
 	secrets map[string][2]string
+	// recorded tells whether a delivery was recorded in the results store, which no
+	// resource's change shows.
+	recorded bool
 }
 
 func newDispatchRun() *dispatchRun {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/apiview"
@@ -124,6 +125,9 @@ type hookOptions struct {
 	// with dispatchWorkers and inlineSends when set.
 	inline                       bool
 	dispatchWorkers, inlineSends int
+	// archive runs the archiver too (after an hour, on results), told by the dispatcher of
+	// the transcripts whose deliveries it made, as the service wires them.
+	archive bool
 }
 
 // hookEnv is a namespace with the webhook controllers running.
@@ -181,8 +185,20 @@ func (h *hookEnv) run(t testing.TB) (stop func()) {
 	if h.opts.inline {
 		h.dispatch.Inline = d
 	}
+	var archiver *ArchiveReconciler
+	if h.opts.archive {
+		dispatched := make(chan event.GenericEvent, 16)
+		h.dispatch.Archived = dispatched
+		archiver = &ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: h.ns, Results: h.opts.results,
+			Blobs: h.store, After: time.Hour, DeliveryRetention: h.opts.retention, Dispatched: dispatched}
+	}
 	if err := h.dispatch.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
+	}
+	if archiver != nil {
+		if err := archiver.SetupWithManager(mgr); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := (&WebhookEndpointReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"tcs.dev/tcs/controllers"
@@ -43,6 +44,12 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 		Metrics:        svc.metrics,
 		Clock:          svc.clock,
 	}
+	// The dispatcher hands the archiver the transcripts whose deliveries it has made, when
+	// there is an archiver to take them out of the working set.
+	var dispatched chan event.GenericEvent
+	if o.archiveAfter > 0 {
+		dispatched = make(chan event.GenericEvent, dispatchedQueue)
+	}
 	for _, reg := range []registration{
 		{"setting up the transcript controller", &controllers.TranscriptReconciler{
 			Client:     c,
@@ -68,9 +75,9 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			Glossaries: svc.glossaries,
 		}},
 		{"setting up the webhook endpoint controller", &controllers.WebhookEndpointReconciler{Client: c, Clock: svc.clock}},
-		{"setting up the webhook dispatch controller", &controllers.WebhookDispatchReconciler{Client: c, Store: svc.store, Results: svc.results, Retention: o.webhookRetention, Metrics: svc.metrics, Clock: svc.clock, Inline: deliveries}},
+		{"setting up the webhook dispatch controller", &controllers.WebhookDispatchReconciler{Client: c, Store: svc.store, Results: svc.results, Retention: o.webhookRetention, Metrics: svc.metrics, Clock: svc.clock, Inline: deliveries, Archived: dispatched}},
 		{"setting up the webhook delivery controller", deliveries},
-		archiver(c, mgr.GetAPIReader(), o, svc),
+		archiver(c, mgr.GetAPIReader(), o, svc, dispatched),
 		{"adding the sweep of expired idempotency records", runnable{&controllers.IdempotencySweeper{Results: svc.results, Clock: svc.clock}}},
 		{"adding the sweep of the audit trail", runnable{&controllers.AuditSweeper{Results: svc.results, Retention: o.auditRetention, Clock: svc.clock}}},
 		{"setting up the organization controller", &controllers.OrganizationReconciler{Client: c}},
@@ -85,9 +92,10 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 // archiver moves finished transcripts to the results store after --archive-after; with
 // archiving off (0) it only purges archived transcripts soft-deleted through the API, and
 // archived deliveries, once their retention has passed.
-func archiver(c client.Client, apiReader client.Reader, o serveOptions, svc *services) registration {
+func archiver(c client.Client, apiReader client.Reader, o serveOptions, svc *services, dispatched <-chan event.GenericEvent) registration {
 	if o.archiveAfter > 0 {
 		return registration{"setting up the archiver", &controllers.ArchiveReconciler{
+			Dispatched:        dispatched,
 			Client:            c,
 			APIReader:         apiReader,
 			Namespace:         o.namespace,
@@ -100,6 +108,10 @@ func archiver(c client.Client, apiReader client.Reader, o serveOptions, svc *ser
 	}
 	return registration{"adding the purge of archived transcripts", runnable{&controllers.ArchiveReconciler{Client: c, Results: svc.results, Blobs: svc.store, DeliveryRetention: o.webhookRetention, Clock: svc.clock}}}
 }
+
+// dispatchedQueue is how many transcripts the dispatcher may hand the archiver before it waits
+// for the archiver's queue to take them.
+const dispatchedQueue = 1024
 
 // runnable registers a manager.Runnable that reconciles nothing.
 type runnable struct {

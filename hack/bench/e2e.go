@@ -13,12 +13,15 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -171,9 +174,25 @@ func e2e(o e2eOptions) error {
 		return err
 	}
 	perPaste := after.minus(before)
+
+	// The same number of yardstick writes with as many clients, in a namespace tcs does not
+	// watch: what kube-apiserver and etcd manage on this machine when nothing else writes.
+	yardBulk := yardstickWriteIn(c, yardstickNamespace)
+	if err := ensureNamespace(c, yardstickNamespace); err != nil {
+		return err
+	}
+	ystart := time.Now()
+	ylat, err := concurrent(o.clients, o.n, func() error { _, err := yardBulk(); return err })
+	if err != nil {
+		return err
+	}
+	ysecs := time.Since(ystart).Seconds()
+
 	fmt.Printf("## Pastes per second (%d clients, %d pastes of %d bytes)\n\n", o.clients, o.n, len(content))
 	fmt.Println("| webhooks | pastes/s | p50 | p95 | p99 |")
 	fmt.Println("|---|---|---|---|---|")
+	fmt.Printf("| yardstick: create + status patch, %d clients, namespace %s | %.1f | %s | %s | %s |\n", o.clients, yardstickNamespace,
+		float64(o.n)/ysecs, ms(pct(ylat, 50)), ms(pct(ylat, 95)), ms(pct(ylat, 99)))
 	fmt.Printf("| none | **%.1f** | %s | %s | %s |\n", float64(o.n)/secs, ms(pct(lat, 50)), ms(pct(lat, 95)), ms(pct(lat, 99)))
 
 	// The same with an endpoint subscribed to every event: two deliveries per paste.
@@ -320,7 +339,22 @@ func (b *pasteBench) paste() error {
 // profile runs pastes with o.clients clients for o.profileSeconds while it takes tcs's CPU
 // profile, and writes the profile to o.cpuProfile.
 func (b *pasteBench) profile(pprofAddr string, o e2eOptions) error {
-	done := make(chan error, 1)
+	done, kubeDone := make(chan error, 1), make(chan error, 1)
+	kubeProfile := o.cpuProfile + ".kube-apiserver"
+	go func() {
+		// kube-apiserver serves its own profile (--profiling, on by default) to its admin.
+		cs, err := kubernetes.NewForConfig(b.metrics)
+		if err != nil {
+			kubeDone <- err
+			return
+		}
+		raw, err := cs.Discovery().RESTClient().Get().AbsPath("/debug/pprof/profile").
+			Param("seconds", strconv.Itoa(o.profileSeconds)).Timeout(time.Duration(o.profileSeconds+30) * time.Second).DoRaw(context.Background())
+		if err == nil {
+			err = os.WriteFile(kubeProfile, raw, 0o644)
+		}
+		kubeDone <- err
+	}()
 	go func() {
 		res, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddr, o.profileSeconds))
 		if err != nil {
@@ -363,11 +397,14 @@ func (b *pasteBench) profile(pprofAddr string, o e2eOptions) error {
 	if err := <-done; err != nil {
 		return fmt.Errorf("taking the CPU profile: %w", err)
 	}
+	if err := <-kubeDone; err != nil {
+		return fmt.Errorf("taking kube-apiserver's CPU profile: %w", err)
+	}
 	if firstErr != nil {
 		return firstErr
 	}
-	fmt.Printf("CPU profile of tcs over %d s of pastes (%d clients, %d pastes, the webhook subscribed): %s (go tool pprof -top %s)\n\n",
-		o.profileSeconds, o.clients, count, o.cpuProfile, o.cpuProfile)
+	fmt.Printf("CPU profiles over %d s of pastes (%d clients, %d pastes, the webhook subscribed): tcs's %s, kube-apiserver's %s (go tool pprof -top FILE)\n\n",
+		o.profileSeconds, o.clients, count, o.cpuProfile, kubeProfile)
 	return nil
 }
 
@@ -422,12 +459,30 @@ func (b *pasteBench) counts() (counts, error) {
 // that the transcript controller does not add it in between). A patch that loses to another
 // writer all the same is measured again with a new transcript.
 func yardstickWrite(c client.Client) func() (time.Duration, error) {
+	return yardstickWriteIn(c, "tcs-system")
+}
+
+// yardstickNamespace is where the yardstick's throughput run writes: tcs watches only its own
+// namespace, so no controller of it adds a write.
+const yardstickNamespace = "tcs-bench-yardstick"
+
+// ensureNamespace creates namespace ns unless it exists.
+func ensureNamespace(c client.Client, ns string) error {
+	err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", ns, err)
+	}
+	return nil
+}
+
+// yardstickWriteIn is yardstickWrite in namespace ns.
+func yardstickWriteIn(c client.Client, ns string) func() (time.Duration, error) {
 	ctx := context.Background()
 	return func() (time.Duration, error) {
 		for range 10 {
 			id := ids.New("tr")
 			t := &tcsv1.Transcript{
-				ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: "tcs-system",
+				ObjectMeta: metav1.ObjectMeta{Name: tcsv1.TranscriptName(id), Namespace: ns,
 					Labels:     map[string]string{tcsv1.LabelOrganization: "org_bench", tcsv1.LabelSourceType: string(tcsv1.SourceUpload)},
 					Finalizers: []string{tcsv1.FinalizerStoredObjects}},
 				Spec: tcsv1.TranscriptSpec{ID: id, Organization: "org_bench", Source: tcsv1.TranscriptSource{Type: tcsv1.SourceUpload}},
