@@ -864,7 +864,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.65
 		case strongCue:
 			conf = 0.88
-		case !upper && !m.notSermon() && m.bookBeside(i, j):
+		case !upper && m.nameInList(i, j) && !m.notSermon() && m.bookBeside(i, j):
 			conf = 0.86 // "genesis through malachi", "exodus and john"
 		default:
 			return 0, false
