@@ -864,6 +864,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.65
 		case strongCue:
 			conf = 0.88
+		case !r.ok && !upper && sc.is(j+1, "chapter") && !m.notSermon():
+			conf = 0.86 // "in john chapter 8om", "james chapter / 125": a person has no chapter
 		case !upper && m.nameInList(i, j) && !m.notSermon() && m.bookBeside(i, j):
 			conf = 0.86 // "genesis through malachi", "exodus and john"
 		default:

@@ -139,3 +139,26 @@ func TestAShortPasteIsReadByItsOwnWords(t *testing.T) {
 		})
 	}
 }
+
+func TestAPersonsNameBeforeChapterIsTheBook(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a chapter number the recognizer garbled", sermonOpening + "jesus said to the woman in john chapter 8om where are your accusers",
+			[]string{"john>John book.lowercase auto"}},
+		{"a chapter the book does not have, across a cue line", sermonOpening + "also in the new testament james chapter\n125 he who looks into the perfect law",
+			[]string{"james>James book.lowercase auto"}},
+		{"outside a text about scripture the name stays", podcastText + "and then the james chapter is long in the novel",
+			[]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
