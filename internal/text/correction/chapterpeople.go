@@ -93,6 +93,9 @@ func (m *matcher) heardName(w string, lb, kb *[32]byte) ([]byte, []byte, bool) {
 	if _, ok := d.personNear[string(lw)]; ok {
 		return nil, nil, false
 	}
+	if _, ok := d.modernNames[string(lw)]; ok {
+		return nil, nil, false
+	}
 	if isEnglishWord(string(lw)) {
 		return nil, nil, false
 	}
@@ -362,6 +365,9 @@ func (d *dict) buildKnown() {
 		add(w)
 	}
 	for w := range d.personNear {
+		add(w)
+	}
+	for w := range d.modernNames {
 		add(w)
 	}
 	for w := range d.fuzzyEnglish {

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/kjv_people.tsv data/kjv_verse_starts.bin
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/modern_names_near_people.txt data/kjv_people.tsv data/kjv_verse_starts.bin
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -269,6 +269,10 @@ type dict struct {
 	// personNear holds the English words and modern names that sound
 	// like a biblical person's name: never that name after a naming cue.
 	personNear map[string]struct{}
+	// modernNames holds the given names and surnames of SCOWL that the
+	// people of the cited chapters would take for a KJV person heard
+	// wrong ("stephanie" for Stephen): names of the congregation.
+	modernNames map[string]struct{}
 	// englishNear holds the ordinary words that sound or are spelt like
 	// a biblical place or book: English words, and the KJV's own common
 	// words ("fiery sardius" is a stone, not Sardis).

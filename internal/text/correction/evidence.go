@@ -223,7 +223,7 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 		// psalm, a common noun.
 		return plural(sc.str(i)) && sc.is(i-1, "the") && sc.isAny(i-2, "in", "of", "on", "from", "through", "prayed", "sang", "read") && m.cited(b)
 	}
-	if sc.is(j+1, "of") {
+	if sc.is(j+1, "of") || verbBook(sc, i, j, b) {
 		return false
 	}
 	return m.cited(b) && !m.nounUse(b)

@@ -810,6 +810,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86
 		case !r.ok && strongCue:
 			conf = 0.88 // "the book of Revelations says"
+		case !r.ok && !sc.is(j+1, "of") && !m.notSermon() && m.bookBeside(i, j):
+			conf = 0.86 // "revelations and acts of the apostles", "genesis through malachi"
 		case !r.ok && midUpper && misspelled:
 			conf = 0.7 // "in Revelations we read", but "the Revelations of the prophets"
 		case r.ok && (m.weakCue(i) || m.listCue(i)) && !m.countAfter(r):
@@ -862,6 +864,10 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.65
 		case strongCue:
 			conf = 0.88
+		case !r.ok && !upper && sc.is(j+1, "chapter") && !m.notSermon():
+			conf = 0.86 // "in john chapter 8om", "james chapter / 125": a person has no chapter
+		case !upper && m.nameInList(i, j) && !m.notSermon() && m.bookBeside(i, j):
+			conf = 0.86 // "genesis through malachi", "exodus and john"
 		default:
 			return 0, false
 		}
@@ -888,6 +894,10 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// "the letter to the thessalonians", and in a sermon "the
 			// corinthians were wrestling": the letter or its readers, a
 			// capital either way.
+			conf = 0.88
+		case f.kind == kUnnumbered && !upper && m.sermon() && readersName(sc.str(i)):
+			// A sermon's "who wrote corinthians": the letter or its
+			// readers, a capital either way.
 			conf = 0.88
 		default:
 			return 0, false
@@ -1390,7 +1400,7 @@ func (m *matcher) fuzzyPlace(i int) {
 	}
 	ofName := false
 	if upper && !cue {
-		if near == nil || n < 8 || !sc.is(i-1, "of") || !m.aboutScripture(t) {
+		if (near == nil || n < 8 || !sc.is(i-1, "of") || !m.aboutScripture(t)) && !m.lonePlace(i, near, nearD) {
 			return
 		}
 		ofName = true

@@ -272,6 +272,16 @@ func (d *dict) buildNames() error {
 			d.personNear[line] = struct{}{}
 		}
 	}
+	data, err = dataFS.ReadFile("data/modern_names_near_people.txt")
+	if err != nil {
+		return err
+	}
+	d.modernNames = make(map[string]struct{}, 64)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line != "" && line[0] != '#' {
+			d.modernNames[line] = struct{}{}
+		}
+	}
 	data, err = dataFS.ReadFile("data/kjv_common_words.txt")
 	if err != nil {
 		return err
