@@ -346,25 +346,20 @@ func (sc *scanner) scan() {
 			h, c = t.h, t.flags
 			first, last = text[start], text[t.end-1]
 		} else {
-			var cls uint64
+			// The first chunk, which is the whole word for most words,
+			// is read here; the rest of a longer word out of line.
 			v := loadFull(text[start:])
-			first = byte(v)
-			for off := 0; ; {
-				rem := size - off
-				keep := lowBytes(min(rem, 8))
-				v &= keep // the word's bytes only: zeros are no letters or digits
-				x := v &^ highs
-				letter := inRange(x|ones*0x20, 'a', 'z')
-				digit := inRange(x, '0', '9')
-				// Letters without 0x20 are uppercase.
-				cls |= (letter&^(v<<2))>>7 | letter>>1 | digit>>2
-				h = mixWord(h, v|ones*0x20&keep)
-				if rem <= 8 {
-					last = byte(v >> ((8*rem - 8) & 63))
-					break
-				}
-				off += 8
-				v = loadFull(text[start+off:])
+			first, last = byte(v), text[t.end-1]
+			keep := lowBytes(min(size, 8))
+			v &= keep // the word's bytes only: zeros are no letters or digits
+			x := v &^ highs
+			letter := inRange(x|ones*0x20, 'a', 'z')
+			digit := inRange(x, '0', '9')
+			// Letters without 0x20 are uppercase.
+			cls := (letter&^(v<<2))>>7 | letter>>1 | digit>>2
+			h = mixWord(0, v|ones*0x20&keep)
+			if size > 8 {
+				h, cls = wordRest(text, start, int(t.end), h, cls)
 			}
 			cls |= cls >> 32
 			cls |= cls >> 16
@@ -389,6 +384,24 @@ func (sc *scanner) scan() {
 		sc.ps.see(toks, first, cues)
 	}
 	sc.toks = toks
+}
+
+// wordRest goes on hashing and classing (see scan) the ASCII word
+// text[start:end] of more than eight bytes from its second chunk, given
+// h and cls of its first; text holds eight bytes from each chunk.
+//
+//go:noinline
+func wordRest(text string, start, end int, h, cls uint64) (uint64, uint64) {
+	for i := start + 8; i < end; i += 8 {
+		keep := lowBytes(min(end-i, 8))
+		v := loadFull(text[i:]) & keep
+		x := v &^ highs
+		letter := inRange(x|ones*0x20, 'a', 'z')
+		digit := inRange(x, '0', '9')
+		cls |= (letter&^(v<<2))>>7 | letter>>1 | digit>>2
+		h = mixWord(h, v|ones*0x20&keep)
+	}
+	return h, cls
 }
 
 // hasHigh reports whether s holds a byte from 0x80.
