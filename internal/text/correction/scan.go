@@ -55,12 +55,16 @@ type scanner struct {
 	// cues has bit j set when toks[j], among the tokens the latest scan
 	// added, may be a word personScan reads after (dict.cueMask).
 	cues []uint64
-	buf  []byte
-	win  [winSize]token
-	mwin [winSize / 64]uint64
-	cwin [winSize / 64]uint64
-	gl   *glossaryScan // sees every word read, or nil
-	ps   *personScan   // sees every word read, or nil
+	// rares has bit j set when toks[j], among the tokens the latest
+	// scan added, may be a word personScan keeps (see personScan.see).
+	rares []uint64
+	buf   []byte
+	win   [winSize]token
+	mwin  [winSize / 64]uint64
+	cwin  [winSize / 64]uint64
+	rwin  [winSize / 64]uint64
+	gl    *glossaryScan // sees every word read, or nil
+	ps    *personScan   // sees every word read, or nil
 }
 
 // tried are the flags of the tokens the matcher tries (see matcher.run).
@@ -71,6 +75,7 @@ func (sc *scanner) init(d *dict, text string) {
 	sc.toks = sc.win[:0]
 	sc.marks = sc.mwin[:]
 	sc.cues = sc.cwin[:]
+	sc.rares = sc.rwin[:]
 }
 
 // has reports whether token i exists, tokenizing up to it if needed.
@@ -105,6 +110,7 @@ func (sc *scanner) fill(i int) bool {
 			for len(sc.marks)*64 < cap(sc.toks) {
 				sc.marks = append(sc.marks, 0)
 				sc.cues = append(sc.cues, 0)
+				sc.rares = append(sc.rares, 0)
 			}
 		}
 		sc.scan()
@@ -372,16 +378,30 @@ func (sc *scanner) scan() {
 		fuzzy := (sh | sh>>1&cue) & 1 &^ (c >> 5)
 		t.flags = c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
 		t.h = h
-		marks[k>>6] |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
-		cues[k>>6] |= uint64(d.cueMask[h>>56]) << (k & 63)
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
+	}
+	// Gather the bits of the new words, 64 at a time, in a pass of its
+	// own: in the loop above they would hold registers it lacks.
+	rares := sc.rares
+	for w := first >> 6; w<<6 < len(toks); w++ {
+		block := toks[w<<6 : min(w<<6+64, len(toks))]
+		var mk, cu, rare uint64
+		for j := max(first-w<<6, 0); j < len(block); j++ {
+			t := &block[j]
+			mk |= uint64(b2u(t.flags&tried != 0)) << (j & 63)
+			cu |= uint64(d.cueMask[t.h>>56]) << (j & 63)
+			rare |= uint64(b2u(uint(t.end-t.start-5) <= 15)&b2u(t.flags&(tFull|tDigits|tMulti) == 0)) << (j & 63)
+		}
+		marks[w] |= mk
+		cues[w] |= cu
+		rares[w] = rare
 	}
 	if sc.gl != nil {
 		sc.gl.see(toks[first:])
 	}
 	if sc.ps != nil {
-		sc.ps.see(toks, first, cues)
+		sc.ps.see(toks, first, cues, rares)
 	}
 	sc.toks = toks
 }
