@@ -356,8 +356,8 @@ func (sc *scanner) scan() {
 		} else {
 			// The first chunk, which is the whole word for most words,
 			// is read here; the rest of a longer word out of line.
-			v := loadFull(text[start:])
-			first, last = byte(v), text[t.end-1]
+			v := loadFull(text[start : start+8])
+			first, last = byte(v), byte(v>>((8*size-8)&63))
 			keep := lowBytes(min(size, 8))
 			v &= keep // the word's bytes only: zeros are no letters or digits
 			x := v &^ highs
@@ -368,6 +368,7 @@ func (sc *scanner) scan() {
 			h = mixWord(0, v|ones*0x20&keep)
 			if size > 8 {
 				h, cls = wordRest(text, start, int(t.end), h, cls)
+				last = text[t.end-1]
 			}
 			cls |= cls >> 32
 			cls |= cls >> 16
