@@ -302,8 +302,8 @@ func (sc *scanner) scan() {
 	sc.pos = pos
 	// A word with a rune from 0x80 is read rune by rune here, and so is a
 	// word whose chunks would be loaded past the text's end, so that the
-	// loop below calls nothing (the compiler keeps its values in
-	// registers); clsDone marks them.
+	// loop below reads each word's first chunk as is and calls nothing but
+	// wordRest for a longer word; clsDone marks them.
 	if sawHigh {
 		for k := first; k < len(toks); k++ {
 			if t := &toks[k]; hasHigh(text[t.start:t.end]) {
