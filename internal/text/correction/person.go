@@ -268,27 +268,22 @@ const (
 
 // see reads the tokens of the text that the scanner has just added to
 // its window, toks[first:]; cues has a bit set for each that may be a
-// cue word (see scanner.cues). It keeps the words that may be a name
-// heard wrong for the people of the cited chapters (see
-// matcher.chapterPersons): five to 20 letters, no dictionary key and no
+// cue word (see scanner.cues), and rares for each of five to 20
+// letters, no dictionary key, digit or rune from 0x80. It keeps the
+// words that may be a name heard wrong for the people of the cited
+// chapters (see matcher.chapterPersons): those of rares that are no
 // word of dict.known.
-func (ps *personScan) see(toks []token, first int, cues []uint64) {
+func (ps *personScan) see(toks []token, first int, cues, rares []uint64) {
 	if first >= len(toks) {
 		return
 	}
 	// Whether a word has the length and flags is not predictable: the
-	// words that have are gathered as bits, 64 at a time, without a
-	// branch, and only they are looked up in dict.known.
+	// scanner gathers the words that have as bits, without a branch, and
+	// only they are looked up in dict.known.
 	known := ps.d.known
-	for w := first; w < len(toks); w += 64 {
-		block := toks[w:min(w+64, len(toks))]
-		var cand uint64
-		for j := range block {
-			t := &block[j]
-			cand |= uint64(b2u(uint(t.end-t.start-5) <= 15)&b2u(t.flags&(tFull|tDigits|tMulti) == 0)) << (j & 63)
-		}
-		for ; cand != 0; cand &= cand - 1 {
-			if t := &block[bits.TrailingZeros64(cand)&63]; knownMiss(known, t.h) == 1 {
+	for w := first >> 6; w<<6 < len(toks); w++ {
+		for cand := rares[w]; cand != 0; cand &= cand - 1 {
+			if t := &toks[w<<6+bits.TrailingZeros64(cand)]; knownMiss(known, t.h) == 1 {
 				ps.rare = append(ps.rare, [2]int32{t.start, t.end})
 			}
 		}

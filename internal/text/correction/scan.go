@@ -37,8 +37,10 @@ func (t token) digits() bool { return t.flags&tDigits != 0 }
 // winSize is the number of tokens the scanner keeps at a time. The
 // matcher looks a few tokens back and a bounded number ahead, so the
 // window never holds the tokens of the whole text; it grows only if a
-// single look-ahead needs more.
-const winSize = 256
+// single look-ahead needs more. Its 512 tokens (12 KB) stay in the
+// first-level cache, and the scanner and the matcher take turns half as
+// often as with 256.
+const winSize = 512
 
 // scanner tokenizes one text lazily, keeping a window of tokens around
 // the matcher's position, and holds scratch space for lookups.
@@ -55,12 +57,16 @@ type scanner struct {
 	// cues has bit j set when toks[j], among the tokens the latest scan
 	// added, may be a word personScan reads after (dict.cueMask).
 	cues []uint64
-	buf  []byte
-	win  [winSize]token
-	mwin [winSize / 64]uint64
-	cwin [winSize / 64]uint64
-	gl   *glossaryScan // sees every word read, or nil
-	ps   *personScan   // sees every word read, or nil
+	// rares has bit j set when toks[j], among the tokens the latest
+	// scan added, may be a word personScan keeps (see personScan.see).
+	rares []uint64
+	buf   []byte
+	win   [winSize]token
+	mwin  [winSize / 64]uint64
+	cwin  [winSize / 64]uint64
+	rwin  [winSize / 64]uint64
+	gl    *glossaryScan // sees every word read, or nil
+	ps    *personScan   // sees every word read, or nil
 }
 
 // tried are the flags of the tokens the matcher tries (see matcher.run).
@@ -71,6 +77,7 @@ func (sc *scanner) init(d *dict, text string) {
 	sc.toks = sc.win[:0]
 	sc.marks = sc.mwin[:]
 	sc.cues = sc.cwin[:]
+	sc.rares = sc.rwin[:]
 }
 
 // has reports whether token i exists, tokenizing up to it if needed.
@@ -105,6 +112,7 @@ func (sc *scanner) fill(i int) bool {
 			for len(sc.marks)*64 < cap(sc.toks) {
 				sc.marks = append(sc.marks, 0)
 				sc.cues = append(sc.cues, 0)
+				sc.rares = append(sc.rares, 0)
 			}
 		}
 		sc.scan()
@@ -294,8 +302,8 @@ func (sc *scanner) scan() {
 	sc.pos = pos
 	// A word with a rune from 0x80 is read rune by rune here, and so is a
 	// word whose chunks would be loaded past the text's end, so that the
-	// loop below calls nothing (the compiler keeps its values in
-	// registers); clsDone marks them.
+	// loop below reads each word's first chunk as is and calls nothing but
+	// wordRest for a longer word; clsDone marks them.
 	if sawHigh {
 		for k := first; k < len(toks); k++ {
 			if t := &toks[k]; hasHigh(text[t.start:t.end]) {
@@ -346,25 +354,21 @@ func (sc *scanner) scan() {
 			h, c = t.h, t.flags
 			first, last = text[start], text[t.end-1]
 		} else {
-			var cls uint64
-			v := loadFull(text[start:])
-			first = byte(v)
-			for off := 0; ; {
-				rem := size - off
-				keep := lowBytes(min(rem, 8))
-				v &= keep // the word's bytes only: zeros are no letters or digits
-				x := v &^ highs
-				letter := inRange(x|ones*0x20, 'a', 'z')
-				digit := inRange(x, '0', '9')
-				// Letters without 0x20 are uppercase.
-				cls |= (letter&^(v<<2))>>7 | letter>>1 | digit>>2
-				h = mixWord(h, v|ones*0x20&keep)
-				if rem <= 8 {
-					last = byte(v >> ((8*rem - 8) & 63))
-					break
-				}
-				off += 8
-				v = loadFull(text[start+off:])
+			// The first chunk, which is the whole word for most words,
+			// is read here; the rest of a longer word out of line.
+			v := loadFull(text[start : start+8])
+			first, last = byte(v), byte(v>>((8*size-8)&63))
+			keep := lowBytes(min(size, 8))
+			v &= keep // the word's bytes only: zeros are no letters or digits
+			x := v &^ highs
+			letter := inRange(x|ones*0x20, 'a', 'z')
+			digit := inRange(x, '0', '9')
+			// Letters without 0x20 are uppercase.
+			cls := (letter&^(v<<2))>>7 | letter>>1 | digit>>2
+			h = mixWord(0, v|ones*0x20&keep)
+			if size > 8 {
+				h, cls = wordRest(text, start, int(t.end), h, cls)
+				last = text[t.end-1]
 			}
 			cls |= cls >> 32
 			cls |= cls >> 16
@@ -377,18 +381,50 @@ func (sc *scanner) scan() {
 		fuzzy := (sh | sh>>1&cue) & 1 &^ (c >> 5)
 		t.flags = c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
 		t.h = h
-		marks[k>>6] |= uint64(b2u(t.flags&tried != 0)) << (k & 63)
-		cues[k>>6] |= uint64(d.cueMask[h>>56]) << (k & 63)
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
+	}
+	// Gather the bits of the new words, 64 at a time, in a pass of its
+	// own: in the loop above they would hold registers it lacks.
+	rares := sc.rares
+	for w := first >> 6; w<<6 < len(toks); w++ {
+		block := toks[w<<6 : min(w<<6+64, len(toks))]
+		var mk, cu, rare uint64
+		for j := max(first-w<<6, 0); j < len(block); j++ {
+			t := &block[j]
+			mk |= uint64(b2u(t.flags&tried != 0)) << (j & 63)
+			cu |= uint64(d.cueMask[t.h>>56]) << (j & 63)
+			rare |= uint64(b2u(uint(t.end-t.start-5) <= 15)&b2u(t.flags&(tFull|tDigits|tMulti) == 0)) << (j & 63)
+		}
+		marks[w] |= mk
+		cues[w] |= cu
+		rares[w] = rare
 	}
 	if sc.gl != nil {
 		sc.gl.see(toks[first:])
 	}
 	if sc.ps != nil {
-		sc.ps.see(toks, first, cues)
+		sc.ps.see(toks, first, cues, rares)
 	}
 	sc.toks = toks
+}
+
+// wordRest goes on hashing and classing (see scan) the ASCII word
+// text[start:end] of more than eight bytes from its second chunk, given
+// h and cls of its first; text holds eight bytes from each chunk.
+//
+//go:noinline
+func wordRest(text string, start, end int, h, cls uint64) (uint64, uint64) {
+	for i := start + 8; i < end; i += 8 {
+		keep := lowBytes(min(end-i, 8))
+		v := loadFull(text[i:]) & keep
+		x := v &^ highs
+		letter := inRange(x|ones*0x20, 'a', 'z')
+		digit := inRange(x, '0', '9')
+		cls |= (letter&^(v<<2))>>7 | letter>>1 | digit>>2
+		h = mixWord(h, v|ones*0x20&keep)
+	}
+	return h, cls
 }
 
 // hasHigh reports whether s holds a byte from 0x80.
