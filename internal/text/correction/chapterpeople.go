@@ -210,6 +210,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 				h.name = p.name
 			}
 		}
+		if h.name == "" && !ok {
+			h.name = m.soundLostPerson(people, w)
+		}
 		if !ok || h.name != "" {
 			words[w] = h
 		}
