@@ -74,6 +74,11 @@ type versePerson struct {
 // may be a name heard wrong: five to 20 letters, in no list of names or
 // English words, and a key of three sounds or more.
 func (m *matcher) heardName(w string, lb, kb *[32]byte) ([]byte, []byte, bool) {
+	return m.heardNameKey(w, lb, kb, 3)
+}
+
+// heardNameKey is heardName with a key of minKey sounds or more.
+func (m *matcher) heardNameKey(w string, lb, kb *[32]byte, minKey int) ([]byte, []byte, bool) {
 	if len(w) < 5 || len(w) > 20 {
 		return nil, nil, false
 	}
@@ -100,7 +105,7 @@ func (m *matcher) heardName(w string, lb, kb *[32]byte) ([]byte, []byte, bool) {
 		return nil, nil, false
 	}
 	key := appendPhoneticKey(kb[:0], lw)
-	if len(key) < 3 {
+	if len(key) < minKey {
 		return nil, nil, false
 	}
 	return lw, key, true
@@ -212,6 +217,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		}
 		if h.name == "" && !ok {
 			h.name = m.soundLostPerson(people, w)
+		}
+		if h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {
+			h.name = m.listedPerson(m.passagePeople(text, int(s[0])), w)
 		}
 		if !ok || h.name != "" {
 			words[w] = h

@@ -2,6 +2,7 @@ package correction
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,42 @@ func TestAPersonOfACitedChapterHeardWithASoundLost(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestANameReadInAListIsAPersonOfThePassage(t *testing.T) {
+	e := testEngine(t)
+	filler := strings.Repeat("and we talked about the week and the weather and the children ", 6)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a short word among the names of the passage read is its person",
+			captionSermon + "nehemiah 8 7 also jeshua and bani sheriah\njamin akkub and the levites",
+			[]string{"sheriah>Sherebiah person.fuzzy review"}},
+		{"a word heard with a vowel more among the names read is its person",
+			captionSermon + "exodus 24 9 then went up moses and aaron nadab abaihu\nand seventy of the elders of israel",
+			[]string{"abaihu>Abihu person.fuzzy review"}},
+		{"the same word not among names is no person",
+			captionSermon + "nehemiah 8 7 the levites read the law\nand then sheriah said hello to everyone",
+			[]string(nil)},
+		{"names read far from the passage's book are no person of it",
+			captionSermon + "nehemiah 8 7 the levites read the law\n" + filler + "\nalso jeshua and bani sheriah\njamin akkub and the levites",
+			[]string(nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, c := range compactAll(e.Correct(tt.in, Options{}).Changes) {
+				if strings.Contains(c, "person.") {
+					got = append(got, c)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
