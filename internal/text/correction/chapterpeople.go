@@ -197,8 +197,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 	people := m.chapterPeople()
 	text := m.sc.text
 	type heard struct {
-		name  string        // the person of a cited chapter, or the person the verse's words name
-		verse []versePerson // the people of a few verses the word sounds like
+		name   string        // the person of a cited chapter, or the person the verse's words name
+		verse  []versePerson // the people of a few verses the word sounds like
+		listed bool          // the word may be a person of the cited chapters said among names (see listedPerson)
 	}
 	words := map[string]heard{} // a word said again is read once
 	for _, s := range spans {
@@ -217,8 +218,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		}
 		if h.name == "" && !ok {
 			h.name = m.soundLostPerson(people, w)
+			h.listed = h.name == "" && m.listedPerson(people, w) != ""
 		}
-		if h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {
+		if h.listed && h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {
 			h.name = m.listedPerson(m.passagePeople(text, int(s[0])), w)
 		}
 		if !ok || h.name != "" {
