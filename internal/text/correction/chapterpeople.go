@@ -218,6 +218,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		}
 		if h.name == "" && !ok {
 			h.name = m.soundLostPerson(people, w)
+			if h.name == "" {
+				h.name = m.possessivePerson(people, w)
+			}
 			h.listed = h.name == "" && m.listedPerson(people, w) != ""
 		}
 		if h.listed && h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {

@@ -94,9 +94,10 @@ func (m *matcher) passagePeople(text string, start int) []soundedName {
 // listedPerson returns the person among people, those of the passage the
 // text is reading (see passagePeople), that the word w, which no list holds and which the text
 // says among names (see namesRead), is heard for, or "": as
-// soundLostPerson, with a skeleton of two sounds or more and a sound lost
-// from a word of five letters or more ("khita" for Kelita, "abaihu" for
-// Abihu): a list of names read is evidence a lone word is not.
+// soundLostPerson, with a skeleton of two sounds or more, a sound lost
+// from a word of five letters or more, and half the name's letters
+// rounded up ("khita" for Kelita, "abaihu" for Abihu, "jezeb" for
+// Jozabad): a list of names read is evidence a lone word is not.
 func (m *matcher) listedPerson(people []soundedName, w string) string {
 	if len(people) == 0 {
 		return ""
@@ -115,7 +116,7 @@ func (m *matcher) listedPerson(people []soundedName, w string) string {
 		if p.lower[0] != lw[0] || !skeletonHeard(sk, skeleton(pb[:0], p.key), len(lw)+2) {
 			continue
 		}
-		half := len(p.lower) / 2
+		half := (len(p.lower) + 1) / 2
 		if dd := editDistance(lw, p.lower, half); dd <= half && dd < bestD && !szOnly(lw, p.lower) {
 			best, bestD = p.name, dd
 		}

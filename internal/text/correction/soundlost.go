@@ -67,3 +67,22 @@ func skeletonHeard(sk, name []byte, n int) bool {
 	}
 	return string(sk[i:]) == string(name[i+1:])
 }
+
+// possessivePerson returns the person of people, those of the chapters the
+// text cites, that the word w is heard for with the apostrophe of its
+// possessive lost ("potterers wives": Potiphar's), as chapterPerson or
+// soundLostPerson reads the word without its final s, or "".
+func (m *matcher) possessivePerson(people []soundedName, w string) string {
+	if len(w) < 6 || w[len(w)-1] != 's' {
+		return ""
+	}
+	stem := w[:len(w)-1]
+	name := m.chapterPerson(people, stem)
+	if name == "" {
+		name = m.soundLostPerson(people, stem)
+	}
+	if name == "" {
+		return ""
+	}
+	return name + "'s"
+}
