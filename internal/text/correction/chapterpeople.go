@@ -188,8 +188,10 @@ func (m *matcher) chapterPerson(people []soundedName, w string) string {
 // person the KJV names in a few verses whose words the text says around
 // the word, as a sermon quoting the verse does ("paul says i beseech
 // yodius and synteki that they be of the same mind": Euodias and
-// Syntyche, Philippians 4:2; see versePerson). Every place the text says
-// a word found so is suggested.
+// Syntyche, Philippians 4:2; see versePerson), then one heard with a sound
+// lost or as a possessive (see soundLostPerson, possessivePerson), or said
+// among names read from a cited passage (see listedPerson). Every place
+// the text says a word found so is suggested.
 func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec {
 	if len(spans) == 0 {
 		return out
