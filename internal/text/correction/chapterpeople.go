@@ -74,6 +74,11 @@ type versePerson struct {
 // may be a name heard wrong: five to 20 letters, in no list of names or
 // English words, and a key of three sounds or more.
 func (m *matcher) heardName(w string, lb, kb *[32]byte) ([]byte, []byte, bool) {
+	return m.heardNameKey(w, lb, kb, 3)
+}
+
+// heardNameKey is heardName with a key of minKey sounds or more.
+func (m *matcher) heardNameKey(w string, lb, kb *[32]byte, minKey int) ([]byte, []byte, bool) {
 	if len(w) < 5 || len(w) > 20 {
 		return nil, nil, false
 	}
@@ -100,7 +105,7 @@ func (m *matcher) heardName(w string, lb, kb *[32]byte) ([]byte, []byte, bool) {
 		return nil, nil, false
 	}
 	key := appendPhoneticKey(kb[:0], lw)
-	if len(key) < 3 {
+	if len(key) < minKey {
 		return nil, nil, false
 	}
 	return lw, key, true
@@ -183,8 +188,10 @@ func (m *matcher) chapterPerson(people []soundedName, w string) string {
 // person the KJV names in a few verses whose words the text says around
 // the word, as a sermon quoting the verse does ("paul says i beseech
 // yodius and synteki that they be of the same mind": Euodias and
-// Syntyche, Philippians 4:2; see versePerson). Every place the text says
-// a word found so is suggested.
+// Syntyche, Philippians 4:2; see versePerson), then one heard with a sound
+// lost or as a possessive (see soundLostPerson, possessivePerson), or said
+// among names read from a cited passage (see listedPerson). Every place
+// the text says a word found so is suggested.
 func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec {
 	if len(spans) == 0 {
 		return out
@@ -192,8 +199,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 	people := m.chapterPeople()
 	text := m.sc.text
 	type heard struct {
-		name  string        // the person of a cited chapter, or the person the verse's words name
-		verse []versePerson // the people of a few verses the word sounds like
+		name   string        // the person of a cited chapter, or the person the verse's words name
+		verse  []versePerson // the people of a few verses the word sounds like
+		listed bool          // the word may be a person of the cited chapters said among names (see listedPerson)
 	}
 	words := map[string]heard{} // a word said again is read once
 	for _, s := range spans {
@@ -209,6 +217,16 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			if h.name == "" && versesSaid(text, int(s[0]), int(s[1]), p.words) {
 				h.name = p.name
 			}
+		}
+		if h.name == "" && !ok {
+			h.name = m.soundLostPerson(people, w)
+			if h.name == "" {
+				h.name = m.possessivePerson(people, w)
+			}
+			h.listed = h.name == "" && m.listedPerson(people, w) != ""
+		}
+		if h.listed && h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {
+			h.name = m.listedPerson(m.passagePeople(text, int(s[0])), w)
 		}
 		if !ok || h.name != "" {
 			words[w] = h

@@ -1,0 +1,125 @@
+package correction
+
+// listWindow is how many words either side of a word namesRead reads.
+const listWindow = 3
+
+// namesRead reports whether the word text[start:end] is said among names:
+// two or more of the listWindow words either side of it are KJV names
+// or words of three letters or more that no English list holds, as when
+// a speaker reads a verse's list of people ("also jeshua bani sheriah
+// jamon acob shab"; "moses went up with aaron naab abaihu").
+func (m *matcher) namesRead(text string, start, end int) bool {
+	n := 0
+	var b [24]byte
+	see := func(s, e int) {
+		if e-s < 3 || e-s > len(b) {
+			return
+		}
+		lw := appendLower(b[:0], text[s:e])
+		for _, c := range lw {
+			if c < 'a' || c > 'z' {
+				return
+			}
+		}
+		if _, ok := m.d.kjvNames[string(lw)]; ok || !isEnglishWord(string(lw)) {
+			n++
+		}
+	}
+	i := start
+	for k := 0; k < listWindow && i > 0; k++ {
+		s := wordStartBefore(text, i)
+		e := s
+		for e < i && isWordByte(text[e]) {
+			e++
+		}
+		see(s, e)
+		i = s
+	}
+	j := end
+	for k := 0; k < listWindow && j < len(text); k++ {
+		s, e := wordAfterAny(text, j)
+		see(s, e)
+		j = e
+	}
+	return n >= 2
+}
+
+// passageWindow is how many words before a word passagePeople reads: two
+// verses read aloud.
+const passageWindow = 60
+
+// passagePeople returns the people of the chapters the text cites whose
+// book it names within passageWindow words before offset start: the
+// passage a speaker is reading, or nil.
+func (m *matcher) passagePeople(text string, start int) []soundedName {
+	d := m.d
+	var books [2]uint64
+	var b [24]byte
+	i := start
+	for k := 0; k < passageWindow && i > 0; k++ {
+		s := wordStartBefore(text, i)
+		e := s
+		for e < i && isWordByte(text[e]) {
+			e++
+		}
+		if e-s >= 3 && e-s <= len(b) {
+			if n := d.root[string(appendLower(b[:0], text[s:e]))]; n != nil && n.book != nil {
+				if bk := d.bookOf(n.book.id); bk != 0 {
+					books[bk>>6] |= 1 << (bk & 63)
+				}
+			}
+		}
+		i = s
+	}
+	var out []soundedName
+	for bk := 1; bk <= len(d.verses); bk++ {
+		if books[bk>>6]&(1<<(bk&63)) == 0 {
+			continue
+		}
+		lo := int(d.chapterBase[bk-1])
+		for k := lo; k < lo+len(d.verses[bk-1].verses); k++ {
+			if m.chapters[k>>6]&(1<<(k&63)) == 0 {
+				continue
+			}
+			for _, p := range d.chapterPeople[k] {
+				if !containsPerson(out, p.name) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// listedPerson returns the person among people, those of the passage the
+// text is reading (see passagePeople), that the word w, which no list holds and which the text
+// says among names (see namesRead), is heard for, or "": as
+// soundLostPerson, with a skeleton of two sounds or more, a sound lost
+// from a word of five letters or more, and half the name's letters
+// rounded up ("khita" for Kelita, "abaihu" for Abihu, "jezeb" for
+// Jozabad): a list of names read is evidence a lone word is not.
+func (m *matcher) listedPerson(people []soundedName, w string) string {
+	if len(people) == 0 {
+		return ""
+	}
+	var lb, kb, sb, pb [32]byte
+	lw, key, ok := m.heardNameKey(w, &lb, &kb, 1)
+	if !ok {
+		return ""
+	}
+	sk := skeleton(sb[:0], key)
+	if len(sk) < 2 {
+		return ""
+	}
+	best, bestD := "", len(lw)
+	for _, p := range people {
+		if p.lower[0] != lw[0] || !skeletonHeard(sk, skeleton(pb[:0], p.key), len(lw)+2) {
+			continue
+		}
+		half := (len(p.lower) + 1) / 2
+		if dd := editDistance(lw, p.lower, half); dd <= half && dd < bestD && !szOnly(lw, p.lower) {
+			best, bestD = p.name, dd
+		}
+	}
+	return best
+}

@@ -1,0 +1,88 @@
+package correction
+
+// skeleton appends to out the phonetic key key with each run of one sound
+// kept once, across the vowels the key leaves out: "beltesar" and
+// "belteshazzar" have one skeleton.
+func skeleton[K string | []byte](out []byte, key K) []byte {
+	for i := range len(key) {
+		if c := key[i]; i == 0 || c != key[i-1] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// soundLostPerson returns the person among people, those of the
+// chapters the text cites, that the word w, which no list holds, is
+// heard for when chapterPerson found none, or "": the same first letter,
+// a skeleton of three sounds or more heard for the name's (see
+// skeletonHeard), and within half the name's letters of it ("potterer"
+// for Potiphar in a sermon on Genesis 39, "beltesar" for Belteshazzar in
+// one on Daniel 4).
+func (m *matcher) soundLostPerson(people []soundedName, w string) string {
+	if len(people) == 0 {
+		return ""
+	}
+	var lb, kb, sb, pb [32]byte
+	lw, key, ok := m.heardName(w, &lb, &kb)
+	if !ok {
+		return ""
+	}
+	sk := skeleton(sb[:0], key)
+	if len(sk) < 3 {
+		return ""
+	}
+	best, bestD := "", len(lw)
+	for _, p := range people {
+		if p.lower[0] != lw[0] {
+			continue
+		}
+		if !skeletonHeard(sk, skeleton(pb[:0], p.key), len(lw)) {
+			continue
+		}
+		half := len(p.lower) / 2
+		if dd := editDistance(lw, p.lower, half); dd <= half && dd < bestD && !szOnly(lw, p.lower) {
+			best, bestD = p.name, dd
+		}
+	}
+	return best
+}
+
+// skeletonHeard reports whether a word of n letters whose skeleton is sk
+// may be heard for a name whose skeleton is name: the same, or, for a
+// word of seven letters or more, the name's with one sound not heard
+// ("potterer", PTR, for Potiphar, PTFR). A sound heard that the name
+// lacks, or heard for another, is a different word ("christos" is not
+// Crispus).
+func skeletonHeard(sk, name []byte, n int) bool {
+	if string(sk) == string(name) {
+		return true
+	}
+	if n < 7 || len(name) != len(sk)+1 {
+		return false
+	}
+	i := 0
+	for i < len(sk) && sk[i] == name[i] {
+		i++
+	}
+	return string(sk[i:]) == string(name[i+1:])
+}
+
+// possessivePerson returns the person of people, those of the chapters the
+// text cites, that the word w is heard for with the apostrophe of its
+// possessive lost ("potterers wives": Potiphar's), as chapterPerson or
+// soundLostPerson reads the word without its final s, or "".
+func (m *matcher) possessivePerson(people []soundedName, w string) string {
+	if len(w) < 6 || w[len(w)-1] != 's' {
+		return ""
+	}
+	stem := w[:len(w)-1]
+	name := m.chapterPerson(people, stem)
+	if name == "" {
+		name = m.soundLostPerson(people, stem)
+	}
+	if name == "" {
+		return ""
+	}
+	return name + "'s"
+}
