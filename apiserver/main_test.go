@@ -156,7 +156,13 @@ func (h *harness) startReplica(t *testing.T, opts harnessOptions) (string, *blob
 	}
 	var rec events.EventRecorder
 	if opts.events {
-		rec = mgr.GetEventRecorder(recorder.API)
+		// As the service records them: through a broadcaster within its default rate.
+		b, err := recorder.StartBroadcaster(t.Context(), mgr.GetConfig(), mgr.GetScheme(), recorder.DefaultQPS, recorder.DefaultBurst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(b.Shutdown)
+		rec = b.Recorder(recorder.API)
 	}
 	var c client.Client = mgr.GetClient()
 	var apiReader client.Reader = mgr.GetAPIReader()

@@ -34,6 +34,10 @@ import (
 // DefaultArchiveAfter is how long a finished transcript stays in the cluster by default.
 const DefaultArchiveAfter = time.Hour
 
+// DefaultRecordAfter is how long, by default in the service, a finished transcript stays
+// unchanged before the archiver records and marks it.
+const DefaultRecordAfter = 10 * time.Second
+
 // DefaultArchiveWorkers is the number of transcripts the archiver considers at once by
 // default: each archive waits on the results store and on two writes to the API server, so
 // one at a time falls behind the rate transcripts are made at.
@@ -68,6 +72,12 @@ type ArchiveReconciler struct {
 	// After is how long a finished transcript stays in the cluster after its last change;
 	// it must be positive (0 disables the archiver: it is not set up).
 	After time.Duration
+	// RecordAfter is how long a finished transcript stays unchanged before it is recorded
+	// and marked (at most After; zero: at once). The mark is a write to the API server for
+	// every transcript: waiting leaves a burst of transcripts, or of a person's review
+	// decisions (each of which unmarks it again), its writes, while the cache holds the
+	// transcripts of RecordAfter only.
+	RecordAfter time.Duration
 	// Retention is how long a soft-deleted transcript can be restored; zero means DefaultRetention.
 	Retention time.Duration
 	// DeliveryRetention is how long ended webhook deliveries are kept; events emitted longer
@@ -125,6 +135,9 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		// The delivery watch brings the transcript back when a delivery ends; the requeue is
 		// for deliveries not created yet.
 		return ctrl.Result{RequeueAfter: r.After}, nil
+	}
+	if wait := last.Add(min(r.RecordAfter, r.After)).Sub(r.Clock.Now()); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	// Recorded and marked now; deleted once it has been quiet for After.
 	res, err := r.archival(t).mark(ctx, r.Client, t)

@@ -521,3 +521,29 @@ func TestRemoveMarkedSweep(t *testing.T) {
 		t.Error("the transcript marked a moment ago was deleted")
 	}
 }
+
+// TestArchiveRecordsATranscriptOnceItHasBeenQuietForRecordAfter checks that a finished
+// transcript is neither recorded nor marked before it has been unchanged for RecordAfter,
+// and is both once it has, long before After.
+func TestArchiveRecordsATranscriptOnceItHasBeenQuietForRecordAfter(t *testing.T) {
+	const recordAfter = 2 * time.Second
+	e := newArchiveEnv(t, "")
+	defer e.run(t, time.Hour, func(r *ArchiveReconciler) { r.RecordAfter = recordAfter })()
+	tr := e.finishedTranscript(t, ids.New("org"), nil)
+	completed := tr.Status.CompletedAt.Time
+	marked := func() bool {
+		got := &tcsv1.Transcript{}
+		if err := e.c.Get(t.Context(), client.ObjectKeyFromObject(tr), got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Labels[tcsv1.LabelArchived] == "true"
+	}
+	// The status keeps whole seconds: the quiet time counts from the second written.
+	for time.Since(completed.Truncate(time.Second)) < recordAfter-300*time.Millisecond {
+		if marked() || e.record(t, tr) != nil {
+			t.Fatalf("recorded or marked %v after the transcript finished, want not before %v", time.Since(completed), recordAfter)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitUntil(t, "the quiet transcript recorded and marked", func() bool { return marked() && e.record(t, tr) != nil })
+}

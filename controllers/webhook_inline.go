@@ -59,8 +59,11 @@ func newDispatchRun() *dispatchRun {
 // the last recentTTL, which its cache may not show yet, and the endpoints whose deliveries
 // go without an inline attempt until a time.
 type inlineState struct {
-	mu        sync.Mutex
-	made      map[string]recentDelivery
+	mu   sync.Mutex
+	made map[string]recentDelivery
+	// streams holds the names in made by stream key, so that a stream's are found without
+	// reading all of them: a burst makes thousands in a minute.
+	streams   map[string]map[string]struct{}
 	pruned    time.Time
 	backedOff map[string]time.Time
 	// inFlight holds the start of each inline attempt under way, by endpoint and delivery.
@@ -74,7 +77,8 @@ type recentDelivery struct {
 }
 
 func newInlineState() *inlineState {
-	return &inlineState{made: map[string]recentDelivery{}, backedOff: map[string]time.Time{}, inFlight: map[string]map[string]time.Time{}}
+	return &inlineState{made: map[string]recentDelivery{}, streams: map[string]map[string]struct{}{},
+		backedOff: map[string]time.Time{}, inFlight: map[string]map[string]time.Time{}}
 }
 
 // add remembers d, created at now.
@@ -85,6 +89,11 @@ func (s *inlineState) add(d *tcsv1.WebhookDelivery, now time.Time) {
 		for name, m := range s.made {
 			if now.Sub(m.at) > recentTTL {
 				delete(s.made, name)
+				key := streamKey(m.d)
+				delete(s.streams[key], name)
+				if len(s.streams[key]) == 0 {
+					delete(s.streams, key)
+				}
 			}
 		}
 		for ep, until := range s.backedOff {
@@ -95,6 +104,11 @@ func (s *inlineState) add(d *tcsv1.WebhookDelivery, now time.Time) {
 		s.pruned = now
 	}
 	s.made[d.Name] = recentDelivery{d: d.DeepCopy(), at: now}
+	key := streamKey(d)
+	if s.streams[key] == nil {
+		s.streams[key] = map[string]struct{}{}
+	}
+	s.streams[key][d.Name] = struct{}{}
 }
 
 // created reports whether the delivery named name was created in the last recentTTL.
@@ -110,8 +124,8 @@ func (s *inlineState) stream(key string, now time.Time) []*tcsv1.WebhookDelivery
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []*tcsv1.WebhookDelivery
-	for _, m := range s.made {
-		if streamKey(m.d) == key && now.Sub(m.at) <= recentTTL {
+	for name := range s.streams[key] {
+		if m := s.made[name]; now.Sub(m.at) <= recentTTL {
 			out = append(out, m.d)
 		}
 	}

@@ -52,7 +52,7 @@ func setupAPI(ctx context.Context, mgr ctrl.Manager, o serveOptions, svc *servic
 		Glossaries:    svc.glossaries,
 		Log:           log.WithName("api"),
 		Metrics:       svc.metrics,
-		Recorder:      mgr.GetEventRecorder(recorder.API),
+		Recorder:      svc.events.Recorder(recorder.API),
 		Clock:         svc.clock,
 		// Over https, browsers are told to keep to it (the dashboard says so too).
 		StrictTransportSecurity: strings.HasPrefix(l.publicURL, "https://"),

@@ -40,7 +40,7 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 		Retention:      o.webhookRetention,
 		Results:        svc.results,
 		ArchiveAfter:   o.archiveAfter,
-		Recorder:       mgr.GetEventRecorder(recorder.Webhook),
+		Recorder:       svc.events.Recorder(recorder.Webhook),
 		Metrics:        svc.metrics,
 		Clock:          svc.clock,
 	}
@@ -56,7 +56,7 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			Processor:  svc.processor,
 			Store:      svc.store,
 			Sources:    &sources.Fetcher{YouTube: &sources.YouTube{BaseURL: o.youtubeBaseURL, Client: svc.outbound}, Client: svc.outbound},
-			Recorder:   mgr.GetEventRecorder(recorder.Transcript),
+			Recorder:   svc.events.Recorder(recorder.Transcript),
 			Metrics:    svc.metrics,
 			Results:    svc.results,
 			Clock:      svc.clock,
@@ -69,7 +69,7 @@ func setupControllers(mgr ctrl.Manager, o serveOptions, svc *services, log logr.
 			Provider:   svc.provider,
 			Timeout:    o.ai.timeout,
 			Workers:    o.ai.workers,
-			Recorder:   mgr.GetEventRecorder(recorder.AIPass),
+			Recorder:   svc.events.Recorder(recorder.AIPass),
 			Metrics:    svc.metrics,
 			Clock:      svc.clock,
 			Glossaries: svc.glossaries,
@@ -96,6 +96,7 @@ func archiver(c client.Client, apiReader client.Reader, o serveOptions, svc *ser
 	if o.archiveAfter > 0 {
 		return registration{"setting up the archiver", &controllers.ArchiveReconciler{
 			Dispatched:        dispatched,
+			RecordAfter:       o.archiveRecordAfter,
 			Client:            c,
 			APIReader:         apiReader,
 			Namespace:         o.namespace,

@@ -12,6 +12,7 @@ import (
 	"tcs.dev/tcs/controllers"
 	"tcs.dev/tcs/internal/domain/accounts"
 	"tcs.dev/tcs/internal/domain/webhook"
+	"tcs.dev/tcs/internal/platform/kube/recorder"
 )
 
 // serveOptions configures the API and the controllers.
@@ -52,6 +53,12 @@ type serveOptions struct {
 	signIn signInOptions
 	// archiveAfter is how long a finished transcript stays in the cluster; 0 keeps all.
 	archiveAfter time.Duration
+	// archiveRecordAfter is how long a finished transcript stays unchanged before it is
+	// recorded and leaves the controllers' cache.
+	archiveRecordAfter time.Duration
+	// eventQPS and eventBurst bound the Kubernetes Events the process records.
+	eventQPS   float32
+	eventBurst int
 	// resultsDSN names the results store of archived transcripts.
 	resultsDSN string
 	// ai configures the AI validation pass.
@@ -67,6 +74,9 @@ type serveOptions struct {
 func (o *serveOptions) addFlags(cmd *cobra.Command, defaultListen, defaultStore, defaultResults string) {
 	f := cmd.Flags()
 	f.DurationVar(&o.archiveAfter, "archive-after", controllers.DefaultArchiveAfter, "how long a finished transcript (or an ended webhook delivery) stays a resource in the cluster before it moves to the results store; 0 keeps everything in the cluster")
+	f.DurationVar(&o.archiveRecordAfter, "archive-record-after", controllers.DefaultRecordAfter, "how long a finished transcript stays unchanged before it is recorded in the results store and leaves the controllers' cache (at most --archive-after), so that a burst of transcripts or of review decisions does not wait on the archiver's writes")
+	f.Float32Var(&o.eventQPS, "event-qps", recorder.DefaultQPS, "Kubernetes Events the process records per second at most (after --event-burst), as kubelet's flag of the name; Events beyond a queue of 1,000 are dropped")
+	f.IntVar(&o.eventBurst, "event-burst", recorder.DefaultBurst, "Kubernetes Events the process may record at once before --event-qps applies")
 	f.StringVar(&o.resultsDSN, "results-dsn", envOr("TCS_RESULTS_DSN", defaultResults), "results store of archived transcripts: sqlite:///path/results.db or postgres://… (env TCS_RESULTS_DSN)")
 	f.StringVar(&o.namespace, "namespace", envOr("TCS_NAMESPACE", "tcs-system"), "namespace of the transcripts and API keys (env TCS_NAMESPACE)")
 	f.StringVar(&o.listen, "listen", envOr("TCS_LISTEN", defaultListen), "address of the REST API (env TCS_LISTEN)")

@@ -12,6 +12,7 @@ import (
 
 	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/recorder"
 	"tcs.dev/tcs/internal/platform/metrics"
 	"tcs.dev/tcs/internal/platform/results"
 	"tcs.dev/tcs/internal/text/aipass"
@@ -35,6 +36,9 @@ type services struct {
 	// glossaries compiles the organizations' glossaries, read from the manager's cache, for
 	// every deterministic pass of the process.
 	glossaries *glossary.Compiler
+	// events records the Kubernetes Events of the API and the controllers, within
+	// --event-qps and --event-burst.
+	events *recorder.Broadcaster
 }
 
 // newServices builds the services of o; publicURL is where clients reach the API, empty in
@@ -48,7 +52,14 @@ func newServices(ctx context.Context, mgr ctrl.Manager, o serveOptions, allow []
 	if err != nil {
 		return nil, nil, err
 	}
+	broadcaster, err := recorder.StartBroadcaster(ctx, mgr.GetConfig(), mgr.GetScheme(), o.eventQPS, o.eventBurst)
+	if err != nil {
+		resultsStore.Close()
+		store.Close()
+		return nil, nil, err
+	}
 	closeStores := func() {
+		broadcaster.Shutdown()
 		resultsStore.Close()
 		store.Close()
 	}
@@ -77,6 +88,7 @@ func newServices(ctx context.Context, mgr ctrl.Manager, o serveOptions, allow []
 			provider:   provider,
 			clock:      clock.RealClock{},
 			glossaries: glossary.NewCompiler(mgr.GetClient(), o.namespace, 0),
+			events:     broadcaster,
 		}, nil
 	}()
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -283,8 +284,9 @@ func e2e(o e2eOptions) error {
 }
 
 // settle waits, at most a minute, for the controllers to finish what the measured requests
-// started (no write to kube-apiserver for a second), so that their writes fall into the count
-// of the requests that caused them and do not load the next measurement.
+// started (no write to kube-apiserver for a second, and every transcript archived), so that
+// their writes fall into the count of the requests that caused them and do not load the next
+// measurement.
 func (b *pasteBench) settle() error {
 	last, err := b.counts()
 	if err != nil {
@@ -303,11 +305,34 @@ func (b *pasteBench) settle() error {
 			}
 		}
 		if quiet {
-			return nil
+			// The archiver records a transcript once it has been quiet for a while
+			// (--archive-record-after): a second without writes may come before.
+			waiting, err := b.unmarked()
+			if err != nil {
+				return err
+			}
+			if waiting == 0 {
+				return nil
+			}
 		}
 		last = now
 	}
 	return nil
+}
+
+// unmarked returns the number of transcripts of tcs dev not yet recorded and marked by the
+// archiver.
+func (b *pasteBench) unmarked() (int, error) {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(tcsv1.GroupVersion.WithKind("TranscriptList"))
+	sel, err := labels.Parse("!" + tcsv1.LabelArchived)
+	if err != nil {
+		return 0, err
+	}
+	if err := b.c.List(context.Background(), list, client.InNamespace("tcs-system"), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return 0, fmt.Errorf("listing the transcripts not archived yet: %w", err)
+	}
+	return len(list.Items), nil
 }
 
 func ms(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
