@@ -281,7 +281,7 @@ func clipTitle(title string) string {
 
 // checkUpload makes sure the uploaded file is there and within the cap.
 func (r *TranscriptReconciler) checkUpload(ctx context.Context, key string) error {
-	size, _, err := r.Store.Attributes(ctx, key)
+	size, err := r.Store.Size(ctx, key)
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
 		return &jobError{typ: "unprocessable", msg: "The uploaded file is missing from the object store."}

@@ -29,7 +29,7 @@ func (e *UnprocessableError) Error() string { return e.Message }
 
 // Files reads the attributes of stored objects: the file of an upload.
 type Files interface {
-	Attributes(ctx context.Context, key string) (size int64, contentType string, err error)
+	Size(ctx context.Context, key string) (int64, error)
 }
 
 // Draft is the transcript a create request makes.
@@ -185,7 +185,7 @@ func (s *Service) ConfirmUpload(ctx context.Context, org, id string, c Confirmat
 	if s.Files == nil {
 		return nil, fmt.Errorf("upload %s: no store of uploaded files", id)
 	}
-	size, _, err := s.Files.Attributes(ctx, t.Spec.Source.InputRef)
+	size, err := s.Files.Size(ctx, t.Spec.Source.InputRef)
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
 		return nil, &ConflictError{Param: "transcript_id", Message: fmt.Sprintf("The file of upload %s has not arrived; PUT it to the upload_url first.", apiview.Quote(id))}

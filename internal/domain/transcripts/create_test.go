@@ -31,12 +31,12 @@ func TestMain(m *testing.M) { testenv.Main(m, &env) }
 // files is an object store of upload files by key, holding their sizes.
 type files map[string]int64
 
-func (f files) Attributes(_ context.Context, key string) (int64, string, error) {
+func (f files) Size(_ context.Context, key string) (int64, error) {
 	size, ok := f[key]
 	if !ok {
-		return 0, "", blob.ErrNotFound
+		return 0, blob.ErrNotFound
 	}
-	return size, "text/plain", nil
+	return size, nil
 }
 
 const orgA, orgB = "org_a", "org_b"

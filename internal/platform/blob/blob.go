@@ -116,7 +116,9 @@ func openDir(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(abs, 0o750); err != nil {
 		return nil, fmt.Errorf("blob: creating %s: %w", abs, err)
 	}
-	fo := &fileblob.Options{NoTempDir: true}
+	// Nothing reads an object's content type or metadata back, and a sidecar file of them
+	// would double the files each write creates.
+	fo := &fileblob.Options{NoTempDir: true, Metadata: fileblob.MetadataDontWrite}
 	if signer != nil {
 		fo.URLSigner = signer
 	}
@@ -226,13 +228,13 @@ func (s *Store) NewReader(ctx context.Context, key string) (io.ReadCloser, error
 	return r, nil
 }
 
-// Attributes returns size and content type of the object under key (ErrNotFound when missing).
-func (s *Store) Attributes(ctx context.Context, key string) (size int64, contentType string, err error) {
+// Size returns the size of the object under key (ErrNotFound when missing).
+func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 	a, err := s.bucket.Attributes(ctx, key)
 	if err != nil {
-		return 0, "", wrap("inspecting", key, err)
+		return 0, wrap("inspecting", key, err)
 	}
-	return a.Size, a.ContentType, nil
+	return a.Size, nil
 }
 
 // Exists reports whether an object is stored under key.

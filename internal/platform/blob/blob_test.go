@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -112,8 +114,8 @@ func TestStore(t *testing.T) {
 				if _, err := s.NewReader(ctx, key); !errors.Is(err, ErrNotFound) {
 					t.Fatalf("NewReader of a missing key: err = %v, want ErrNotFound", err)
 				}
-				if _, _, err := s.Attributes(ctx, key); !errors.Is(err, ErrNotFound) {
-					t.Fatalf("Attributes of a missing key: err = %v, want ErrNotFound", err)
+				if _, err := s.Size(ctx, key); !errors.Is(err, ErrNotFound) {
+					t.Fatalf("Size of a missing key: err = %v, want ErrNotFound", err)
 				}
 				if ok, err := s.Exists(ctx, key); ok || err != nil {
 					t.Fatalf("Exists of a missing key = %v, %v", ok, err)
@@ -138,12 +140,11 @@ func TestStore(t *testing.T) {
 				if ok, err := s.Exists(ctx, key); !ok || err != nil {
 					t.Fatalf("Exists = %v, %v", ok, err)
 				}
-				size, ct, err := s.Attributes(ctx, key)
-				if err != nil || size != int64(len(want)) || ct != "text/plain; charset=utf-8" {
-					t.Fatalf("Attributes = %d, %q, %v; want %d, text/plain; charset=utf-8", size, ct, err, len(want))
+				if size, err := s.Size(ctx, key); err != nil || size != int64(len(want)) {
+					t.Fatalf("Size = %d, %v; want %d", size, err, len(want))
 				}
 
-				// Put replaces the object and its content type.
+				// Put replaces the object.
 				replaced := []byte(`{"changes":[]}`)
 				if err := s.Put(ctx, key, replaced, "application/json"); err != nil {
 					t.Fatal(err)
@@ -151,8 +152,8 @@ func TestStore(t *testing.T) {
 				if got, err := s.Get(ctx, key); err != nil || string(got) != string(replaced) {
 					t.Fatalf("Get after replacing = %q, %v", got, err)
 				}
-				if size, ct, err := s.Attributes(ctx, key); err != nil || size != int64(len(replaced)) || ct != "application/json" {
-					t.Fatalf("Attributes after replacing = %d, %q, %v", size, ct, err)
+				if size, err := s.Size(ctx, key); err != nil || size != int64(len(replaced)) {
+					t.Fatalf("Size after replacing = %d, %v", size, err)
 				}
 
 				if err := s.Delete(ctx, key); err != nil {
@@ -219,5 +220,34 @@ func TestOpenRejects(t *testing.T) {
 				t.Fatalf("Open(%q): error %q lacks the blob: prefix", tc.url, err)
 			}
 		})
+	}
+}
+
+// TestTheFilesystemStoreWritesOneFilePerObject checks that an object on the filesystem is one
+// file, without a sidecar of attributes nothing reads: each write of a paste creates as few
+// files as it can.
+func TestTheFilesystemStoreWritesOneFilePerObject(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"transcripts/org_a/tr_1/input", "transcripts/org_a/tr_1/content", "transcripts/org_a/tr_1/changes.json"}
+	for _, k := range keys {
+		if err := s.Put(t.Context(), k, []byte("text of "+k), "text/plain"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var files []string
+	if err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(keys) {
+		t.Errorf("files in the store: %q, want one per object (%d)", files, len(keys))
 	}
 }
