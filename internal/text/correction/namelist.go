@@ -107,19 +107,5 @@ func (m *matcher) listedPerson(people []soundedName, w string) string {
 	if !ok {
 		return ""
 	}
-	sk := skeleton(sb[:0], key)
-	if len(sk) < 2 {
-		return ""
-	}
-	best, bestD := "", len(lw)
-	for _, p := range people {
-		if p.lower[0] != lw[0] || !skeletonHeard(sk, skeleton(pb[:0], p.key), len(lw)+2) {
-			continue
-		}
-		half := (len(p.lower) + 1) / 2
-		if dd := editDistance(lw, p.lower, half); dd <= half && dd < bestD && !szOnly(lw, p.lower) {
-			best, bestD = p.name, dd
-		}
-	}
-	return best
+	return skeletonPerson(people, lw, skeleton(sb[:0], key), 2, len(lw)+2, 1, &pb)
 }

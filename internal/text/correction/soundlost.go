@@ -28,19 +28,23 @@ func (m *matcher) soundLostPerson(people []soundedName, w string) string {
 	if !ok {
 		return ""
 	}
-	sk := skeleton(sb[:0], key)
-	if len(sk) < 3 {
+	return skeletonPerson(people, lw, skeleton(sb[:0], key), 3, len(lw), 0, &pb)
+}
+
+// skeletonPerson returns the person of people nearest the word lw whose skeleton is sk: one
+// of the same first letter, whose skeleton sk may be heard for in a word of n letters (see
+// skeletonHeard), within half the name's letters (plus roundUp, 0 or 1, before halving), sk of
+// minSounds sounds or more; or "". pb is scratch space for the names' skeletons.
+func skeletonPerson(people []soundedName, lw []byte, sk []byte, minSounds, n, roundUp int, pb *[32]byte) string {
+	if len(sk) < minSounds {
 		return ""
 	}
 	best, bestD := "", len(lw)
 	for _, p := range people {
-		if p.lower[0] != lw[0] {
+		if p.lower[0] != lw[0] || !skeletonHeard(sk, skeleton(pb[:0], p.key), n) {
 			continue
 		}
-		if !skeletonHeard(sk, skeleton(pb[:0], p.key), len(lw)) {
-			continue
-		}
-		half := len(p.lower) / 2
+		half := (len(p.lower) + roundUp) / 2
 		if dd := editDistance(lw, p.lower, half); dd <= half && dd < bestD && !szOnly(lw, p.lower) {
 			best, bestD = p.name, dd
 		}
