@@ -235,7 +235,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 	added := false
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
-		if name := words[text[start:end]].name; name != "" && !notProse(text, start, end) {
+		if name := words[text[start:end]].name; name != "" && !notProse(text, start, end) && !owned(text, start) {
 			out = append(out, personRec{start, end, name, 0.6})
 			added = true
 		}

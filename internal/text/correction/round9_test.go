@@ -37,3 +37,29 @@ func TestANumberWordBeforeOfCountsAndNamesNoChapter(t *testing.T) {
 		})
 	}
 }
+
+func TestAWordAfterAPossessiveIsNoPersonOfTheCitedChapters(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a word heard like a person of the cited chapter is suggested as that person",
+			captionSermon + "in second timothy 4 21 paul writes that eubulus greeteth thee\nand pudens and linus and cardia and all the brethren",
+			[]string{"second timothy>2 Timothy book.spoken_ordinal auto", "cardia>Claudia person.fuzzy review"}},
+		{"the same word after your is a thing someone has",
+			captionSermon + "in second timothy 4 21 paul writes that eubulus greeteth thee\nand the paraclete speaks to your cardia your heart",
+			[]string{"second timothy>2 Timothy book.spoken_ordinal auto"}},
+		{"the same word after their is a thing someone has",
+			captionSermon + "in second timothy 4 21 paul writes that eubulus greeteth thee\nand god speaks to their cardia and their minds",
+			[]string{"second timothy>2 Timothy book.spoken_ordinal auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
