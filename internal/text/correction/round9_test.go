@@ -63,3 +63,29 @@ func TestAWordAfterAPossessiveIsNoPersonOfTheCitedChapters(t *testing.T) {
 		})
 	}
 }
+
+func TestAPlaceOfACitedChapterHeardWrongIsSuggested(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a place of the cited chapter heard with a vowel changed",
+			captionSermon + "colossians 4 13 for i bear him record that he hath a great zeal\nfor them that are in laodicea and them in heropoulos",
+			[]string{"colossians>Colossians book.lowercase auto", "laodicea>Laodicea place.lowercase auto", "heropoulos>Hierapolis place.fuzzy review"}},
+		{"the same word in a sermon that cites another chapter is no place",
+			captionSermon + "john 3 16 for god so loved the world\nand them that are in heropoulos",
+			[]string{"john>John book.lowercase auto"}},
+		{"a people's word is not the place's name",
+			captionSermon + "acts 14 11 and when the people saw what paul had done\nthey lifted up their voices in the lycanian language",
+			[]string{"acts>Acts book.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
