@@ -89,3 +89,26 @@ func TestAPlaceOfACitedChapterHeardWrongIsSuggested(t *testing.T) {
 		})
 	}
 }
+
+func TestAPersonHeardWithAnotherFirstVowelIsThePersonOfTheCitedChapter(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a name beginning with a vowel heard with another vowel and a sound lost",
+			captionSermon + "colossians 4 12 and they have been a comfort to me\napapris who is one of you a servant of christ",
+			[]string{"colossians>Colossians book.lowercase auto", "apapris>Epaphras person.fuzzy review"}},
+		{"a consonant heard for another at the start is still no person",
+			captionSermon + "colossians 4 12 and they have been a comfort to me\nbapapris who is one of you a servant of christ",
+			[]string{"colossians>Colossians book.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

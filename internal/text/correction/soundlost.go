@@ -14,9 +14,10 @@ func skeleton[K string | []byte](out []byte, key K) []byte {
 
 // soundLostPerson returns the person among people, those of the
 // chapters the text cites, that the word w, which no list holds, is
-// heard for when chapterPerson found none, or "": the same first letter,
-// a skeleton of three sounds or more heard for the name's (see
-// skeletonHeard), and within half the name's letters of it ("potterer"
+// heard for when chapterPerson found none, or "": the same first letter
+// or two vowels (see sameOnset), a skeleton of three sounds or more heard
+// for the name's (see skeletonHeard), and within half the name's letters
+// of it ("potterer"
 // for Potiphar in a sermon on Genesis 39, "beltesar" for Belteshazzar in
 // one on Daniel 4).
 func (m *matcher) soundLostPerson(people []soundedName, w string) string {
@@ -34,7 +35,7 @@ func (m *matcher) soundLostPerson(people []soundedName, w string) string {
 	}
 	best, bestD := "", len(lw)
 	for _, p := range people {
-		if p.lower[0] != lw[0] {
+		if !sameOnset(p.lower[0], lw[0]) {
 			continue
 		}
 		if !skeletonHeard(sk, skeleton(pb[:0], p.key), len(lw)) {
