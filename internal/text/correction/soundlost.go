@@ -17,9 +17,8 @@ func skeleton[K string | []byte](out []byte, key K) []byte {
 // heard for when chapterPerson found none, or "": the same first letter
 // or two vowels (see sameOnset), a skeleton of three sounds or more heard
 // for the name's (see skeletonHeard), and within half the name's letters
-// of it ("potterer"
-// for Potiphar in a sermon on Genesis 39, "beltesar" for Belteshazzar in
-// one on Daniel 4).
+// of it ("potterer" for Potiphar in a sermon on Genesis 39, "beltesar"
+// for Belteshazzar in one on Daniel 4).
 func (m *matcher) soundLostPerson(people []soundedName, w string) string {
 	if len(people) == 0 {
 		return ""
