@@ -34,6 +34,7 @@ func (d *dict) buildChapterPeople() error {
 		return fmt.Errorf("correction: the versification has %d chapters, want %d", n, numChapters)
 	}
 	d.chapterPeople = make([][]soundedName, numChapters)
+	d.chapterPlaces = make([][]soundedName, numChapters)
 	d.verseSounds = map[string][]versePerson{}
 	return readTSV("data/kjv_people.tsv", func(f []string) error {
 		if len(f) != 3 {
@@ -41,8 +42,11 @@ func (d *dict) buildChapterPeople() error {
 		}
 		name := f[0]
 		lower := strings.ToLower(name)
-		if len(lower) < 5 || d.placeKeys[lower] || d.isBookWord(lower) || groupName(lower) {
+		if len(lower) < 5 || d.isBookWord(lower) || groupName(lower) {
 			return nil
+		}
+		if d.placeKeys[lower] {
+			return d.addChapterPlace(name, lower, f[1], byOSIS)
 		}
 		p := soundedName{personName{name: name, lower: lower}, phoneticKey(lower)}
 		for c := range strings.SplitSeq(f[1], ",") {
@@ -223,6 +227,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			if h.name == "" {
 				h.name = m.possessivePerson(people, w)
 			}
+			if h.name == "" {
+				h.name = m.chapterPlace(w)
+			}
 			h.listed = h.name == "" && m.listedPerson(people, w) != ""
 		}
 		if h.listed && h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {
@@ -235,7 +242,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 	added := false
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
-		if name := words[text[start:end]].name; name != "" && !notProse(text, start, end) {
+		if name := words[text[start:end]].name; name != "" && !notProse(text, start, end) && !owned(text, start) {
 			out = append(out, personRec{start, end, name, 0.6})
 			added = true
 		}

@@ -251,6 +251,9 @@ type dict struct {
 	// chapterPeople lists, by the index of a chapter, the people the
 	// chapter names (see buildChapterPeople).
 	chapterPeople [][]soundedName
+	// chapterPlaces lists, by the index of a chapter, the places the
+	// chapter names (see addChapterPlace).
+	chapterPlaces [][]soundedName
 	// verseStarts holds the hash of the opening words of each verse of the
 	// KJV in canonical order, and chapterVerse the index among them of
 	// verse 1 of each chapter (see buildVerseStarts).

@@ -1706,6 +1706,10 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		return r
 	}
 	r = ref{ok: true, strong: chapterWord, chapterWord: chapterWord, chapter: v, chapterTok: next - 1, endTok: next - 1}
+	if m.quantityNotChapter(next, spoken, chapterWord) {
+		r.unsure = true // the book's name, no chapter to write
+		return r
+	}
 	k = m.refVerse(next, b, &r, spoken)
 	if b != 0 && spoken && !chapterWord && r.verse >= 10 && r.verse <= 99 && r.chapter < 10 &&
 		!m.d.hasVerse(b, r.chapter, r.verse) && m.d.hasChapter(b, r.chapter*100+r.verse) &&

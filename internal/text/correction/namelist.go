@@ -107,5 +107,5 @@ func (m *matcher) listedPerson(people []soundedName, w string) string {
 	if !ok {
 		return ""
 	}
-	return skeletonPerson(people, lw, skeleton(sb[:0], key), 2, len(lw)+2, 1, &pb)
+	return skeletonPerson(people, lw, skeleton(sb[:0], key), sameLetter, 2, len(lw)+2, 1, &pb)
 }

@@ -511,7 +511,7 @@ func (m *matcher) mergePersons(ps []personRec) {
 		}
 		rule := rulePersonLowercase
 		if p.conf < autoThreshold {
-			rule = rulePersonFuzzy
+			rule = m.fuzzyRule(p.repl)
 		}
 		merged.add(p.start, p.end, m.str(p.repl), rule, confPct(p.conf))
 		lastEnd = p.end

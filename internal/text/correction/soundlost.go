@@ -14,11 +14,11 @@ func skeleton[K string | []byte](out []byte, key K) []byte {
 
 // soundLostPerson returns the person among people, those of the
 // chapters the text cites, that the word w, which no list holds, is
-// heard for when chapterPerson found none, or "": the same first letter,
-// a skeleton of three sounds or more heard for the name's (see
-// skeletonHeard), and within half the name's letters of it ("potterer"
-// for Potiphar in a sermon on Genesis 39, "beltesar" for Belteshazzar in
-// one on Daniel 4).
+// heard for when chapterPerson found none, or "": the same first letter
+// or two vowels (see sameOnset), a skeleton of three sounds or more heard
+// for the name's (see skeletonHeard), and within half the name's letters
+// of it ("potterer" for Potiphar in a sermon on Genesis 39, "beltesar"
+// for Belteshazzar in one on Daniel 4).
 func (m *matcher) soundLostPerson(people []soundedName, w string) string {
 	if len(people) == 0 {
 		return ""
@@ -28,20 +28,20 @@ func (m *matcher) soundLostPerson(people []soundedName, w string) string {
 	if !ok {
 		return ""
 	}
-	return skeletonPerson(people, lw, skeleton(sb[:0], key), 3, len(lw), 0, &pb)
+	return skeletonPerson(people, lw, skeleton(sb[:0], key), sameOnset, 3, len(lw), 0, &pb)
 }
 
 // skeletonPerson returns the person of people nearest the word lw whose skeleton is sk: one
-// of the same first letter, whose skeleton sk may be heard for in a word of n letters (see
+// whose first letter may be heard as lw's (onset), whose skeleton sk may be heard for in a word of n letters (see
 // skeletonHeard), within half the name's letters (plus roundUp, 0 or 1, before halving), sk of
 // minSounds sounds or more; or "". pb is scratch space for the names' skeletons.
-func skeletonPerson(people []soundedName, lw []byte, sk []byte, minSounds, n, roundUp int, pb *[32]byte) string {
+func skeletonPerson(people []soundedName, lw []byte, sk []byte, onset func(name, heard byte) bool, minSounds, n, roundUp int, pb *[32]byte) string {
 	if len(sk) < minSounds {
 		return ""
 	}
 	best, bestD := "", len(lw)
 	for _, p := range people {
-		if p.lower[0] != lw[0] || !skeletonHeard(sk, skeleton(pb[:0], p.key), n) {
+		if !onset(p.lower[0], lw[0]) || !skeletonHeard(sk, skeleton(pb[:0], p.key), n) {
 			continue
 		}
 		half := (len(p.lower) + roundUp) / 2
