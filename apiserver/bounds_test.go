@@ -2,7 +2,9 @@ package apiserver
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -101,10 +103,24 @@ func TestErrorMessagesDoNotRepeatUnboundedInput(t *testing.T) {
 }
 
 // A paste whose text, once its character references are decoded, is longer than a paste may
-// be is refused with a 400 naming content, and nothing is created.
+// be is refused with a 400 naming content, and nothing is created or left in the object store
+// (the input is stored while it is corrected).
 func TestAPasteWhoseTextGoesBeyondThePasteCapIsRefused(t *testing.T) {
 	h := newHarness(t)
 	before := h.transcriptCount(t)
+	objects := func() []string {
+		var out []string
+		if err := filepath.WalkDir(h.storeDir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				out = append(out, path)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	stored := objects()
 	content := strings.Repeat("a", limits.MaxPasteContent/2) + strings.Repeat("&nGt;", limits.MaxPasteContent/10)
 	r := h.paste(t, h.keyA.Value, map[string]any{"source_type": "paste", "source_format": "html", "content": content})
 	wantError(t, r, http.StatusBadRequest, ErrInvalidRequest, "content")
@@ -113,5 +129,8 @@ func TestAPasteWhoseTextGoesBeyondThePasteCapIsRefused(t *testing.T) {
 	}
 	if after := h.transcriptCount(t); after != before {
 		t.Fatalf("%d transcripts made", after-before)
+	}
+	if now := objects(); len(now) != len(stored) {
+		t.Fatalf("objects in the store: %q, want those of before: %q", now, stored)
 	}
 }

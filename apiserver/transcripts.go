@@ -15,6 +15,7 @@ import (
 	"tcs.dev/tcs/internal/domain/apiview"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/sources"
 	"tcs.dev/tcs/internal/text/formats"
 	"tcs.dev/tcs/internal/text/pipeline"
@@ -197,20 +198,23 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		}
 	}
 	input := []byte(req.Content)
-	copts, err := s.correctionOptions(ctx, org, req.Options)
-	if err != nil {
-		return err
+	// A first run stores the input while it is corrected; the transcript is created once
+	// both are done (see storePaste), and an input the correction refuses is removed again.
+	var inputStored chan error
+	if !resumed {
+		inputStored = make(chan error, 1)
+		go func() { inputStored <- s.processor.SaveInput(ctx, keys, input) }()
 	}
-	// The text of a paste may be no longer than a paste.
-	res, err := s.processor.CorrectWithin(input, req.Format, copts, formats.Limits{MaxText: limits.MaxPasteContent})
+	res, err := s.correctPaste(ctx, org, req, input)
 	if err != nil {
-		var ce *pipeline.ContentError
-		if errors.As(err, &ce) {
-			return invalid("content", ce.Error()+".")
+		if inputStored != nil && <-inputStored == nil {
+			if derr := s.store.Delete(context.WithoutCancel(ctx), keys.Input); derr != nil && !errors.Is(derr, blob.ErrNotFound) {
+				s.log.Error(derr, "removing the input of a paste the correction refused", "transcript", id)
+			}
 		}
 		return err
 	}
-	t, err := s.storePaste(ctx, org, id, keys, req, input, res)
+	t, err := s.storePaste(ctx, org, id, keys, req, input, res, inputStored)
 	if err != nil {
 		return err
 	}
@@ -232,13 +236,31 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	return nil
 }
 
+// correctPaste corrects input, the text of paste req of org.
+func (s *Server) correctPaste(ctx context.Context, org string, req *createRequest, input []byte) (*pipeline.Result, error) {
+	copts, err := s.correctionOptions(ctx, org, req.Options)
+	if err != nil {
+		return nil, err
+	}
+	// The text of a paste may be no longer than a paste.
+	res, err := s.processor.CorrectWithin(input, req.Format, copts, formats.Limits{MaxText: limits.MaxPasteContent})
+	if err != nil {
+		var ce *pipeline.ContentError
+		if errors.As(err, &ce) {
+			return nil, invalid("content", ce.Error()+".")
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
 // storePaste stores the input and the results of paste id of org and creates its transcript,
 // without a status, which it returns. The input is stored before the transcript exists: a
 // transcript left without a status (its request killed) is corrected from it by the reconciler,
 // and a retried request resumes from it. The content and the change list, which only the
 // status names, are stored while the transcript is created; a resumed run, which may find the
 // transcript of an earlier run, stores them before, as it did.
-func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.Keys, req *createRequest, input []byte, res *pipeline.Result) (*tcsv1.Transcript, error) {
+func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.Keys, req *createRequest, input []byte, res *pipeline.Result, inputStored <-chan error) (*tcsv1.Transcript, error) {
 	draft := transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
 		Source: tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}}
 	if draft.Resumed {
@@ -251,7 +273,7 @@ func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.K
 		}
 		return t, nil
 	}
-	if err := s.processor.SaveInput(ctx, keys, input); err != nil {
+	if err := <-inputStored; err != nil {
 		return nil, err
 	}
 	saved := make(chan error, 1)
