@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -49,15 +48,8 @@ func (d *dict) buildChapterPeople() error {
 			return d.addChapterPlace(name, lower, f[1], byOSIS)
 		}
 		p := soundedName{personName{name: name, lower: lower}, phoneticKey(lower)}
-		for c := range strings.SplitSeq(f[1], ",") {
-			osis, ch, ok := strings.Cut(c, ".")
-			b := byOSIS[osis]
-			k, err := strconv.Atoi(ch)
-			if !ok || err != nil || b == 0 || !d.hasChapter(b, k) {
-				return fmt.Errorf("bad chapter %q", c)
-			}
-			i := int(d.chapterBase[b-1]) + k - 1
-			d.chapterPeople[i] = append(d.chapterPeople[i], p)
+		if err := d.eachChapter(f[1], byOSIS, func(i int) { d.chapterPeople[i] = append(d.chapterPeople[i], p) }); err != nil {
+			return err
 		}
 		if f[2] != "" {
 			k := p.key

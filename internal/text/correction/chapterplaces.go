@@ -14,6 +14,13 @@ import (
 // Colossians 4).
 func (d *dict) addChapterPlace(name, lower, chapters string, byOSIS map[string]uint8) error {
 	p := soundedName{personName{name: name, lower: lower}, phoneticKey(lower)}
+	return d.eachChapter(chapters, byOSIS, func(i int) { d.chapterPlaces[i] = append(d.chapterPlaces[i], p) })
+}
+
+// eachChapter calls f with the index (in the set of the 1,189 chapters) of each chapter of
+// chapters, a list such as "Col.1,Col.4" in the OSIS abbreviations of byOSIS; a chapter that
+// does not exist is an error.
+func (d *dict) eachChapter(chapters string, byOSIS map[string]uint8, f func(i int)) error {
 	for c := range strings.SplitSeq(chapters, ",") {
 		osis, ch, ok := strings.Cut(c, ".")
 		b := byOSIS[osis]
@@ -21,8 +28,7 @@ func (d *dict) addChapterPlace(name, lower, chapters string, byOSIS map[string]u
 		if !ok || err != nil || b == 0 || !d.hasChapter(b, k) {
 			return fmt.Errorf("bad chapter %q", c)
 		}
-		i := int(d.chapterBase[b-1]) + k - 1
-		d.chapterPlaces[i] = append(d.chapterPlaces[i], p)
+		f(int(d.chapterBase[b-1]) + k - 1)
 	}
 	return nil
 }
