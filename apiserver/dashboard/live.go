@@ -36,10 +36,18 @@ type streamLimits struct {
 	perSession, perOrg, total int
 }
 
+// maxPendingProgress bounds the transcripts whose latest state a stream holds unsent.
+const maxPendingProgress = 4096
+
 // subscriber is one open live stream.
 type subscriber struct {
 	org, session, email string
-	ch                  chan progress
+	// pending holds, under the hub's lock, the latest state of each transcript not sent yet, in
+	// the order they first changed: a slow reader skips intermediate states, never the last
+	// one. ready tells the stream there is something to send.
+	pending map[string]progress
+	order   []string
+	ready   chan struct{}
 	// recheck asks the stream to check its member's membership again (the organization changed).
 	recheck chan struct{}
 	// ended is closed, and gone set under the hub's lock, when this replica removed the member
@@ -113,11 +121,31 @@ func (h *hub) publish(obj any) {
 		if !transcripts.Belongs(sub.org, t) || sub.gone {
 			continue
 		}
+		if _, ok := sub.pending[p.ID]; !ok {
+			if len(sub.pending) >= maxPendingProgress {
+				continue // the page reads itself again when its stream reopens
+			}
+			sub.order = append(sub.order, p.ID)
+		}
+		sub.pending[p.ID] = p
 		select {
-		case sub.ch <- p:
-		default: // a slow reader misses an intermediate state, never the stream
+		case sub.ready <- struct{}{}:
+		default: // the stream is told already
 		}
 	}
+}
+
+// take returns the states sub holds unsent, oldest change first, and empties it.
+func (h *hub) take(sub *subscriber) []progress {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]progress, 0, len(sub.order))
+	for _, id := range sub.order {
+		out = append(out, sub.pending[id])
+	}
+	clear(sub.pending)
+	sub.order = sub.order[:0]
+	return out
 }
 
 // organizationChanged asks the streams of the organization obj to check their membership.
@@ -171,7 +199,8 @@ func (h *hub) subscribe(org, session, email string) (*subscriber, func(), error)
 	case len(h.subs) >= h.lim.total:
 		return nil, nil, fmt.Errorf("%w: the service has %d open, the most it serves", errTooManyStreams, h.lim.total)
 	}
-	sub := &subscriber{org: org, session: session, email: email, ch: make(chan progress, 64), recheck: make(chan struct{}, 1), ended: make(chan struct{})}
+	sub := &subscriber{org: org, session: session, email: email, pending: map[string]progress{}, ready: make(chan struct{}, 1),
+		recheck: make(chan struct{}, 1), ended: make(chan struct{})}
 	h.subs[sub] = struct{}{}
 	h.perSession[session]++
 	h.perOrg[org]++
@@ -245,9 +274,13 @@ func (d *Dashboard) liveEvents(w http.ResponseWriter, r *http.Request, v *view) 
 			ok = d.stillMember(r.Context(), v)
 		case <-sub.recheck:
 			ok = d.stillMember(r.Context(), v)
-		case p := <-sub.ch:
-			data, err := json.Marshal(p)
-			ok = err == nil && write("event: progress\ndata: %s\n\n", data)
+		case <-sub.ready:
+			for _, p := range d.live.take(sub) {
+				data, err := json.Marshal(p)
+				if ok = err == nil && write("event: progress\ndata: %s\n\n", data); !ok {
+					break
+				}
+			}
 		}
 		if !ok {
 			return

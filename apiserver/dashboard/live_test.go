@@ -190,11 +190,11 @@ func TestARemovedMembersStreamsGetNothingPublishedAfterTheRemoval(t *testing.T) 
 	default:
 		t.Fatal("the removed member's stream is not ended")
 	}
-	if len(removed.ch) != 0 {
-		t.Fatalf("the removed member's stream got %d events published after the removal", len(removed.ch))
+	if len(removed.pending) != 0 {
+		t.Fatalf("the removed member's stream got %d events published after the removal", len(removed.pending))
 	}
-	if len(other.ch) != 1 || len(elsewhere.ch) != 1 {
-		t.Fatalf("another member's stream got %d events, the removed member's stream of another organization %d; want 1 each", len(other.ch), len(elsewhere.ch))
+	if len(other.pending) != 1 || len(elsewhere.pending) != 1 {
+		t.Fatalf("another member's stream got %d events, the removed member's stream of another organization %d; want 1 each", len(other.pending), len(elsewhere.pending))
 	}
 	select {
 	case <-other.ended:
@@ -202,5 +202,36 @@ func TestARemovedMembersStreamsGetNothingPublishedAfterTheRemoval(t *testing.T) 
 	case <-elsewhere.ended:
 		t.Fatal("the member's stream of another organization was ended")
 	default:
+	}
+}
+
+// TestASlowStreamSkipsIntermediateStatesButNeverTheLast checks that a stream whose reader falls
+// behind a burst of changes (more than it could hold of them) still gets the last state of
+// every transcript, once each, in the order they first changed.
+func TestASlowStreamSkipsIntermediateStatesButNeverTheLast(t *testing.T) {
+	h := newHub(streamLimits{perSession: 4, perOrg: 100, total: 1000})
+	sub, stop, err := h.subscribe("org_a", "session", "staff@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	const n = 300
+	for _, phase := range []tcsv1.Phase{tcsv1.PhasePending, tcsv1.PhasePending, tcsv1.PhaseCompleted} {
+		for i := range n {
+			h.publish(&tcsv1.Transcript{Spec: tcsv1.TranscriptSpec{ID: fmt.Sprintf("tr_%03d", i), Organization: "org_a"},
+				Status: tcsv1.TranscriptStatus{Phase: phase}})
+		}
+	}
+	got := h.take(sub)
+	if len(got) != n {
+		t.Fatalf("%d states to send, want the last of each of the %d transcripts", len(got), n)
+	}
+	for i, p := range got {
+		if want := fmt.Sprintf("tr_%03d", i); p.ID != want || p.Status != tcsv1.PhaseCompleted {
+			t.Fatalf("state %d: %s %s, want %s completed", i, p.ID, p.Status, want)
+		}
+	}
+	if again := h.take(sub); len(again) != 0 {
+		t.Fatalf("%d states sent twice", len(again))
 	}
 }

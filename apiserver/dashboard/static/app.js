@@ -14,6 +14,9 @@
   var root = document.querySelector("[data-live-url]");
   if (root && window.EventSource) {
     var es = new EventSource(root.getAttribute("data-live-url"));
+    // The number of progress events so far, and the count at the last one of each transcript:
+    // a fresh copy of the page fetched before a transcript's last event is older than it.
+    var events = 0, lastEvent = {};
     // The stream sends what changes after it opens: a transcript that finished between the
     // page's rendering and the stream's (re)opening is read again from a fresh copy of the page.
     es.addEventListener("open", function () {
@@ -21,11 +24,13 @@
       // check's data-state.
       var busy = document.querySelector("[data-live] [data-field=status].status-pending, [data-live] [data-field=ai_pass_status][data-state=queued], [data-live] [data-field=ai_pass_status][data-state=running]") !== null;
       if (!busy || !window.fetch || !window.DOMParser) return;
+      var asked = events;
       fetch(location.href, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : ""; }).then(function (html) {
         var fresh = new DOMParser().parseFromString(html, "text/html");
         document.querySelectorAll("[data-live]").forEach(function (el) {
-          var now = fresh.querySelector('[data-live="' + el.getAttribute("data-live") + '"]');
-          if (!now) return;
+          var id = el.getAttribute("data-live");
+          var now = fresh.querySelector('[data-live="' + id + '"]');
+          if (!now || (lastEvent[id] || 0) > asked) return;
           el.querySelectorAll("[data-field]").forEach(function (f) {
             var name = f.getAttribute("data-field");
             var g = now.querySelector('[data-field="' + name + '"]');
@@ -42,6 +47,7 @@
     });
     es.addEventListener("progress", function (ev) {
       var p = JSON.parse(ev.data);
+      lastEvent[p.id] = ++events;
       document.querySelectorAll('[data-live="' + p.id + '"]').forEach(function (el) {
         el.querySelectorAll("[data-field=status]").forEach(function (s) {
           s.textContent = p.status_text || p.status;
