@@ -15,8 +15,8 @@ import (
 	"tcs.dev/tcs/internal/domain/apiview"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/transcripts"
-	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/sources"
+	"tcs.dev/tcs/internal/text/correction"
 	"tcs.dev/tcs/internal/text/formats"
 	"tcs.dev/tcs/internal/text/pipeline"
 )
@@ -198,23 +198,13 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		}
 	}
 	input := []byte(req.Content)
-	// A first run stores the input while it is corrected; the transcript is created once
-	// both are done (see storePaste), and an input the correction refuses is removed again.
-	var inputStored chan error
-	if !resumed {
-		inputStored = make(chan error, 1)
-		go func() { inputStored <- s.processor.SaveInput(ctx, keys, input) }()
-	}
-	res, err := s.correctPaste(ctx, org, req, input)
+	copts, doc, err := s.readPaste(ctx, org, req, input)
 	if err != nil {
-		if inputStored != nil && <-inputStored == nil {
-			if derr := s.store.Delete(context.WithoutCancel(ctx), keys.Input); derr != nil && !errors.Is(derr, blob.ErrNotFound) {
-				s.log.Error(derr, "removing the input of a paste the correction refused", "transcript", id)
-			}
-		}
 		return err
 	}
-	t, err := s.storePaste(ctx, org, id, keys, req, input, res, inputStored)
+	t, res, err := s.storePaste(ctx, org, id, keys, req, input, func() (*pipeline.Result, error) {
+		return s.processor.CorrectDocument(doc, copts)
+	})
 	if err != nil {
 		return err
 	}
@@ -236,58 +226,82 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	return nil
 }
 
-// correctPaste corrects input, the text of paste req of org.
-func (s *Server) correctPaste(ctx context.Context, org string, req *createRequest, input []byte) (*pipeline.Result, error) {
+// readPaste reads input, the text of paste req of org, and returns the options it is corrected
+// with: a paste the deterministic pass refuses is refused here, before anything is stored.
+func (s *Server) readPaste(ctx context.Context, org string, req *createRequest, input []byte) (correction.Options, *pipeline.Document, error) {
 	copts, err := s.correctionOptions(ctx, org, req.Options)
 	if err != nil {
-		return nil, err
+		return copts, nil, err
 	}
 	// The text of a paste may be no longer than a paste.
-	res, err := s.processor.CorrectWithin(input, req.Format, copts, formats.Limits{MaxText: limits.MaxPasteContent})
+	doc, err := s.processor.Read(input, req.Format, formats.Limits{MaxText: limits.MaxPasteContent})
 	if err != nil {
 		var ce *pipeline.ContentError
 		if errors.As(err, &ce) {
-			return nil, invalid("content", ce.Error()+".")
+			return copts, nil, invalid("content", ce.Error()+".")
 		}
-		return nil, err
+		return copts, nil, err
 	}
-	return res, nil
+	return copts, doc, nil
 }
 
-// storePaste stores the input and the results of paste id of org and creates its transcript,
-// without a status, which it returns. The input is stored before the transcript exists: a
-// transcript left without a status (its request killed) is corrected from it by the reconciler,
-// and a retried request resumes from it. The content and the change list, which only the
-// status names, are stored while the transcript is created; a resumed run, which may find the
-// transcript of an earlier run, stores them before, as it did.
-func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.Keys, req *createRequest, input []byte, res *pipeline.Result, inputStored <-chan error) (*tcsv1.Transcript, error) {
+// storePaste runs correct, the deterministic pass of paste id of org, stores its input and
+// results and creates its transcript, without a status; it returns both. The input is stored
+// before the transcript exists: a transcript left without a status (its request killed) is
+// corrected from it by the reconciler, and a retried request resumes from it. A first run
+// corrects while it stores the input and creates the transcript, and stores the content and
+// the change list, which only the status names, while the transcript is created; a resumed
+// run, which may find the transcript of an earlier run, stores everything before, as it did.
+func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.Keys, req *createRequest, input []byte, correct func() (*pipeline.Result, error)) (*tcsv1.Transcript, *pipeline.Result, error) {
 	draft := transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
 		Source: tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}}
 	if draft.Resumed {
+		res, err := correct()
+		if err != nil {
+			return nil, nil, err
+		}
 		if err := s.processor.Save(ctx, keys, input, res); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		t, err := s.transcripts.Make(ctx, org, draft)
 		if err != nil {
-			return nil, fmt.Errorf("creating transcript %s: %w", id, err)
+			return nil, nil, fmt.Errorf("creating transcript %s: %w", id, err)
 		}
-		return t, nil
+		return t, res, nil
 	}
-	if err := <-inputStored; err != nil {
-		return nil, err
+	type stored struct {
+		res *pipeline.Result
+		err error
 	}
-	saved := make(chan error, 1)
-	go func() { saved <- s.processor.SaveResults(ctx, keys, res) }()
+	// The pass runs while the input is stored; its results are stored once the input is,
+	// while the transcript is created. The channels are buffered, so that an early return
+	// leaves nothing waiting.
+	corrected := make(chan stored, 1)
+	go func() {
+		res, err := correct()
+		corrected <- stored{res, err}
+	}()
+	if err := s.processor.SaveInput(ctx, keys, input); err != nil {
+		return nil, nil, err
+	}
+	saved := make(chan stored, 1)
+	go func() {
+		done := <-corrected
+		if done.err == nil {
+			done.err = s.processor.SaveResults(ctx, keys, done.res)
+		}
+		saved <- done
+	}()
 	t, err := s.transcripts.Make(ctx, org, draft)
-	serr := <-saved
+	done := <-saved
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("creating transcript %s: %w", id, err)
-	case serr != nil:
+		return nil, nil, fmt.Errorf("creating transcript %s: %w", id, err)
+	case done.err != nil:
 		// The transcript exists; the reconciler completes it from the stored input.
-		return nil, fmt.Errorf("storing the results of transcript %s: %w", id, serr)
+		return nil, nil, fmt.Errorf("correcting transcript %s: %w", id, done.err)
 	}
-	return t, nil
+	return t, done.res, nil
 }
 
 // resumePaste answers a retried paste whose transcript an earlier run created: it completes it

@@ -108,6 +108,25 @@ func (p *Processor) Correct(content []byte, format formats.Format, opts correcti
 // CorrectWithin is Correct within lim: content beyond lim fails with a ContentError whose
 // error matches formats.ErrTooLarge.
 func (p *Processor) CorrectWithin(content []byte, format formats.Format, opts correction.Options, lim formats.Limits) (*Result, error) {
+	doc, err := p.Read(content, format, lim)
+	if err != nil {
+		return nil, err
+	}
+	return p.CorrectDocument(doc, opts)
+}
+
+// Document is a document read in its format, ready for the deterministic pass.
+type Document struct {
+	format formats.Format
+	view   *formats.View
+	size   int
+	// read is how long reading it took, a part of the pass's time.
+	read time.Duration
+}
+
+// Read reads content in format (sniffed when empty) within lim. Content it cannot read, or
+// beyond lim, fails with a *ContentError: this is the only way the pass refuses a document.
+func (p *Processor) Read(content []byte, format formats.Format, lim formats.Limits) (*Document, error) {
 	start := time.Now()
 	if format == "" {
 		format = formats.Sniff(content)
@@ -116,6 +135,13 @@ func (p *Processor) CorrectWithin(content []byte, format formats.Format, opts co
 	if err != nil {
 		return nil, &ContentError{Format: format, Err: err}
 	}
+	return &Document{format: format, view: view, size: len(content), read: time.Since(start)}, nil
+}
+
+// CorrectDocument runs the deterministic pass over doc, as Read returned it.
+func (p *Processor) CorrectDocument(doc *Document, opts correction.Options) (*Result, error) {
+	start := time.Now()
+	view := doc.view
 	found := p.engine.Find(view.Text, opts)
 	edits := make([]formats.Edit, 0, len(found))
 	changes := make([]correction.Change, 0, len(found))
@@ -127,13 +153,13 @@ func (p *Processor) CorrectWithin(content []byte, format formats.Format, opts co
 	}
 	out, err := view.Rewrite(edits)
 	if err != nil {
-		return nil, fmt.Errorf("writing the corrected %s: %w", format, err)
+		return nil, fmt.Errorf("writing the corrected %s: %w", doc.format, err)
 	}
 	if p.observe != nil {
-		p.observe(string(format), len(content), time.Since(start))
+		p.observe(string(doc.format), doc.size, doc.read+time.Since(start))
 	}
 	return &Result{
-		Format:  format,
+		Format:  doc.format,
 		Content: out,
 		Changes: changes,
 		Summary: correction.Summarize(changes),
