@@ -112,7 +112,7 @@ func (r *WebhookDispatchReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if v, ok := bodies[seq]; ok {
 			return v, nil
 		}
-		shown := t.AsOf(t.Status.EmittedEvents[seq].State)
+		shown := t.AsOf(t.EventState(seq))
 		content, ok := contents[shown.ShownContentRef()]
 		if !ok {
 			var err error
@@ -185,7 +185,7 @@ func (r *WebhookDispatchReconciler) markDispatched(ctx context.Context, t *tcsv1
 	patch := statuspatch.New(t, statuspatch.OwnerWebhook)
 	for seq, done := range dispatched {
 		if done {
-			t.Status.EmittedEvents[seq].Dispatched, t.Status.EmittedEvents[seq].State = true, nil
+			t.MarkDispatched(seq)
 		}
 	}
 	if err := patch.Patch(ctx, r.Client, t, statuspatch.Locked); err != nil {

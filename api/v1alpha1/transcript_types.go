@@ -264,6 +264,11 @@ type EmittedEvent struct {
 	// until the event is dispatched.
 	// +optional
 	State *EventState `json:"state,omitempty"`
+	// SameState says that the event announces the state of the event before it, whose State
+	// (or that of the nearest earlier event with one) holds it: events emitted by one
+	// transition keep one snapshot.
+	// +optional
+	SameState bool `json:"sameState,omitempty"`
 	// Time is when the transition that emitted it was written.
 	Time metav1.Time `json:"time"`
 	// Dispatched is set once every delivery the event called for exists (or none was due):

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -292,8 +293,34 @@ func (t *Transcript) EmitKeyed(event, key string, now time.Time) bool {
 	state := &EventState{Phase: st.Phase, AIPassStatus: st.AIPassStatus, ContentRef: st.ContentRef, Jobs: len(st.Jobs),
 		ChangesSummary: st.ChangesSummary.DeepCopy(), AIPass: st.AIPass.DeepCopy(), Error: st.Error.DeepCopy(), CompletedAt: st.CompletedAt.DeepCopy(),
 		Review: st.Review.DeepCopy()}
-	t.Status.EmittedEvents = append(t.Status.EmittedEvents, EmittedEvent{Type: event, Key: key, Time: metav1.NewTime(now), State: state})
+	e := EmittedEvent{Type: event, Key: key, Time: metav1.NewTime(now), State: state}
+	if n := len(t.Status.EmittedEvents); n > 0 && equality.Semantic.DeepEqual(t.EventState(n-1), state) {
+		e.State, e.SameState = nil, true
+	}
+	t.Status.EmittedEvents = append(t.Status.EmittedEvents, e)
 	return true
+}
+
+// EventState returns the state event seq of t announces: its own snapshot, or that of the
+// nearest earlier event holding one when it has SameState; nil once the snapshot is dropped.
+func (t *Transcript) EventState(seq int) *EventState {
+	events := t.Status.EmittedEvents
+	for ; seq >= 0; seq-- {
+		if !events[seq].SameState {
+			return events[seq].State
+		}
+	}
+	return nil
+}
+
+// MarkDispatched marks event seq of t dispatched and drops its snapshot, which the events
+// after it that share it keep.
+func (t *Transcript) MarkDispatched(seq int) {
+	events := t.Status.EmittedEvents
+	if next := seq + 1; next < len(events) && events[next].SameState {
+		events[next].State, events[next].SameState = t.EventState(seq), false
+	}
+	events[seq].Dispatched, events[seq].State, events[seq].SameState = true, nil, false
 }
 
 // AsOf returns a copy of t with the status fields of state in place of its own: the

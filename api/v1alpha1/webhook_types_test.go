@@ -143,3 +143,105 @@ func TestTheAPIServerBoundsTheResponseOfAnAttempt(t *testing.T) {
 		})
 	}
 }
+
+func TestEventsOfOneStateShareOneSnapshot(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	completed := func(tr *tcsv1.Transcript) {
+		tr.Status.Phase, tr.Status.AIPassStatus, tr.Status.ContentRef = tcsv1.PhaseCompleted, tcsv1.AIPassIdle, "content"
+		at := metav1.NewTime(now)
+		tr.Status.CompletedAt = &at
+	}
+	cases := []struct {
+		name string
+		// emit emits the events of the case on tr.
+		emit func(tr *tcsv1.Transcript)
+		// dispatched are the events marked dispatched, in order, after emit.
+		dispatched []int
+		// wantOwn tells, per event, whether it holds a snapshot of its own.
+		wantOwn []bool
+		// wantPhase is the phase each event announces, "" for none (dropped).
+		wantPhase []tcsv1.Phase
+	}{
+		{
+			name: "two events of one transition keep one snapshot",
+			emit: func(tr *tcsv1.Transcript) {
+				completed(tr)
+				tr.Emit(tcsv1.EventTranscriptCreated, now)
+				tr.Emit(tcsv1.EventTranscriptCompleted, now)
+			},
+			wantOwn:   []bool{true, false},
+			wantPhase: []tcsv1.Phase{tcsv1.PhaseCompleted, tcsv1.PhaseCompleted},
+		},
+		{
+			name: "an event of another state keeps its own",
+			emit: func(tr *tcsv1.Transcript) {
+				tr.Status.Phase = tcsv1.PhasePending
+				tr.Emit(tcsv1.EventTranscriptCreated, now)
+				completed(tr)
+				tr.Emit(tcsv1.EventTranscriptCompleted, now)
+			},
+			wantOwn:   []bool{true, true},
+			wantPhase: []tcsv1.Phase{tcsv1.PhasePending, tcsv1.PhaseCompleted},
+		},
+		{
+			name: "the first dispatched hands its snapshot to the events that share it",
+			emit: func(tr *tcsv1.Transcript) {
+				completed(tr)
+				tr.Emit(tcsv1.EventTranscriptCreated, now)
+				tr.Emit(tcsv1.EventTranscriptCompleted, now)
+				tr.EmitKeyed(tcsv1.EventAIPassStarted, "job_1", now)
+			},
+			dispatched: []int{0},
+			wantOwn:    []bool{false, true, false},
+			wantPhase:  []tcsv1.Phase{"", tcsv1.PhaseCompleted, tcsv1.PhaseCompleted},
+		},
+		{
+			name: "a sharer dispatched first hands the shared snapshot on to the next",
+			emit: func(tr *tcsv1.Transcript) {
+				completed(tr)
+				tr.Emit(tcsv1.EventTranscriptCreated, now)
+				tr.Emit(tcsv1.EventTranscriptCompleted, now)
+				tr.EmitKeyed(tcsv1.EventAIPassStarted, "job_1", now)
+			},
+			dispatched: []int{1},
+			wantOwn:    []bool{true, false, true},
+			wantPhase:  []tcsv1.Phase{tcsv1.PhaseCompleted, "", tcsv1.PhaseCompleted},
+		},
+		{
+			name: "all dispatched drop every snapshot",
+			emit: func(tr *tcsv1.Transcript) {
+				completed(tr)
+				tr.Emit(tcsv1.EventTranscriptCreated, now)
+				tr.Emit(tcsv1.EventTranscriptCompleted, now)
+			},
+			dispatched: []int{0, 1},
+			wantOwn:    []bool{false, false},
+			wantPhase:  []tcsv1.Phase{"", ""},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &tcsv1.Transcript{}
+			tc.emit(tr)
+			for _, seq := range tc.dispatched {
+				tr.MarkDispatched(seq)
+			}
+			events := tr.Status.EmittedEvents
+			if len(events) != len(tc.wantOwn) {
+				t.Fatalf("%d events, want %d", len(events), len(tc.wantOwn))
+			}
+			for seq, e := range events {
+				if own := e.State != nil; own != tc.wantOwn[seq] {
+					t.Errorf("event %d holds a snapshot: %v, want %v", seq, own, tc.wantOwn[seq])
+				}
+				var phase tcsv1.Phase
+				if st := tr.EventState(seq); st != nil {
+					phase = st.Phase
+				}
+				if phase != tc.wantPhase[seq] {
+					t.Errorf("event %d announces phase %q, want %q", seq, phase, tc.wantPhase[seq])
+				}
+			}
+		})
+	}
+}

@@ -114,7 +114,7 @@ func (s *Store) Put(ctx context.Context, t *tcsv1.Transcript, version int64) (bo
 	// The snapshots of the emitted events serve only their dispatch, done before a transcript
 	// is archived.
 	for i := range c.Status.EmittedEvents {
-		c.Status.EmittedEvents[i].State = nil
+		c.Status.EmittedEvents[i].State, c.Status.EmittedEvents[i].SameState = nil, false
 	}
 	data, err := encodeRecord(c, "Transcript")
 	if err != nil {
