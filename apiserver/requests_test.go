@@ -104,7 +104,7 @@ func (r *countingReader) List(ctx context.Context, list client.ObjectList, opts 
 	return r.Reader.List(ctx, list, opts...)
 }
 
-func TestAPasteSendsOneCreateAndOneStatusPatchToTheAPIServer(t *testing.T) {
+func TestAPasteSendsOneCreateAndOneStatusUpdateToTheAPIServer(t *testing.T) {
 	requests := &apiRequests{}
 	h := newHarnessWith(t, harnessOptions{requests: requests})
 	const n = 10
@@ -114,10 +114,10 @@ func TestAPasteSendsOneCreateAndOneStatusPatchToTheAPIServer(t *testing.T) {
 		want map[string]int
 	}{
 		{"a paste", map[string]any{"source_type": "paste", "content": "turn to first corinthians 13 4"},
-			map[string]int{"create Transcript": n, "status patch Transcript": n}},
+			map[string]int{"create Transcript": n, "status update Transcript": n}},
 		{"a paste with a title and options", map[string]any{"source_type": "paste", "content": "in revelations 21 4", "title": "Sermon",
 			"options": map[string]any{"normalize_references": true, "metadata": map[string]string{"service": "9am"}}},
-			map[string]int{"create Transcript": n, "status patch Transcript": n}},
+			map[string]int{"create Transcript": n, "status update Transcript": n}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requests.take()

@@ -483,7 +483,7 @@ func countingClient(t *testing.T) (client.Client, map[string]int) {
 	}), n
 }
 
-func TestMakeAndCompleteStoreAPasteInOneCreateAndOneStatusPatch(t *testing.T) {
+func TestMakeAndCompleteStoreAPasteInOneCreateAndOneStatusUpdate(t *testing.T) {
 	ctx := context.Background()
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 	res := &pipeline.Result{Format: formats.TXT, Content: []byte("Revelation 21"), Title: "Revelation 21"}
@@ -495,14 +495,14 @@ func TestMakeAndCompleteStoreAPasteInOneCreateAndOneStatusPatch(t *testing.T) {
 		// wantCompleted is whether Complete completes it.
 		wantCompleted bool
 	}{
-		{"nothing else writes it", nil, map[string]int{"create": 1, "status patch": 1}, true},
+		{"nothing else writes it", nil, map[string]int{"create": 1, "status update": 1}, true},
 		{"the reconciler completed it first", func(t *testing.T, c client.Client, tr *tcsv1.Transcript) {
 			other := tr.DeepCopy()
 			res.Complete(other, pipeline.KeysFor(orgA, tr.Spec.ID), now.Time)
 			if err := c.Status().Update(ctx, other); err != nil {
 				t.Fatal(err)
 			}
-		}, map[string]int{"create": 1, "status patch": 1, "get": 1}, false},
+		}, map[string]int{"create": 1, "status update": 1, "get": 1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := newService(t)

@@ -377,15 +377,16 @@ func (s *Service) UpdateStatus(ctx context.Context, org string, t *tcsv1.Transcr
 }
 
 // updateMade is UpdateStatus of t as Make returned it, the API server's answer of a moment
-// ago: its first try patches that copy without reading it again. The patch is locked, so a
-// status another writer (the reconciler) wrote since makes it read and decide anew.
+// ago: its first try writes that copy's whole first status without reading it again. The
+// write is locked, so a status another writer (the reconciler) wrote since makes it read and
+// decide anew.
 func (s *Service) updateMade(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool) error {
 	if t.ResourceVersion == "" || t.Labels[tcsv1.LabelArchived] != "" {
 		// Not an answer of the API server, or marked by the archiver: read it (and bring it
 		// back into the working set) first.
 		return s.UpdateStatus(ctx, org, t, mutate)
 	}
-	return s.updateStatus(ctx, org, t, mutate)
+	return s.updateStatus(ctx, org, t, mutate, statuspatch.Replace)
 }
 
 func (s *Service) updateStatus(ctx context.Context, org string, t *tcsv1.Transcript, mutate func(*tcsv1.Transcript) bool, opts ...statuspatch.Option) error {

@@ -3,6 +3,7 @@ package statuspatch
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -339,6 +340,72 @@ func TestAPatchWritesTheConditionsTheStatusImplies(t *testing.T) {
 			}
 			if got.Status.ObservedGeneration != wantObserved {
 				t.Errorf("stored observedGeneration %d, want %d", got.Status.ObservedGeneration, wantObserved)
+			}
+		})
+	}
+}
+
+func TestReplaceWritesTheWholeStatusAtTheVersionRead(t *testing.T) {
+	real, err := client.NewWithWatch(env.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		// between writes the transcript with another copy after it was read, when set.
+		between  func(tr *tcsv1.Transcript)
+		conflict bool
+	}{
+		{"nobody wrote since the read: one update, no patch", nil, false},
+		{"another writer wrote since the read: a conflict, nothing overwritten", func(tr *tcsv1.Transcript) { tr.Status.Title = "the other's" }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			calls := map[string]int{}
+			c := interceptor.NewClient(real, interceptor.Funcs{
+				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+					mu.Lock()
+					calls["patch"]++
+					mu.Unlock()
+					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				},
+				SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+					mu.Lock()
+					calls["update"]++
+					mu.Unlock()
+					return c.SubResource(sub).Update(ctx, obj, opts...)
+				},
+			})
+			ctx := t.Context()
+			tr := pendingTranscript(t, real)
+			if tc.between != nil {
+				other := tr.DeepCopy()
+				p := New(other, OwnerTranscript)
+				tc.between(other)
+				if err := p.Patch(ctx, real, other); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := New(tr, OwnerAPI)
+			tr.Status.Phase, tr.Status.ContentRef = tcsv1.PhaseCompleted, "content/x"
+			err := p.Patch(ctx, c, tr, Replace)
+			if apierrors.IsConflict(err) != tc.conflict || (!tc.conflict && err != nil) {
+				t.Fatalf("Patch with Replace: %v, want conflict %t", err, tc.conflict)
+			}
+			if want := map[string]int{"update": 1}; !maps.Equal(calls, want) {
+				t.Fatalf("requests %v, want %v", calls, want)
+			}
+			got := &tcsv1.Transcript{}
+			if err := real.Get(ctx, client.ObjectKeyFromObject(tr), got); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.conflict && (got.Status.Title != "the other's" || got.Status.Phase != tcsv1.PhasePending):
+				t.Fatalf("the other writer's status was overwritten: %+v", got.Status)
+			case !tc.conflict && (got.Status.Phase != tcsv1.PhaseCompleted || got.Status.ContentRef != "content/x" || len(got.Status.Jobs) != 1):
+				t.Fatalf("the status written is %+v", got.Status)
+			case !tc.conflict && !managesStatus(got, OwnerAPI):
+				t.Fatalf("%s does not manage the status it wrote: %+v", OwnerAPI, got.ManagedFields)
 			}
 		})
 	}

@@ -62,6 +62,10 @@ const (
 	ReadFirst
 	// CreateMissing makes Update create the object when it does not exist.
 	CreateMissing
+	// Replace makes Patch write the whole status (an update of the status subresource at the
+	// resourceVersion read, so locked too) instead of a merge patch: for a first status of
+	// many fields, which kube-apiserver then need not apply to its copy of the object.
+	Replace
 )
 
 // has reports whether opts holds o.
@@ -85,14 +89,21 @@ func Sync(obj client.Object) {
 }
 
 // Patch derives obj's conditions from its status (Sync), sends the changes of obj's status
-// since New as a merge patch, and updates obj from the answer. It sends nothing when the status
-// did not change. A conflict error means another writer changed a locked patch's object since
+// since New as a merge patch (or, with Replace, the whole status), and updates obj from the
+// answer. It sends nothing when the status did not change. A conflict error means another writer changed a locked patch's object since
 // it was read.
 func (h *Helper) Patch(ctx context.Context, c client.StatusClient, obj client.Object, opts ...Option) error {
 	Sync(obj)
 	data, err := Diff(h.before, obj, opts...)
 	if err != nil || data == nil {
 		return err
+	}
+	if has(opts, Replace) {
+		if err := c.Status().Update(ctx, obj, client.FieldOwner(h.owner)); err != nil {
+			return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), err)
+		}
+		h.before = obj.DeepCopyObject().(client.Object)
+		return nil
 	}
 	if err := c.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, data), client.FieldOwner(h.owner)); err != nil {
 		return fmt.Errorf("patching the status of %s: %w", client.ObjectKeyFromObject(obj), err)
