@@ -932,7 +932,7 @@ func (m *matcher) fuzzyName(c int, cued bool) (int, bool) {
 func (m *matcher) realWordPlace(i int) {
 	sc := m.sc
 	rw, ok := lookup(sc, m.d.realWords, i)
-	if !ok {
+	if !ok || m.commonNounUse(i) {
 		return
 	}
 	t := sc.tok(i)

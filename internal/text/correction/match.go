@@ -650,7 +650,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			return 0, false
 		}
 		if i > 0 && sc.tok(i-1).digits() &&
-			strings.Trim(sc.text[sc.tok(i-1).e():sc.tok(i).s()], " \t") == "" {
+			strings.Trim(sc.text[sc.tok(i-1).e():sc.tok(i).s()], " \t") == "" && !m.ordinalAfterRange(i, j, b) {
 			return 0, false // "romans 8 28 1 john": no separator, a verse number
 		}
 	}
