@@ -42,3 +42,29 @@ for i, p in enumerate(picked):
     t = d['text'].strip() + '\n'
     keep('jwasr-' + half, name, t, p)
     keep('jwcap-' + half, name, caption(t, errs, name), p)
+
+# The control: YouTube's captions of one tech commentator's videos (Nate B
+# Jones, AI news and strategy; sohailbhamani/nate-jones-transcripts, no
+# licence), episodes/*/transcript.md below their front matter and title,
+# every 24th of the 485 by name: the recognizer's own shape (no
+# punctuation, some capitals) in controls-natejones, and the caption shape
+# (captionshape.py, lowercase) in controls-natejones-cap.
+R2 = 'sohailbhamani+nate-jones-transcripts'
+git2 = ['git', '--git-dir=%s/%s/repo' % (M, R2)]
+for d in ['controls-natejones', 'controls-natejones-cap']:
+    os.makedirs(OUT + '/' + d, exist_ok=True)
+eps = sorted(p for p in subprocess.run(git2 + ['ls-tree', '-r', '--name-only', 'HEAD', 'episodes/'],
+                                       capture_output=True, check=True, text=True).stdout.split('\n')
+             if p.endswith('/transcript.md'))
+for i, p in enumerate(eps[::24]):
+    md = subprocess.run(git2 + ['show', 'HEAD:' + p], capture_output=True, check=True, text=True).stdout
+    body = md.split('\n---\n', 1)[1] if md.startswith('---\n') else md
+    body = '\n'.join(l for l in body.split('\n') if not l.startswith('# ')).strip() + '\n'
+    name = 'nj_%02d.txt' % i
+    open('%s/controls-natejones/%s' % (OUT, name), 'w').write(body)
+    src.write('%s\t%s\t%s\t%s\t%s\n' % (name, hashlib.sha256(body.encode()).hexdigest()[:16], 'controls-natejones',
+                                         'sohailbhamani/nate-jones-transcripts', p))
+    cap = caption(body)
+    open('%s/controls-natejones-cap/%s' % (OUT, name), 'w').write(cap)
+    src.write('%s\t%s\t%s\t%s\t%s\n' % (name, hashlib.sha256(cap.encode()).hexdigest()[:16], 'controls-natejones-cap',
+                                         'sohailbhamani/nate-jones-transcripts', p))
