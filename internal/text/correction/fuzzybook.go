@@ -201,6 +201,9 @@ func (d *dict) nearestBook(w []byte) (*bookTarget, int, int) {
 			best, bestD, bestK = t, dd, kd
 		}
 	}
+	if t := d.closerSpelled(w, best, bestD); t != nil {
+		return t, 1, editDistance(key, t.key, 3)
+	}
 	return best, bestD, bestK
 }
 

@@ -41,6 +41,10 @@ type matcher struct {
 	foreignLo    int                  // the line foreignLine read last, [foreignLo, foreignHi), and its answer
 	foreignHi    int
 	foreign      bool
+	colonsRead   bool // writesColons has read the text
+	colons       bool
+	gluedRead    bool // gluesVerses has read the text
+	glued        bool
 }
 
 // citedID reports whether the book named id was read before a reference
@@ -1745,7 +1749,7 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 		return k
 	}
 	g := sc.refGap(k - 1)
-	if !g.ok || g.dash {
+	if !g.ok || g.dash && !m.dashVerse(k, b, r) {
 		return k
 	}
 	switch {

@@ -2,6 +2,7 @@ package correction
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,73 @@ func TestAnEnglishWordWithAnArticleOrBeforeOfIsNoPlace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestABookHeardWithAnotherFirstSoundIsTheBookOfTheOtherLetters(t *testing.T) {
+	e := testEngine(t)
+	norm := Options{NormalizeReferences: true}
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"hosea heard with a j is Hosea, not Joshua",
+			"Thou hast fallen by thine iniquity, Josea 14:1.",
+			[]string{"Josea 14:1>Hosea 14:1 book.fuzzy auto"}},
+		{"the same without its colon is suggested",
+			"Thou hast fallen by thine iniquity, Josea 141, or the Virgin of Israel is fallen.",
+			[]string{"Josea 141>Hosea 14:1 book.fuzzy review"}},
+		{"a book two letters away in its sound stays the book found by sound",
+			"Read Joshue 1:9 again.",
+			[]string{"Joshue 1:9>Joshua 1:9 book.fuzzy auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, norm).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestARecognizersDashBetweenChapterAndVerseIsTheVerse(t *testing.T) {
+	e := testEngine(t)
+	norm := Options{NormalizeReferences: true}
+	sermon := sermonOpening + strings.Repeat("And so the Lord is good to us, and we will pray for the church today. Amen.\n", 14) +
+		"As Luke 2444 indicates, the Psalms spoke of him.\n"
+	glued := "Luke 2444>Luke 24:44 reference.normalize auto"
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a dash in a sermon that glues verses and writes no colon joins chapter and verse",
+			sermon + "Those who pierced him, which references Revelation 1-7. But these don't match.",
+			[]string{glued, "Revelation 1-7>Revelation 1:7 reference.normalize auto"}},
+		{"a verse lower than its chapter is read so too",
+			sermon + "Declare along with Paul, the apostle, from Romans 9-5, that Christ is over all.",
+			[]string{glued, "Romans 9-5>Romans 9:5 reference.normalize auto"}},
+		{"two chapters in a row stay a range",
+			sermon + "Paul asks for the collection in 2 Corinthians 8-9 at length.",
+			[]string{glued, "2 Corinthians 8-9>2 Corinthians 8–9 reference.normalize auto"}},
+		{"in a sermon that writes colons a dash is a range",
+			sermon + "Read John 3:16 and then the sermon in Matthew 5-7.",
+			[]string{glued, "Matthew 5-7>Matthew 5–7 reference.normalize auto"}},
+		{"in a sermon that glues no verse a dash is a range",
+			sermonOpening + strings.Repeat("And so the Lord is good to us, and we will pray for the church today. Amen.\n", 14) +
+				"Those who pierced him, which references Revelation 1-7.",
+			[]string{"Revelation 1-7>Revelation 1–7 reference.normalize auto"}},
+		{"outside a sermon a dash is a range",
+			"Read Matthew 5-7 before the meeting.",
+			[]string{"Matthew 5-7>Matthew 5–7 reference.normalize auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, norm).Changes); !slices.Equal(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
