@@ -942,6 +942,10 @@ func (d *dict) buildPlaces() error {
 	}
 	var rows []row
 	known := map[string]bool{}
+	kjv, err := kjvNameSet()
+	if err != nil {
+		return err
+	}
 	if err := readTSV("data/bible_places.tsv", func(f []string) error {
 		if len(f) < 5 {
 			return fmt.Errorf("want 7 fields, have %d", len(f))
@@ -965,6 +969,9 @@ func (d *dict) buildPlaces() error {
 		}
 		for _, v := range strings.Split(f[2], "|") {
 			addForm(v, "place.other_name")
+		}
+		for _, v := range demonymForms(f, kjv) {
+			addForm(v, "place.lowercase")
 		}
 		rows = append(rows, r)
 		return nil

@@ -130,3 +130,32 @@ func TestARecognizersDashBetweenChapterAndVerseIsTheVerse(t *testing.T) {
 		})
 	}
 }
+
+func TestThePeopleOfAPlaceTakeTheirCapitalInASermonsCaptions(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"the kjv's people of israel take their capital",
+			captionSermon + "when the israelites came out of the land they sang",
+			[]string{"israelites>Israelites place.lowercase auto"}},
+		{"the singular of a people the places list take their capital",
+			captionSermon + "we do not want to be the laodicean church which said we are rich",
+			[]string{"laodicean>Laodicean place.lowercase auto"}},
+		{"an english adjective of a people stays",
+			captionSermon + "paul had the right of roman citizens in the city",
+			[]string(nil)},
+		{"a people's name inside a longer word stays",
+			"jerusalemite romansque",
+			[]string(nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
