@@ -5,56 +5,62 @@ import "strings"
 // demonymForms returns the names of a place's people that the places'
 // table leaves out, for the place of row f (name, variants, other names,
 // demonyms): the singular of a plural in "-ans" it lists ("Laodiceans":
-// "Laodicean", "the laodicean church"; not an English adjective such as
-// "roman") and the King James Version's "-ites" of its one-word names
-// ("Israel", another name of Zion: "Israelites"), kjv holding that
-// version's names in lowercase. In a caption's lowercase "the israelites
-// came out of egypt" they take their capital as the place does. A
-// singular in "-ite" is left out: "jerusalemite" is no word a sermon says.
-func demonymForms(f []string, kjv map[string]bool) []string {
+// "Laodicean", "the laodicean church"; not an English adjective in
+// adjectives, such as "roman") and the King James Version's "-ites" of its
+// one-word names ("Israel", another name of Zion: "Israelites"), ites
+// holding that version's names in "-ites", in lowercase. In a caption's
+// lowercase "the israelites came out of egypt" they take their capital as
+// the place does. A singular in "-ite" is left out: "jerusalemite" is no
+// word a sermon says.
+func demonymForms(f []string, ites, adjectives map[string]bool) []string {
 	var out []string
-	have := map[string]bool{}
-	for _, c := range f[:4] {
-		for v := range strings.SplitSeq(c, "|") {
-			have[strings.ToLower(strings.TrimSpace(v))] = true
+	listed := func(w string) bool {
+		for _, c := range f[:4] {
+			for v := range strings.SplitSeq(c, "|") {
+				if strings.EqualFold(strings.TrimSpace(v), w) {
+					return true
+				}
+			}
 		}
-	}
-	add := func(w string) {
-		if lw := strings.ToLower(w); w != "" && !have[lw] {
-			have[lw] = true
-			out = append(out, w)
+		for _, o := range out {
+			if strings.EqualFold(o, w) {
+				return true
+			}
 		}
+		return false
 	}
-	adjectives := toSet(bookAdjectiveWords())
 	for v := range strings.SplitSeq(f[3], "|") {
-		if v = strings.TrimSpace(v); strings.HasSuffix(v, "ans") && !adjectives[strings.ToLower(v[:len(v)-1])] {
-			add(v[:len(v)-1])
+		v = strings.TrimSpace(v)
+		if s := strings.TrimSuffix(v, "s"); strings.HasSuffix(v, "ans") && !adjectives[strings.ToLower(s)] && !listed(s) {
+			out = append(out, s)
 		}
 	}
-	names := []string{f[0]}
-	for v := range strings.SplitSeq(f[2], "|") {
-		names = append(names, strings.TrimSpace(v))
-	}
-	for _, n := range names {
-		if n == "" || strings.ContainsAny(n, " -") {
-			continue
+	for i, c := range f[:3] {
+		if i == 1 {
+			continue // the variants are spellings of the name
 		}
-		if kjv[strings.ToLower(n+"ites")] {
-			add(n + "ites")
+		for n := range strings.SplitSeq(c, "|") {
+			if n = strings.TrimSpace(n); n == "" || strings.ContainsAny(n, " -") {
+				continue
+			}
+			if w := n + "ites"; ites[strings.ToLower(w)] && !listed(w) {
+				out = append(out, w)
+			}
 		}
 	}
 	return out
 }
 
-// kjvNameSet reads the King James Version's proper names, in lowercase.
-func kjvNameSet() (map[string]bool, error) {
+// kjvItes reads the King James Version's proper names in "-ites", in
+// lowercase: the peoples it names after a place or a father.
+func kjvItes() (map[string]bool, error) {
 	data, err := dataFS.ReadFile("data/kjv_names.txt")
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[string]bool, 3500)
+	m := make(map[string]bool, 128)
 	for line := range strings.SplitSeq(string(data), "\n") {
-		if line != "" && line[0] != '#' {
+		if strings.HasSuffix(line, "ites") && line[0] != '#' {
 			m[strings.ToLower(line)] = true
 		}
 	}
