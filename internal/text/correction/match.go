@@ -1704,6 +1704,9 @@ func (m *matcher) readRef(k int, b uint8) ref {
 				m.refRange(k+1, b, &r)
 				return r
 			}
+			if m.d.gluedTwice(b, sc.text[t.s():t.e()]) {
+				return ref{ok: true, unsure: true, bk: b, chapter: 1, chapterTok: k, endTok: k}
+			}
 		}
 	}
 	if v < 1 || v > 150 {

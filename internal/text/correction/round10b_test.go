@@ -159,3 +159,30 @@ func TestThePeopleOfAPlaceTakeTheirCapitalInASermonsCaptions(t *testing.T) {
 		})
 	}
 }
+
+func TestABookBeforeAChapterAndVerseGluedInTwoReadingsIsTheBook(t *testing.T) {
+	e := testEngine(t)
+	norm := Options{NormalizeReferences: true}
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"john before 114, 1:14 or 11:4, is the book and no reference is written",
+			captionSermon + "he writes of his glorious experience here in john 114 and the word was made flesh",
+			[]string{"john>John book.lowercase auto"}},
+		{"one reading only is the reference",
+			captionSermon + "he writes of his glorious experience here in john 316 for god so loved the world",
+			[]string{"john 316>John 3:16 book.lowercase auto"}},
+		{"no reading at all is no book",
+			captionSermon + "he writes of his glorious experience here in john 999 and the word was made flesh",
+			[]string(nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, norm).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
