@@ -109,3 +109,11 @@ func (d *dict) bookNamed(w string) uint8 {
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// periodVerse reports whether the number after a period at token k-1,
+// with no space around it, is the verse of r's chapter, as for dashVerse:
+// "First John 4.15", "1. Peter 2.9", written so by the same recognizer.
+func (m *matcher) periodVerse(k int, b uint8, r *ref) bool {
+	sc := m.sc
+	return k > 0 && sc.has(k) && sc.text[sc.tok(k-1).e():sc.tok(k).s()] == "." && m.dashVerse(k, b, r)
+}

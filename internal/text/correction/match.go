@@ -1776,6 +1776,9 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 				}
 			}
 		}
+	case g.period && m.periodVerse(k, b, r):
+		v2, nx, _ := m.parseNum(k)
+		r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
 	case !g.comma && !g.period:
 		if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && (sp == spoken || (b != 0 && spoken && m.d.hasVerse(b, r.chapter, v2))) {
 			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
