@@ -1704,7 +1704,7 @@ func (m *matcher) readRef(k int, b uint8) ref {
 				m.refRange(k+1, b, &r)
 				return r
 			}
-			if m.d.gluedTwice(b, sc.text[t.s():t.e()]) {
+			if m.sermon() && m.d.gluedTwice(b, sc.text[t.s():t.e()]) {
 				return ref{ok: true, unsure: true, bk: b, chapter: 1, chapterTok: k, endTok: k}
 			}
 		}
