@@ -201,6 +201,9 @@ func (d *dict) nearestBook(w []byte) (*bookTarget, int, int) {
 			best, bestD, bestK = t, dd, kd
 		}
 	}
+	if t := d.closerSpelled(w, best, bestD); t != nil {
+		return t, 1, editDistance(key, t.key, 3)
+	}
 	return best, bestD, bestK
 }
 
@@ -932,7 +935,7 @@ func (m *matcher) fuzzyName(c int, cued bool) (int, bool) {
 func (m *matcher) realWordPlace(i int) {
 	sc := m.sc
 	rw, ok := lookup(sc, m.d.realWords, i)
-	if !ok {
+	if !ok || m.commonNounUse(i) {
 		return
 	}
 	t := sc.tok(i)

@@ -41,6 +41,10 @@ type matcher struct {
 	foreignLo    int                  // the line foreignLine read last, [foreignLo, foreignHi), and its answer
 	foreignHi    int
 	foreign      bool
+	colonsRead   bool // writesColons has read the text
+	colons       bool
+	gluedRead    bool // gluesVerses has read the text
+	glued        bool
 }
 
 // citedID reports whether the book named id was read before a reference
@@ -650,7 +654,7 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 			return 0, false
 		}
 		if i > 0 && sc.tok(i-1).digits() &&
-			strings.Trim(sc.text[sc.tok(i-1).e():sc.tok(i).s()], " \t") == "" {
+			strings.Trim(sc.text[sc.tok(i-1).e():sc.tok(i).s()], " \t") == "" && !m.ordinalAfterRange(i, j, b) {
 			return 0, false // "romans 8 28 1 john": no separator, a verse number
 		}
 	}
@@ -1700,6 +1704,9 @@ func (m *matcher) readRef(k int, b uint8) ref {
 				m.refRange(k+1, b, &r)
 				return r
 			}
+			if m.sermon() && m.d.gluedTwice(b, sc.text[t.s():t.e()]) {
+				return ref{ok: true, unsure: true, bk: b, chapter: 1, chapterTok: k, endTok: k}
+			}
 		}
 	}
 	if v < 1 || v > 150 {
@@ -1745,7 +1752,7 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 		return k
 	}
 	g := sc.refGap(k - 1)
-	if !g.ok || g.dash {
+	if !g.ok || g.dash && !m.dashVerse(k, b, r) {
 		return k
 	}
 	switch {
@@ -1769,6 +1776,9 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 				}
 			}
 		}
+	case g.period && m.periodVerse(k, b, r):
+		v2, nx, _ := m.parseNum(k)
+		r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
 	case !g.comma && !g.period:
 		if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && (sp == spoken || (b != 0 && spoken && m.d.hasVerse(b, r.chapter, v2))) {
 			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
