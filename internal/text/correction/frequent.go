@@ -1,0 +1,79 @@
+package correction
+
+import "strings"
+
+// frequentChapters is the most chapters the KJV may name a person in for
+// the person to be read among the people of every chapter a text cites
+// (see chapterPeople). A person named in more (Naphtali, Philip, Nadab,
+// Maaseiah) is one a recognizer has heard often and a sermon names
+// without reading a chapter, so the engine reads them only in the passage
+// a text is reading (see frequentPerson).
+const frequentChapters = 10
+
+// frequentListed is how many of the words around a word (see namesAround)
+// must be names for a person named in many chapters to be read in a list:
+// one more than namesRead asks ("david platt an american pastor" is no
+// list).
+const frequentListed = 3
+
+// frequentName reports whether chapters, a list such as "Col.1,Col.4",
+// holds more than frequentChapters chapters.
+func frequentName(chapters string) bool {
+	return strings.Count(chapters, ",") >= frequentChapters
+}
+
+// addChapterFrequent records the person name, a line of
+// data/kjv_people.tsv named in many chapters, under each of its chapters;
+// a place so named is known to every recognizer and left out.
+func (d *dict) addChapterFrequent(name, lower, chapters string, byOSIS map[string]uint8) error {
+	if d.placeKeys[lower] {
+		return nil
+	}
+	p := soundedName{personName{name: name, lower: lower}, phoneticKey(lower)}
+	return d.eachChapter(chapters, byOSIS, func(i int) { d.chapterFrequent[i] = append(d.chapterFrequent[i], p) })
+}
+
+// frequentPerson returns the person named in many chapters (see
+// frequentChapters) that the word text[start:end], which no list holds
+// and no rule of the cited chapters explains, is heard for, or "": one of
+// a cited chapter whose book the text names within passageWindow words
+// before it, the passage a speaker is reading ("the land of zebulun and
+// the land of naphali" after Isaiah 9; "you still do not know me
+// philillip" after John 14), by chapterPerson's sound and letters, or,
+// said among three names or more, by listedPerson's ("acob shab hadijah
+// massia khita azariah" after Nehemiah 8:7). A word after a name is a surname, not a person of the
+// passage ("i remember david platt" after Luke 23 is not Pilate).
+func (m *matcher) frequentPerson(text string, start, end int) string {
+	people := m.passageOf(text, start, m.d.chapterFrequent)
+	if len(people) == 0 {
+		return ""
+	}
+	w := text[start:end]
+	if !m.afterName(text, start) {
+		if name := m.chapterPerson(people, w); name != "" {
+			return name
+		}
+	}
+	if m.namesAround(text, start, end) >= frequentListed {
+		return m.listedPerson(people, w)
+	}
+	return ""
+}
+
+// afterName reports whether the word before offset start of text is a KJV
+// name or a modern given name.
+func (m *matcher) afterName(text string, start int) bool {
+	s := wordStartBefore(text, start)
+	e := s
+	for e < start && isWordByte(text[e]) {
+		e++
+	}
+	var b [24]byte
+	if e-s < 3 || e-s > len(b) {
+		return false
+	}
+	lw := string(appendLower(b[:0], text[s:e]))
+	_, name := m.d.kjvNames[lw]
+	_, modern := m.d.modernNames[lw]
+	return name || modern
+}
