@@ -207,6 +207,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		listed bool          // the word may be a person of the cited chapters said among names (see listedPerson)
 	}
 	words := map[string]heard{} // a word said again is read once
+	var fk frequentKeys
 	for _, s := range spans {
 		w := text[s[0]:s[1]]
 		h, ok := words[w]
@@ -235,7 +236,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			h.name = m.listedPerson(m.passagePeople(text, int(s[0])), w)
 		}
 		if h.name == "" {
-			h.name = m.frequentPerson(text, int(s[0]), int(s[1]))
+			h.name = m.frequentPerson(&fk, text, int(s[0]), int(s[1]))
 		}
 		if !ok || h.name != "" {
 			words[w] = h
