@@ -205,9 +205,11 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		name   string        // the person of a cited chapter, or the person the verse's words name
 		verse  []versePerson // the people of a few verses the word sounds like
 		listed bool          // the word may be a person of the cited chapters said among names (see listedPerson)
+		near   bool          // the word sounds like a place of a chapter next to a cited one (see neighbourPlace)
 	}
 	words := map[string]heard{} // a word said again is read once
 	var fk frequentKeys
+	var np neighbourPeople
 	for _, s := range spans {
 		w := text[s[0]:s[1]]
 		h, ok := words[w]
@@ -231,12 +233,16 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 				h.name = m.chapterPlace(w)
 			}
 			h.listed = h.name == "" && m.listedPerson(people, w) != ""
+			h.near = h.name == "" && !h.listed && m.neighbourPlace(&np, w) != ""
 		}
 		if h.listed && h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {
 			h.name = m.listedPerson(m.passagePeople(text, int(s[0])), w)
 		}
 		if h.name == "" {
 			h.name = m.frequentPerson(&fk, text, int(s[0]), int(s[1]))
+		}
+		if h.near && h.name == "" && afterPlaceWord(text, int(s[0])) {
+			h.name = m.neighbourPlace(&np, w)
 		}
 		if !ok || h.name != "" {
 			words[w] = h

@@ -79,3 +79,29 @@ func TestAPersonNamedInManyChaptersIsReadInThePassageTheTextReads(t *testing.T) 
 		})
 	}
 }
+
+func TestAPlaceOfAChapterNextToACitedOneIsSuggestedWhereAPlaceIsSaid(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a place of the chapter before the cited one after in",
+			captionSermon + "turn to colossians 2 6 as ye have received christ\nso walk ye in him like the church in colasse",
+			[]string{"colossians>Colossians book.lowercase auto", "colasse>Colosse place.fuzzy review"}},
+		{"the same word not after a word a place is said after is no place",
+			captionSermon + "turn to colossians 2 6 as ye have received christ\nso walk ye in him like colasse said",
+			[]string{"colossians>Colossians book.lowercase auto"}},
+		{"the same word two chapters from the cited one is no place",
+			captionSermon + "turn to colossians 3 1 if ye then be risen with christ\nseek those things like the church in colasse",
+			[]string{"colossians>Colossians book.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
