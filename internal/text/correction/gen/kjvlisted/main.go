@@ -14,7 +14,8 @@
 // lowercase, it has four letters or more, it is not in kjv_names.txt, its
 // lowercase form is no English word, and it is neither a verb form in -est
 // ("Revilest") nor one of the words the KJV leaves untranslated and
-// glosses ("Talitha cumi; which is, being interpreted").
+// glosses ("Talitha cumi; which is, being interpreted") or a feast's name
+// ("Easter", "Pentecost").
 package main
 
 import (
@@ -30,8 +31,8 @@ import (
 
 // untranslated holds the words the KJV leaves in Hebrew, Aramaic or Greek
 // and glosses, which it writes with a capital inside a verse but which
-// name no one.
-var untranslated = []string{"Abba", "Eloi", "Ephphatha", "Higgaion", "Raca", "Rabboni", "Selah", "Talitha"}
+// name no one, and the names of its feasts, which are the calendar's.
+var untranslated = []string{"Abba", "Eloi", "Ephphatha", "Higgaion", "Raca", "Rabboni", "Selah", "Talitha", "Easter", "Pentecost"}
 
 func main() {
 	kjv := flag.String("kjv", "", "the KJV text, one verse a line as bible(1) prints it (default: run bible -f Gen1:1-Rev22:21)")
@@ -103,7 +104,7 @@ func run(kjvFile, namesFile, englishFile, outFile string) error {
 	}
 	slices.Sort(keep)
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# Proper names of the King James Version (public domain) that kjv_names.txt leaves out: words written with a capital only after a comma, as in its lists of names, never in lowercase, of four letters or more, no English word, no verb form in -est and none of the words it leaves untranslated. Derived from Debian's bible-kjv-text 4.38 by gen/kjvlisted (see NOTICE).\n")
+	fmt.Fprintf(&buf, "# Proper names of the King James Version (public domain) that kjv_names.txt leaves out: words written with a capital only after a comma, as in its lists of names, never in lowercase, of four letters or more, no English word, no verb form in -est and none of the words it leaves untranslated nor a feast. Derived from Debian's bible-kjv-text 4.38 by gen/kjvlisted (see NOTICE).\n")
 	for _, w := range keep {
 		fmt.Fprintln(&buf, w)
 	}
