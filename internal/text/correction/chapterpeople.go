@@ -232,6 +232,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			if h.name == "" {
 				h.name = m.chapterPlace(w)
 			}
+			if h.name == "" {
+				h.name = m.twoLostPerson(people, w)
+			}
 			h.listed = h.name == "" && m.listedPerson(people, w) != ""
 			h.near = h.name == "" && !h.listed && m.neighbourPlace(&np, w) != ""
 		}

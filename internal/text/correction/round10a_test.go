@@ -105,3 +105,29 @@ func TestAPlaceOfAChapterNextToACitedOneIsSuggestedWhereAPlaceIsSaid(t *testing.
 		})
 	}
 }
+
+func TestALongNameOfACitedChapterHeardWithTwoSoundsLost(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a long name heard with two of its sounds lost is the person of the cited chapter",
+			captionSermon + "colossians 4 10 aistarus my fellowprisoner saluteth you\nand marcus sister's son to barnabas",
+			[]string{"colossians>Colossians book.lowercase auto", "aistarus>Aristarchus person.fuzzy review"}},
+		{"the same word in a sermon that cites another chapter is no person",
+			captionSermon + "john 3 2 nicodemus came to jesus by night\nand aistarus saluteth you",
+			[]string{"john>John book.lowercase auto"}},
+		{"a word with a sound the name lacks is no person",
+			captionSermon + "colossians 4 10 aistapus my fellowprisoner saluteth you\nand marcus sister's son to barnabas",
+			[]string{"colossians>Colossians book.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
