@@ -117,8 +117,10 @@ func (m *matcher) afterName(text string, start int) bool {
 	if e-s < 3 || e-s > len(b) {
 		return false
 	}
-	lw := string(appendLower(b[:0], text[s:e]))
-	_, name := m.d.kjvNames[lw]
-	_, modern := m.d.modernNames[lw]
-	return name || modern
+	lw := appendLower(b[:0], text[s:e])
+	if _, ok := m.d.kjvNames[string(lw)]; ok {
+		return true
+	}
+	_, ok := m.d.modernNames[string(lw)]
+	return ok
 }
