@@ -210,6 +210,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 	words := map[string]heard{} // a word said again is read once
 	var fk frequentKeys
 	var np neighbourPeople
+	var short []personRec // the words of four letters of the lists read (see shortListed)
 	for _, s := range spans {
 		w := text[s[0]:s[1]]
 		h, ok := words[w]
@@ -239,7 +240,10 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			h.near = h.name == "" && !h.listed && m.neighbourPlace(&np, w) != ""
 		}
 		if h.listed && h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {
-			h.name = m.listedPerson(m.passagePeople(text, int(s[0])), w)
+			pp := m.passagePeople(text, int(s[0]))
+			if h.name = m.listedPerson(pp, w); h.name != "" {
+				short = m.shortListed(short, text, int(s[0]), int(s[1]), append(pp, m.passageOf(text, int(s[0]), m.d.chapterFrequent)...))
+			}
 		}
 		if h.name == "" {
 			h.name = m.frequentPerson(&fk, text, int(s[0]), int(s[1]))
@@ -252,6 +256,12 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		}
 	}
 	added := false
+	for _, r := range short {
+		if !notProse(text, r.start, r.end) {
+			out = append(out, r)
+			added = true
+		}
+	}
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
 		if name := words[text[start:end]].name; name != "" && !notProse(text, start, end) && !owned(text, start) {

@@ -131,3 +131,29 @@ func TestALongNameOfACitedChapterHeardWithTwoSoundsLost(t *testing.T) {
 		})
 	}
 }
+
+func TestAWordOfFourLettersInAListReadIsANameOfThePassage(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a word of four letters beside a name found in the list read is a name of the passage",
+			captionSermon + "exodus 24 9 then went up moses and aaron\nnaab and abaihu and seventy of the elders of israel",
+			[]string{"exodus>Exodus book.lowercase auto", "naab>Nadab person.fuzzy review", "abaihu>Abihu person.fuzzy review", "israel>Israel place.lowercase auto"}},
+		{"the same word where no name of the list is found is left",
+			captionSermon + "exodus 24 9 then went up moses and aaron\nnaab and seventy of the elders of israel",
+			[]string{"exodus>Exodus book.lowercase auto", "israel>Israel place.lowercase auto"}},
+		{"an English word of four letters in the list is left",
+			captionSermon + "exodus 24 9 then went moses aaron abaihu\nupon the mount",
+			[]string{"exodus>Exodus book.lowercase auto", "abaihu>Abihu person.fuzzy review"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
