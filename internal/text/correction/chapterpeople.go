@@ -257,7 +257,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 	}
 	added := false
 	for _, r := range short {
-		if !notProse(text, r.start, r.end) {
+		if !notProse(text, r.start, r.end) && !owned(text, r.start) {
 			out = append(out, r)
 			added = true
 		}
