@@ -1,6 +1,7 @@
 package correction
 
-//go:generate go run ./gen/kjvpeople -names data/kjv_names.txt -versification data/kjv_versification.tsv -o data/kjv_people.tsv -starts data/kjv_verse_starts.bin
+//go:generate go run ./gen/kjvlisted -names data/kjv_names.txt -english data/english_words.txt -o data/kjv_listed_names.txt
+//go:generate go run ./gen/kjvpeople -names data/kjv_names.txt,data/kjv_listed_names.txt -versification data/kjv_versification.tsv -o data/kjv_people.tsv -starts data/kjv_verse_starts.bin
 
 import (
 	"fmt"
@@ -19,7 +20,8 @@ const chapterWords = (numChapters + 63) / 64
 // (data/kjv_people.tsv, generated from the public-domain KJV text by
 // gen/kjvpeople): a sermon that cites a chapter may say its people's
 // names, heard wrong. Names of places, books and peoples, and names of
-// four letters or fewer, are left out, as buildPersons leaves them.
+// four letters or fewer, are left out, as buildPersons leaves them; a
+// person named in many chapters is kept apart (see frequentName).
 func (d *dict) buildChapterPeople() error {
 	byOSIS := make(map[string]uint8, len(d.verses))
 	d.chapterBase = make([]uint16, len(d.verses))
@@ -34,6 +36,7 @@ func (d *dict) buildChapterPeople() error {
 	}
 	d.chapterPeople = make([][]soundedName, numChapters)
 	d.chapterPlaces = make([][]soundedName, numChapters)
+	d.chapterFrequent = make([][]soundedName, numChapters)
 	d.verseSounds = map[string][]versePerson{}
 	return readTSV("data/kjv_people.tsv", func(f []string) error {
 		if len(f) != 3 {
@@ -43,6 +46,9 @@ func (d *dict) buildChapterPeople() error {
 		lower := strings.ToLower(name)
 		if len(lower) < 5 || d.isBookWord(lower) || groupName(lower) {
 			return nil
+		}
+		if frequentName(f[1]) {
+			return d.addChapterFrequent(name, lower, f[1], byOSIS)
 		}
 		if d.placeKeys[lower] {
 			return d.addChapterPlace(name, lower, f[1], byOSIS)
@@ -186,8 +192,9 @@ func (m *matcher) chapterPerson(people []soundedName, w string) string {
 // yodius and synteki that they be of the same mind": Euodias and
 // Syntyche, Philippians 4:2; see versePerson), then one heard with a sound
 // lost or as a possessive (see soundLostPerson, possessivePerson), or said
-// among names read from a cited passage (see listedPerson). Every place
-// the text says a word found so is suggested.
+// among names read from a cited passage (see listedPerson), or a person
+// named in many chapters of the passage the text reads (see
+// frequentPerson). Every place the text says a word found so is suggested.
 func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec {
 	if len(spans) == 0 {
 		return out
@@ -198,8 +205,12 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		name   string        // the person of a cited chapter, or the person the verse's words name
 		verse  []versePerson // the people of a few verses the word sounds like
 		listed bool          // the word may be a person of the cited chapters said among names (see listedPerson)
+		near   bool          // the word sounds like a place of a chapter next to a cited one (see neighbourPlace)
 	}
 	words := map[string]heard{} // a word said again is read once
+	var fk frequentKeys
+	var np neighbourPeople
+	var short []personRec // the words of four letters of the lists read (see shortListed)
 	for _, s := range spans {
 		w := text[s[0]:s[1]]
 		h, ok := words[w]
@@ -222,16 +233,35 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			if h.name == "" {
 				h.name = m.chapterPlace(w)
 			}
+			if h.name == "" {
+				h.name = m.twoLostPerson(people, w)
+			}
 			h.listed = h.name == "" && m.listedPerson(people, w) != ""
+			h.near = h.name == "" && !h.listed && m.neighbourPlace(&np, w) != ""
 		}
 		if h.listed && h.name == "" && m.namesRead(text, int(s[0]), int(s[1])) {
-			h.name = m.listedPerson(m.passagePeople(text, int(s[0])), w)
+			pp := m.passagePeople(text, int(s[0]))
+			if h.name = m.listedPerson(pp, w); h.name != "" {
+				short = m.shortListed(short, text, int(s[0]), int(s[1]), append(pp, m.passageOf(text, int(s[0]), m.d.chapterFrequent)...))
+			}
+		}
+		if h.name == "" {
+			h.name = m.frequentPerson(&fk, text, int(s[0]), int(s[1]))
+		}
+		if h.near && h.name == "" && afterPlaceWord(text, int(s[0])) {
+			h.name = m.neighbourPlace(&np, w)
 		}
 		if !ok || h.name != "" {
 			words[w] = h
 		}
 	}
 	added := false
+	for _, r := range short {
+		if !notProse(text, r.start, r.end) && !owned(text, r.start) {
+			out = append(out, r)
+			added = true
+		}
+	}
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
 		if name := words[text[start:end]].name; name != "" && !notProse(text, start, end) && !owned(text, start) {

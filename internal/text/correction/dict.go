@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/modern_names_near_people.txt data/kjv_people.tsv data/kjv_verse_starts.bin
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/kjv_listed_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/modern_names_near_people.txt data/kjv_people.tsv data/kjv_verse_starts.bin
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -254,6 +254,9 @@ type dict struct {
 	// chapterPlaces lists, by the index of a chapter, the places the
 	// chapter names (see addChapterPlace).
 	chapterPlaces [][]soundedName
+	// chapterFrequent lists, by the index of a chapter, the people the
+	// KJV names in it and in many other chapters (see frequentName).
+	chapterFrequent [][]soundedName
 	// verseStarts holds the hash of the opening words of each verse of the
 	// KJV in canonical order, and chapterVerse the index among them of
 	// verse 1 of each chapter (see buildVerseStarts).

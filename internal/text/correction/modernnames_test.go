@@ -18,7 +18,7 @@ func modernNamesNearPeople(e *Engine, dictWords string) []string {
 	m := &matcher{d: &d}
 	var people []soundedName
 	seen := map[string]bool{}
-	for _, ps := range d.chapterPeople {
+	for _, ps := range slices.Concat(d.chapterPeople, d.chapterFrequent) {
 		for _, p := range ps {
 			if !seen[p.lower] {
 				seen[p.lower] = true

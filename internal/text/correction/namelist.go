@@ -9,6 +9,13 @@ const listWindow = 3
 // a speaker reads a verse's list of people ("also jeshua bani sheriah
 // jamon acob shab"; "moses went up with aaron naab abaihu").
 func (m *matcher) namesRead(text string, start, end int) bool {
+	return m.namesAround(text, start, end) >= 2
+}
+
+// namesAround returns how many of the listWindow words either side of the
+// word text[start:end] are KJV names or words of three letters or more
+// that no English list holds (see namesRead).
+func (m *matcher) namesAround(text string, start, end int) int {
 	n := 0
 	var b [24]byte
 	see := func(s, e int) {
@@ -41,7 +48,7 @@ func (m *matcher) namesRead(text string, start, end int) bool {
 		see(s, e)
 		j = e
 	}
-	return n >= 2
+	return n
 }
 
 // passageWindow is how many words before a word passagePeople reads: two
@@ -52,6 +59,13 @@ const passageWindow = 60
 // book it names within passageWindow words before offset start: the
 // passage a speaker is reading, or nil.
 func (m *matcher) passagePeople(text string, start int) []soundedName {
+	return m.passageOf(text, start, m.d.chapterPeople)
+}
+
+// passageOf returns the names of index, by the index of a chapter, of the
+// chapters the text cites whose book it names within passageWindow words
+// before offset start, or nil.
+func (m *matcher) passageOf(text string, start int, index [][]soundedName) []soundedName {
 	d := m.d
 	var books [2]uint64
 	var b [24]byte
@@ -66,6 +80,16 @@ func (m *matcher) passagePeople(text string, start int) []soundedName {
 			if n := d.root[string(appendLower(b[:0], text[s:e]))]; n != nil && n.book != nil {
 				if bk := d.bookOf(n.book.id); bk != 0 {
 					books[bk>>6] |= 1 << (bk & 63)
+				} else if n.book.pfam != nil {
+					// "second samuel": the name of numbered books, each
+					// of which may be the one whose chapter is cited.
+					for _, fb := range n.book.pfam.books {
+						if fb != nil {
+							if bk := d.bookOf(fb.id); bk != 0 {
+								books[bk>>6] |= 1 << (bk & 63)
+							}
+						}
+					}
 				}
 			}
 		}
@@ -81,7 +105,7 @@ func (m *matcher) passagePeople(text string, start int) []soundedName {
 			if m.chapters[k>>6]&(1<<(k&63)) == 0 {
 				continue
 			}
-			for _, p := range d.chapterPeople[k] {
+			for _, p := range index[k] {
 				if !containsPerson(out, p.name) {
 					out = append(out, p)
 				}

@@ -231,15 +231,20 @@ func (d *dict) references(rs []refRec) []Reference {
 	return out
 }
 
-// buildNames reads the proper names of the King James Version.
+// buildNames reads the proper names of the King James Version, those of
+// its lists included (data/kjv_listed_names.txt).
 func (d *dict) buildNames() error {
 	data, err := dataFS.ReadFile("data/kjv_names.txt")
 	if err != nil {
 		return err
 	}
-	d.kjvNames = make(map[string]struct{}, 3500)
+	listed, err := dataFS.ReadFile("data/kjv_listed_names.txt")
+	if err != nil {
+		return err
+	}
+	d.kjvNames = make(map[string]struct{}, 3700)
 	var names []string
-	for line := range strings.SplitSeq(string(data), "\n") {
+	for line := range strings.SplitSeq(string(data)+"\n"+string(listed), "\n") {
 		if line != "" && line[0] != '#' {
 			d.kjvNames[strings.ToLower(line)] = struct{}{}
 			names = append(names, line)
