@@ -216,7 +216,14 @@ func (h *harness) transcriptCount(t *testing.T) int {
 	if err := h.client.List(t.Context(), &list, client.InNamespace(h.namespace)); err != nil {
 		t.Fatal(err)
 	}
-	return len(list.Items)
+	// A transcript being deleted (its objects purged) is gone for the API.
+	n := 0
+	for i := range list.Items {
+		if list.Items[i].DeletionTimestamp.IsZero() {
+			n++
+		}
+	}
+	return n
 }
 
 // TestIdempotencySurvivesKill kills the API server process (SIGKILL) after a request with an
@@ -254,6 +261,24 @@ func TestIdempotencySurvivesKill(t *testing.T) {
 		// A retry whose body differs still gets the first request's transcript.
 		r := retry(t, transcripts, "crash-paste", `{"source_type":"paste","content":"another text"}`, 201)
 		if r.body["id"] != id || r.body["status"] != "completed" || !strings.Contains(r.body["content"].(string), "Philippians 4:13") {
+			t.Fatalf("retry answered %s, want %s completed", r.raw, id)
+		}
+		if n := h.transcriptCount(t); n != before+1 {
+			t.Fatalf("%d transcripts made, want 1", n-before)
+		}
+	})
+
+	t.Run("paste killed after its create, before its input was stored", func(t *testing.T) {
+		// The input is stored while the transcript is created: a run may die with the
+		// transcript made and no input. Its retry stores its own text and completes it.
+		before := h.transcriptCount(t)
+		body := `{"source_type":"paste","content":"turn to revelations 3:20"}`
+		id := h.killMidRequest(t, transcripts, "crash-paste-input", body)
+		if err := h.store.Delete(t.Context(), pipeline.KeysFor(h.keyA.OrganizationID, id).Input); err != nil {
+			t.Fatal(err)
+		}
+		r := retry(t, transcripts, "crash-paste-input", body, 201)
+		if r.body["id"] != id || r.body["status"] != "completed" || !strings.Contains(r.body["content"].(string), "Revelation 3:20") {
 			t.Fatalf("retry answered %s, want %s completed", r.raw, id)
 		}
 		if n := h.transcriptCount(t); n != before+1 {

@@ -251,6 +251,7 @@ type scope interface {
 	Make(ctx context.Context, org string, d transcripts.Draft) (*tcsv1.Transcript, error)
 	Queue(ctx context.Context, org string, t *tcsv1.Transcript, record string, now metav1.Time) error
 	Complete(ctx context.Context, org string, t *tcsv1.Transcript, res *pipeline.Result, now metav1.Time) (bool, error)
+	Discard(ctx context.Context, org string, t *tcsv1.Transcript) error
 	ConfirmUpload(ctx context.Context, org, id string, c transcripts.Confirmation) (*tcsv1.Transcript, error)
 	Get(ctx context.Context, org, id string) (*tcsv1.Transcript, bool, error)
 	Find(ctx context.Context, org, id string) (*tcsv1.Transcript, error)

@@ -15,6 +15,7 @@ import (
 	"tcs.dev/tcs/internal/domain/apiview"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/domain/transcripts"
+	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/sources"
 	"tcs.dev/tcs/internal/text/correction"
 	"tcs.dev/tcs/internal/text/formats"
@@ -194,7 +195,7 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 		case err != nil:
 			return err
 		case t != nil:
-			return s.resumePaste(w, r, t, keys, wait)
+			return s.resumePaste(w, r, t, keys, []byte(req.Content), wait)
 		}
 	}
 	input := []byte(req.Content)
@@ -246,12 +247,12 @@ func (s *Server) readPaste(ctx context.Context, org string, req *createRequest, 
 }
 
 // storePaste runs correct, the deterministic pass of paste id of org, stores its input and
-// results and creates its transcript, without a status; it returns both. The input is stored
-// before the transcript exists: a transcript left without a status (its request killed) is
-// corrected from it by the reconciler, and a retried request resumes from it. A first run
-// corrects while it stores the input and creates the transcript, and stores the content and
-// the change list, which only the status names, while the transcript is created; a resumed
-// run, which may find the transcript of an earlier run, stores everything before, as it did.
+// results and creates its transcript, without a status; it returns both. A first run stores
+// the input, the content and the change list (which only the status names) while it creates
+// the transcript. A transcript whose request died is corrected from its input by the
+// reconciler, or deleted when its input was never stored (the request never answered), and a
+// retried request resumes from it; a resumed run, which may find the transcript of an earlier
+// run, stores everything before it creates, as it did.
 func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.Keys, req *createRequest, input []byte, correct func() (*pipeline.Result, error)) (*tcsv1.Transcript, *pipeline.Result, error) {
 	draft := transcripts.Draft{ID: id, Resumed: resumedRun(ctx), Options: req.Options,
 		Source: tcsv1.TranscriptSource{Type: req.SourceType, Format: string(req.Format), Title: req.Title}}
@@ -273,30 +274,32 @@ func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.K
 		res *pipeline.Result
 		err error
 	}
-	// The pass runs while the input is stored; its results are stored once the input is,
-	// while the transcript is created. The channels are buffered, so that an early return
+	// The pass, then the storing of its results, runs while the input is stored and the
+	// transcript created; the request answers only once all are done, so a transcript whose
+	// request died before its input was stored was never answered, and the reconciler
+	// deletes it (discardUnstoredPaste). The channels are buffered, so that an early return
 	// leaves nothing waiting.
-	corrected := make(chan stored, 1)
-	go func() {
-		res, err := correct()
-		corrected <- stored{res, err}
-	}()
-	if err := s.processor.SaveInput(ctx, keys, input); err != nil {
-		return nil, nil, err
-	}
 	saved := make(chan stored, 1)
 	go func() {
-		done := <-corrected
-		if done.err == nil {
-			done.err = s.processor.SaveResults(ctx, keys, done.res)
+		res, err := correct()
+		if err == nil {
+			err = s.processor.SaveResults(ctx, keys, res)
 		}
-		saved <- done
+		saved <- stored{res, err}
 	}()
+	inputSaved := make(chan error, 1)
+	go func() { inputSaved <- s.processor.SaveInput(ctx, keys, input) }()
 	t, err := s.transcripts.Make(ctx, org, draft)
+	ierr := <-inputSaved
 	done := <-saved
 	switch {
 	case err != nil:
 		return nil, nil, fmt.Errorf("creating transcript %s: %w", id, err)
+	case ierr != nil:
+		// Nothing is answered: the transcript goes again with what was stored for it (and,
+		// should that fail, the reconciler deletes it, as it has no input).
+		s.discardPaste(context.WithoutCancel(ctx), org, t, keys)
+		return nil, nil, ierr
 	case done.err != nil:
 		// The transcript exists; the reconciler completes it from the stored input.
 		return nil, nil, fmt.Errorf("correcting transcript %s: %w", id, done.err)
@@ -304,9 +307,24 @@ func (s *Server) storePaste(ctx context.Context, org, id string, keys pipeline.K
 	return t, done.res, nil
 }
 
+// discardPaste removes paste t of org, which its request will not answer, and the objects
+// stored for it under keys. An object the store fails to remove (the store that failed the
+// request) is logged and left: at most the paste's content and change list.
+func (s *Server) discardPaste(ctx context.Context, org string, t *tcsv1.Transcript, keys pipeline.Keys) {
+	for _, key := range keys.All() {
+		if err := s.store.Delete(ctx, key); err != nil && !errors.Is(err, blob.ErrNotFound) {
+			s.log.Error(err, "removing an object of a discarded paste", "transcript", t.Spec.ID, "key", key)
+		}
+	}
+	if err := s.transcripts.Discard(ctx, org, t); err != nil {
+		s.log.Error(err, "discarding a paste whose input was not stored", "transcript", t.Spec.ID)
+	}
+}
+
 // resumePaste answers a retried paste whose transcript an earlier run created: it completes it
-// from the stored input when that run died before, and answers as the first run would have.
-func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, keys pipeline.Keys, wait time.Duration) error {
+// from the stored input when that run died before (from input, the retry's text, when that run
+// died before its input was stored too), and answers as the first run would have.
+func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Transcript, keys pipeline.Keys, input []byte, wait time.Duration) error {
 	ctx := r.Context()
 	if t.Status.Phase != tcsv1.PhaseCompleted {
 		copts, err := s.correctionOptions(ctx, principalFrom(ctx).OrganizationID, t.Spec.Options)
@@ -314,6 +332,12 @@ func (s *Server) resumePaste(w http.ResponseWriter, r *http.Request, t *tcsv1.Tr
 			return err
 		}
 		res, err := s.processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), copts)
+		if errors.Is(err, blob.ErrNotFound) && t.Status.Phase == "" {
+			if err := s.processor.SaveInput(ctx, keys, input); err != nil {
+				return err
+			}
+			res, err = s.processor.Reprocess(ctx, keys, formats.Format(t.Spec.Source.Format), copts)
+		}
 		if err != nil {
 			return fmt.Errorf("completing transcript %s: %w", t.Spec.ID, err)
 		}

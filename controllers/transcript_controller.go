@@ -159,6 +159,11 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		if age := r.Clock.Now().Sub(t.CreationTimestamp.Time); age < r.AdoptAfter {
 			return ctrl.Result{RequeueAfter: r.AdoptAfter - age}, nil
 		}
+		if t.Spec.Source.Type == tcsv1.SourcePaste {
+			if discarded, err := r.discardUnstoredPaste(ctx, t); discarded || err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 		t.Status.Phase = tcsv1.PhasePending
 		t.Status.AIPassStatus = tcsv1.AIPassIdle
 		t.AddJob(firstJob(t.Spec.Source.Type), metav1.NewTime(r.Clock.Now()))
@@ -192,6 +197,28 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	r.announce(before, t, result)
 	return result, nil
+}
+
+// discardUnstoredPaste deletes paste t, left without a status, when its input was never
+// stored: the request that created it stores the input while it creates the transcript and
+// answers only once both are done, so it died unanswered, and there is nothing to correct.
+// It reports whether it deleted t; the deletion is conditional on the version read, so a
+// status written meanwhile keeps the transcript.
+func (r *TranscriptReconciler) discardUnstoredPaste(ctx context.Context, t *tcsv1.Transcript) (bool, error) {
+	stored, err := r.Store.Exists(ctx, pipeline.KeysFor(t.Spec.Organization, t.Spec.ID).Input)
+	if err != nil || stored {
+		return false, err
+	}
+	uid, version := t.UID, t.ResourceVersion
+	err = r.Client.Delete(ctx, t, client.Preconditions{UID: &uid, ResourceVersion: &version})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return true, nil // the newer transcript, or its deletion, brings it back
+	}
+	if err != nil {
+		return false, fmt.Errorf("deleting paste %s, whose input was never stored: %w", t.Spec.ID, err)
+	}
+	log.FromContext(ctx).Info("deleted a paste whose request died before its input was stored", "transcript", t.Spec.ID)
+	return true, nil
 }
 
 // firstJob is the type of the job that starts a transcript of source type st.

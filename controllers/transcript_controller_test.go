@@ -24,6 +24,7 @@ import (
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/platform/blob"
 	"tcs.dev/tcs/internal/platform/kube/scheme"
+	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 	"tcs.dev/tcs/internal/platform/results"
 	"tcs.dev/tcs/internal/platform/sources"
 	"tcs.dev/tcs/internal/text/correction"
@@ -168,16 +169,58 @@ func TestReconcilerFinishesAPasteTheAPIServerLeftHalfDone(t *testing.T) {
 	}
 }
 
-func TestReconcilerFailsAPasteWithoutInput(t *testing.T) {
-	c, _, ns := startReconciler(t)
-	tr := newTranscript(ns, "org_a", tcsv1.SourcePaste)
-	if err := c.Create(t.Context(), tr); err != nil {
-		t.Fatal(err)
-	}
-	got := eventually(t, c, tr, "failed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseFailed })
-	wantCondition(t, got, tcsv1.ConditionReady, metav1.ConditionFalse, "Failed")
-	if got.Status.Error == nil || got.Status.Error.Type != "server_error" {
-		t.Fatalf("error %+v", got.Status.Error)
+func TestAPasteWithoutItsInputIsDeletedUnansweredAndFailedOnceAnswered(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// answered writes the first status the API server writes before it answers, if set.
+		answered bool
+	}{
+		{"left without a status (its request died before answering): deleted, no event", false},
+		{"pending, as a request answered it: failed, the input lost", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := env.Client(t, client.Options{Scheme: scheme.New()})
+			ns := env.Namespace(t, "tcs-ctrl")
+			store, err := blob.OpenDir(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Long enough for the test's first status to come before the reconciler adopts.
+			t.Cleanup(runManagerTuned(t, ns, store, http.DefaultClient, nil, func(r *TranscriptReconciler) { r.AdoptAfter = 2 * time.Second }))
+			tr := newTranscript(ns, "org_a", tcsv1.SourcePaste)
+			tr.Finalizers = []string{tcsv1.FinalizerStoredObjects}
+			if err := c.Create(t.Context(), tr); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.answered {
+				deadline := time.Now().Add(20 * time.Second)
+				for {
+					err := c.Get(t.Context(), client.ObjectKeyFromObject(tr), &tcsv1.Transcript{})
+					if apierrors.IsNotFound(err) {
+						return
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the paste without its input was not deleted")
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			}
+			p := statuspatch.New(tr, "tcs-test")
+			tr.Status.Phase, tr.Status.AIPassStatus = tcsv1.PhasePending, tcsv1.AIPassIdle
+			tr.AddJob(tcsv1.JobCorrection, metav1.Now())
+			tr.Emit(tcsv1.EventTranscriptCreated, time.Now())
+			if err := p.Patch(t.Context(), c, tr); err != nil {
+				t.Fatal(err)
+			}
+			got := eventually(t, c, tr, "failed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseFailed })
+			wantCondition(t, got, tcsv1.ConditionReady, metav1.ConditionFalse, "Failed")
+			if got.Status.Error == nil || got.Status.Error.Type != "server_error" {
+				t.Fatalf("error %+v", got.Status.Error)
+			}
+		})
 	}
 }
 

@@ -191,8 +191,8 @@ func (p *Processor) Save(ctx context.Context, keys Keys, input []byte, res *Resu
 	return p.saveResults(ctx, keys, res)
 }
 
-// SaveInput stores input under keys.Input: the one object a transcript's resource may not
-// exist without, as the reconciler corrects a transcript left without a status from it.
+// SaveInput stores input under keys.Input, from which the reconciler corrects a paste left
+// without a status (and deletes one left without its input: its request never answered).
 func (p *Processor) SaveInput(ctx context.Context, keys Keys, input []byte) error {
 	if err := p.store.Put(ctx, keys.Input, input, "application/octet-stream"); err != nil {
 		return fmt.Errorf("storing the input: %w", err)
