@@ -181,10 +181,10 @@ func (e *Engine) findScan(text string, opts Options, gs *glossaryScan) ([]Change
 			start, end := int(r.start), m.found.end(r)
 			line += strings.Count(text[pos:start], "\n")
 			pos = start
-			conf := pctConf(r.conf)
+			conf, auto := m.statusConf(r)
 			repl := m.get(r.repl)
 			st := StatusNeedsReview
-			if conf >= autoThreshold {
+			if auto {
 				st = StatusAutoApplied
 				fc.auto++
 				fc.grow += len(repl) - (end - start)
