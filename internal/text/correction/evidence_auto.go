@@ -23,6 +23,9 @@ import (
 //     text cites a book whose chapters name it ("the island of crete"
 //     in a sermon on Acts 27).
 //
+//   - A reference written out whose verse is a number said as a word
+//     right after "chapter" and its number, with no "verse" before it.
+//
 // The matcher marks such a record when it is made (markThin,
 // thinBook) and Find decides its status once the whole text is read
 // (statusConf).
@@ -63,6 +66,22 @@ func (m *matcher) thinBook(i, j int, r ref, rule ruleID) bool {
 	sc := m.sc
 	return !sc.firstUpper(i) && !numberNext(sc.text, sc.tok(j).e()) &&
 		!m.strongCue(i) && !m.weakCue(i) && !m.sermonCue(i, j) && !m.listCue(i)
+}
+
+// thinVerse reports whether reference r, written out, reads its verse
+// from a number said as a word right after "chapter" and its number,
+// with no "verse" between: "like philippians chapter two one mind" counts
+// a mind, and "chapter two, verse one" or "chapter 4 19" say the verse.
+func (m *matcher) thinVerse(r ref) bool {
+	if !r.ok || !r.chapterWord || !r.bareVerse || r.verse == 0 {
+		return false
+	}
+	for k := r.chapterTok + 1; k <= r.verseTok; k++ {
+		if m.sc.tok(k).flags&tDigits != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // markLastThin sets thinBit on the latest record.

@@ -1005,7 +1005,7 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 		return next
 	}
 	n := m.found.n
-	thin := conf >= autoThreshold && m.thinBook(i, j, r, rule)
+	thin := conf >= autoThreshold && (m.thinBook(i, j, r, rule) || norm && m.thinVerse(r))
 	m.add(start, end, repl, rule, conf)
 	if thin && m.found.n > n {
 		m.found.markLastThin()
