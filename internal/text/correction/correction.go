@@ -181,7 +181,11 @@ func (e *Engine) findScan(text string, opts Options, gs *glossaryScan) ([]Change
 			start, end := int(r.start), m.found.end(r)
 			line += strings.Count(text[pos:start], "\n")
 			pos = start
-			conf, auto := m.statusConf(r)
+			conf := pctConf(r.conf)
+			auto := conf >= autoThreshold
+			if r.conf&thinBit != 0 {
+				conf, auto = m.thinStatus(r)
+			}
 			repl := m.get(r.repl)
 			st := StatusNeedsReview
 			if auto {

@@ -286,6 +286,7 @@ type dict struct {
 	// spelledEnglish holds the names that are an englishNear word but for
 	// a vowel, with the books that name them (see buildSpelledEnglish).
 	spelledEnglish map[string][2]uint64
+	spelledIDs     []uint64 // the replacements (by sref) that are names of spelledEnglish
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner

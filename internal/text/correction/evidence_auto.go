@@ -28,7 +28,7 @@ import (
 //
 // The matcher marks such a record when it is made (markThin,
 // thinBook) and Find decides its status once the whole text is read
-// (statusConf).
+// (thinStatus).
 
 // thinBit marks a record's confidence (in hundredths) whose change needs
 // the evidence above to be applied.
@@ -38,19 +38,15 @@ const thinBit = 0x80
 // evidence: likely, not confirmed.
 const thinConf = 0.8
 
-// markThin returns the confidence of the record of a change of
-// text[start:end] by rule, in hundredths, with thinBit set when the
-// change capitalises a word that is an ordinary word but for a vowel.
-func (m *matcher) markThin(start, end int, rule ruleID, conf float64) uint8 {
-	p := confPct(conf)
-	if conf < autoThreshold || (rule != rulePlaceLowercase && rule != rulePlaceVariant) {
-		return p
-	}
-	if w := m.sc.text[start:end]; oneWord(w) && len(w) <= 32 {
-		var b [32]byte
-		if _, ok := m.d.spelledEnglish[string(lowerASCII(b[:0], w))]; ok {
-			p |= thinBit
-		}
+// autoPct is autoThreshold in hundredths.
+const autoPct = 85
+
+// markThin returns p, the confidence in hundredths of the record of a
+// change into repl by rule, with thinBit set when the change capitalises
+// a name that is an ordinary word but for a vowel.
+func (m *matcher) markThin(repl sref, rule ruleID, p uint8) uint8 {
+	if p >= autoPct && (rule == rulePlaceLowercase || rule == rulePlaceVariant) && m.d.spelledName(repl) {
+		return p | thinBit
 	}
 	return p
 }
@@ -59,10 +55,13 @@ func (m *matcher) markThin(start, end int, rule ruleID, conf float64) uint8 {
 // not recorded yet, would be applied on a spelling alone: one lowercase
 // word spelt otherwise than the book's name, with no reference r after it
 // and no cue before it.
-func (m *matcher) thinBook(i, j int, r ref, rule ruleID) bool {
-	if (rule != ruleBookMisspelling && rule != ruleBookFuzzy && rule != ruleBookAltName) || i != j || r.ok {
-		return false
-	}
+func (m *matcher) thinBook(i, j int, r *ref, rule ruleID) bool {
+	return (rule == ruleBookMisspelling || rule == ruleBookFuzzy || rule == ruleBookAltName) && i == j && !r.ok && m.noBookCue(i, j)
+}
+
+// noBookCue reports whether the one word i..j is lowercase, with no
+// number after it and no cue of a book before it.
+func (m *matcher) noBookCue(i, j int) bool {
 	sc := m.sc
 	return !sc.firstUpper(i) && !numberNext(sc.text, sc.tok(j).e()) &&
 		!m.strongCue(i) && !m.weakCue(i) && !m.sermonCue(i, j) && !m.listCue(i)
@@ -72,7 +71,7 @@ func (m *matcher) thinBook(i, j int, r ref, rule ruleID) bool {
 // from a number said as a word right after "chapter" and its number,
 // with no "verse" between: "like philippians chapter two one mind" counts
 // a mind, and "chapter two, verse one" or "chapter 4 19" say the verse.
-func (m *matcher) thinVerse(r ref) bool {
+func (m *matcher) thinVerse(r *ref) bool {
 	if !r.ok || !r.chapterWord || !r.bareVerse || r.verse == 0 {
 		return false
 	}
@@ -90,29 +89,24 @@ func (r *recs) markLastThin() {
 	b[len(b)-1].conf |= thinBit
 }
 
-// statusConf returns the confidence a record reports and whether its
-// change is applied: a marked record (see markThin) is suggested, with
+// thinStatus returns the confidence of a record marked by markThin or
+// thinBook and whether its change is applied: it is suggested, with
 // thinConf, unless it names a place or person of a book the text cites.
-func (m *matcher) statusConf(r rec) (float64, bool) {
-	if r.conf&thinBit == 0 {
-		conf := pctConf(r.conf)
-		return conf, conf >= autoThreshold
-	}
+func (m *matcher) thinStatus(r rec) (float64, bool) {
 	if r.rule == rulePlaceLowercase || r.rule == rulePlaceVariant {
-		w := m.sc.text[r.start:m.found.end(r)]
 		var b [32]byte
-		books := m.d.spelledEnglish[string(lowerASCII(b[:0], w))]
+		books := m.d.spelledEnglish[string(lowerASCII(b[:0], m.get(r.repl)))]
 		if books[0]&m.citedBooks[0] != 0 || books[1]&m.citedBooks[1] != 0 {
-			conf := pctConf(r.conf &^ thinBit)
-			return conf, true
+			return pctConf(r.conf &^ thinBit), true
 		}
 	}
 	return thinConf, false
 }
 
-// oneWord reports whether s is a single word.
-func oneWord(s string) bool {
-	return strings.IndexAny(s, " \t\n\r") < 0
+// spelledName reports whether the replacement id is a name of
+// spelledEnglish.
+func (d *dict) spelledName(id sref) bool {
+	return id&dynRef == 0 && int(id>>6) < len(d.spelledIDs) && d.spelledIDs[id>>6]&(1<<(id&63)) != 0
 }
 
 // lowerASCII appends s to b with its ASCII letters in lowercase.
@@ -164,7 +158,7 @@ func (d *dict) buildSpelledEnglish() error {
 		byOSIS[v.osis] = uint8(k + 1)
 	}
 	d.spelledEnglish = map[string][2]uint64{}
-	return readTSV("data/kjv_people.tsv", func(f []string) error {
+	err := readTSV("data/kjv_people.tsv", func(f []string) error {
 		lower := strings.ToLower(f[0])
 		if len(lower) < 4 || len(lower) > 32 || !d.vowelFromEnglish(lower) {
 			return nil
@@ -179,6 +173,20 @@ func (d *dict) buildSpelledEnglish() error {
 		d.spelledEnglish[lower] = books
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	d.spelledIDs = make([]uint64, (len(d.names)+63)/64)
+	var b [32]byte
+	for k, name := range d.names {
+		if len(name) < 4 || len(name) > len(b) {
+			continue
+		}
+		if _, ok := d.spelledEnglish[string(lowerASCII(b[:0], name))]; ok {
+			d.spelledIDs[k>>6] |= 1 << (k & 63)
+		}
+	}
+	return nil
 }
 
 // vowelFromEnglish reports whether the lowercase word w is a word of

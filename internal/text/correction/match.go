@@ -1005,7 +1005,7 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 		return next
 	}
 	n := m.found.n
-	thin := conf >= autoThreshold && (m.thinBook(i, j, r, rule) || norm && m.thinVerse(r))
+	thin := conf >= autoThreshold && (m.thinBook(i, j, &r, rule) || norm && m.thinVerse(&r))
 	m.add(start, end, repl, rule, conf)
 	if thin && m.found.n > n {
 		m.found.markLastThin()
@@ -1050,7 +1050,7 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		// one book is the number of the next) gives way to it.
 		return
 	}
-	m.found.add(start, end, repl, rule, m.markThin(start, end, rule, conf))
+	m.found.add(start, end, repl, rule, m.markThin(repl, rule, confPct(conf)))
 	if rule < rulePlaceLowercase && conf >= autoThreshold {
 		m.bibleSeen = true
 	}
