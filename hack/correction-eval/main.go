@@ -20,7 +20,11 @@
 //
 // It prints, per shape, the automatic changes right and wrong, the
 // suggestions right and wrong, what is not judged yet, and the known errors
-// applied or suggested. -unjudged writes the changes still to judge with
+// applied or suggested. -byrule also prints every change, with the rule
+// that made it and the evidence it had (a capital only or another
+// spelling, a capital the text writes, a number after it), and per shape
+// the changes of each rule and evidence, right, wrong and unjudged.
+// -unjudged writes the changes still to judge with
 // their context, for reading (that file stays outside the repository).
 package main
 
@@ -46,7 +50,7 @@ func main() {
 	unjudged := flag.String("unjudged", "", "write the changes not judged yet, and the known errors missed, with context, to this TSV")
 	normalize := flag.Bool("normalize", false, "run with NormalizeReferences")
 	categories := flag.String("categories", "", "comma-separated categories (default: the engine's default)")
-	byRule := flag.Bool("byrule", false, "also print, per shape, the changes of each rule and evidence, automatic and suggested, right and wrong")
+	byRule := flag.Bool("byrule", false, "also print every change with its rule, evidence and verdict, and per shape the count of each rule and evidence, automatic and suggested, right, wrong and unjudged")
 	flag.Parse()
 	if *docs == "" {
 		fmt.Fprintln(os.Stderr, "correction-eval: -docs is required")

@@ -52,18 +52,18 @@ func (m *matcher) markThin(repl sref, rule ruleID, p uint8) uint8 {
 }
 
 // thinBook reports whether the change of tokens i..j into a book by rule,
-// not recorded yet, would be applied on a spelling alone: one lowercase
-// word spelt otherwise than the book's name, with no reference r after it
-// and no cue before it.
+// not recorded yet, would be applied on a spelling alone (see
+// spellingOnly).
 func (m *matcher) thinBook(i, j int, r *ref, rule ruleID) bool {
-	return (rule == ruleBookMisspelling || rule == ruleBookFuzzy || rule == ruleBookAltName) && i == j && !r.ok && m.noBookCue(i, j)
+	return (rule == ruleBookMisspelling || rule == ruleBookFuzzy || rule == ruleBookAltName) && m.spellingOnly(i, j, r)
 }
 
-// noBookCue reports whether the one word i..j is lowercase, with no
-// number after it and no cue of a book before it.
-func (m *matcher) noBookCue(i, j int) bool {
+// spellingOnly reports whether the book spelt otherwise at tokens i..j
+// has nothing but its spelling: one lowercase word, with no reference r
+// or number after it and no cue of a book before it.
+func (m *matcher) spellingOnly(i, j int, r *ref) bool {
 	sc := m.sc
-	return !sc.firstUpper(i) && !numberNext(sc.text, sc.tok(j).e()) &&
+	return i == j && !r.ok && !sc.firstUpper(i) && !numberNext(sc.text, sc.tok(j).e()) &&
 		!m.strongCue(i) && !m.weakCue(i) && !m.sermonCue(i, j) && !m.listCue(i)
 }
 
