@@ -24,7 +24,8 @@ import (
 //     in a sermon on Acts 27).
 //
 //   - A reference written out whose verse is a number said as a word
-//     right after "chapter" and its number, with no "verse" before it.
+//     right after "chapter" and its number, with no "verse" before it,
+//     or whose verse the text goes on from with a colon and a number.
 //
 // The matcher marks such a record when it is made (markThin,
 // thinBook) and Find decides its status once the whole text is read
@@ -67,16 +68,26 @@ func (m *matcher) spellingOnly(i, j int, r *ref) bool {
 		!m.strongCue(i) && !m.weakCue(i) && !m.sermonCue(i, j) && !m.listCue(i)
 }
 
-// thinVerse reports whether reference r, written out, reads its verse
-// from a number said as a word right after "chapter" and its number,
-// with no "verse" between: "like philippians chapter two one mind" counts
-// a mind, and "chapter two, verse one" or "chapter 4 19" say the verse.
+// thinVerse reports whether reference r, written out, reads its verse on
+// thin evidence: a number said as a word right after "chapter" and its
+// number, with no "verse" between ("like philippians chapter two one mind"
+// counts a mind, where "chapter two, verse one" and "chapter 4 19" say
+// the verse), or a verse the text goes on from with a colon and a number
+// ("John 4 4:50", "Hebrews chapter 10 10:17": the last number is a
+// chapter and its verse, not a verse).
 func (m *matcher) thinVerse(r *ref) bool {
-	if !r.ok || !r.chapterWord || !r.bareVerse || r.verse == 0 {
+	if !r.ok || r.verse == 0 {
+		return false
+	}
+	sc := m.sc
+	if e := sc.tok(r.endTok).e(); e+1 < len(sc.text) && sc.text[e] == ':' && '0' <= sc.text[e+1] && sc.text[e+1] <= '9' {
+		return true
+	}
+	if !r.chapterWord || !r.bareVerse {
 		return false
 	}
 	for k := r.chapterTok + 1; k <= r.verseTok; k++ {
-		if m.sc.tok(k).flags&tDigits != 0 {
+		if sc.tok(k).flags&tDigits != 0 {
 			return false
 		}
 	}

@@ -72,7 +72,7 @@ func TestARareNameThatIsAnOrdinaryWordButForAVowelNeedsItsBookCited(t *testing.T
 	}
 }
 
-func TestAVerseSaidAsABareNumberWordAfterChapterIsSuggested(t *testing.T) {
+func TestAVerseReadOnThinEvidenceIsSuggested(t *testing.T) {
 	e := testEngine(t)
 	norm := Options{NormalizeReferences: true}
 	tests := []struct {
@@ -89,6 +89,15 @@ func TestAVerseSaidAsABareNumberWordAfterChapterIsSuggested(t *testing.T) {
 		{"in digits: applied",
 			"we read it in philippians chapter 4 19 my god shall supply all your need",
 			[]string{"philippians chapter 4 19>Philippians 4:19 book.lowercase auto"}},
+		{"a verse the text goes on from with a colon and a number: suggested",
+			"see Jesus spoke. John 4 4:50, go your way, your son lives. He spoke and it was done",
+			[]string{"John 4 4>John 4:4 reference.normalize review"}},
+		{"a chapter and verse with a colon: applied",
+			"see Jesus spoke. John 4:50, go your way, your son lives. He spoke and it was done",
+			nil},
+		{"a chapter and verse after chapter: applied",
+			"and Hebrews chapter 10 verse 17 is quoting Jeremiah on the new covenant",
+			[]string{"Hebrews chapter 10 verse 17>Hebrews 10:17 reference.normalize auto"}},
 		{"without normalizing the capital is applied",
 			"like philippians chapter two one mind one soul one heart",
 			[]string{"philippians>Philippians book.lowercase auto"}},
