@@ -22,7 +22,6 @@ import (
 //     a name ("join their harim": a harem, not Harim of Ezra), unless the
 //     text cites a book whose chapters name it ("the island of crete"
 //     in a sermon on Acts 27).
-//
 //   - A reference written out whose verse is a number said as a word
 //     right after "chapter" and its number, with no "verse" before it,
 //     or whose verse the text goes on from with a colon and a number.
