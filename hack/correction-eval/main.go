@@ -20,7 +20,11 @@
 //
 // It prints, per shape, the automatic changes right and wrong, the
 // suggestions right and wrong, what is not judged yet, and the known errors
-// applied or suggested. -unjudged writes the changes still to judge with
+// applied or suggested. -byrule also prints every change, with the rule
+// that made it and the evidence it had (a capital only or another
+// spelling, a capital the text writes, a number after it), and per shape
+// the changes of each rule and evidence, right, wrong and unjudged.
+// -unjudged writes the changes still to judge with
 // their context, for reading (that file stays outside the repository).
 package main
 
@@ -46,12 +50,13 @@ func main() {
 	unjudged := flag.String("unjudged", "", "write the changes not judged yet, and the known errors missed, with context, to this TSV")
 	normalize := flag.Bool("normalize", false, "run with NormalizeReferences")
 	categories := flag.String("categories", "", "comma-separated categories (default: the engine's default)")
+	byRule := flag.Bool("byrule", false, "also print every change with its rule, evidence and verdict, and per shape the count of each rule and evidence, automatic and suggested, right, wrong and unjudged")
 	flag.Parse()
 	if *docs == "" {
 		fmt.Fprintln(os.Stderr, "correction-eval: -docs is required")
 		os.Exit(2)
 	}
-	if err := run(*docs, *judgments, *errorsFile, *unjudged, *normalize, *categories); err != nil {
+	if err := run(*docs, *judgments, *errorsFile, *unjudged, *normalize, *categories, *byRule); err != nil {
 		fmt.Fprintln(os.Stderr, "correction-eval:", err)
 		os.Exit(1)
 	}
@@ -73,10 +78,50 @@ type tally struct {
 	misheard, misheardFound             int // known errors that are more than a name's capital
 	references                          int // changes that carry a Reference
 	wrongAuto                           []string
-	rules                               map[string][2]int // rule: automatic wrong, suggestion wrong
+	rules                               map[string][2]int  // rule: automatic wrong, suggestion wrong
+	classes                             map[string]*[6]int // rule and evidence: automatic right, wrong, unjudged; suggested right, wrong, unjudged
 }
 
-func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, categories string) error {
+// evidence names what a change had to go on, as read from outside the
+// engine: a capital only or another spelling, and whether a chapter
+// number follows the name.
+func evidence(text string, c correction.Change) string {
+	ev := "spelling"
+	if strings.EqualFold(c.Original, c.Replacement) {
+		ev = "capital"
+	} else if strings.EqualFold(strings.Join(strings.Fields(c.Original), " "), c.Replacement) {
+		ev = "capital"
+	}
+	if c.Original != "" && c.Original[0] >= 'A' && c.Original[0] <= 'Z' {
+		ev += ",upper"
+	}
+	if c.Reference != nil || numberFollows(text[c.End:]) {
+		ev += ",number"
+	}
+	return ev
+}
+
+// numberFollows reports whether the next word of rest is a number, in
+// digits or in words, or "chapter".
+func numberFollows(rest string) bool {
+	f := strings.FieldsFunc(rest[:min(len(rest), 40)], func(r rune) bool { return r == ' ' || r == '\n' || r == ',' || r == ':' })
+	if len(f) == 0 {
+		return false
+	}
+	w := strings.ToLower(f[0])
+	if w[0] >= '0' && w[0] <= '9' {
+		return true
+	}
+	switch strings.TrimRight(w, ".,;:!?") {
+	case "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+		"thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+		"thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "chapter", "chapters":
+		return true
+	}
+	return false
+}
+
+func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, categories string, byRule bool) error {
 	judged := map[key]bool{}
 	if judgmentsFile != "" {
 		rows, err := readTSV(judgmentsFile, 5)
@@ -141,7 +186,7 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 			continue
 		}
 		shape := sh.Name()
-		t := &tally{rules: map[string][2]int{}}
+		t := &tally{rules: map[string][2]int{}, classes: map[string]*[6]int{}}
 		tallies[shape] = t
 		names = append(names, shape)
 		files, err := filepath.Glob(filepath.Join(dir, shape, "*"))
@@ -171,6 +216,26 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 					ok, right = true, false
 				}
 				auto := c.Status == correction.StatusAutoApplied
+				if byRule {
+					cl := c.Rule + " " + evidence(text, c)
+					if t.classes[cl] == nil {
+						t.classes[cl] = new([6]int)
+					}
+					i := 0
+					switch {
+					case !ok:
+						i = 2
+					case !right:
+						i = 1
+					}
+					if !auto {
+						i += 3
+					}
+					t.classes[cl][i]++
+					verdict := [6]string{"right", "wrong", "unjudged", "right", "wrong", "unjudged"}[i]
+					fmt.Printf("change, %s\t%s\t%s\t%s\t%s\t%q\t%q\t%s\n", shape, filepath.Base(path), c.Status, cl, verdict,
+						c.Original, c.Replacement, context(text, c.Start, c.End))
+				}
 				switch {
 				case !ok && auto:
 					t.autoUnjudged++
@@ -268,6 +333,20 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 		slices.Sort(rules)
 		for _, r := range rules {
 			fmt.Printf("wrong by rule, %s: %-18s automatic %d, suggested %d\n", n, r, t.rules[r][0], t.rules[r][1])
+		}
+	}
+	if byRule {
+		for _, n := range names {
+			t := tallies[n]
+			classes := make([]string, 0, len(t.classes))
+			for cl := range t.classes {
+				classes = append(classes, cl)
+			}
+			slices.Sort(classes)
+			for _, cl := range classes {
+				v := t.classes[cl]
+				fmt.Printf("by rule, %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", n, cl, v[0], v[1], v[2], v[3], v[4], v[5])
+			}
 		}
 	}
 	return nil

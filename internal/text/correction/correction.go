@@ -182,9 +182,13 @@ func (e *Engine) findScan(text string, opts Options, gs *glossaryScan) ([]Change
 			line += strings.Count(text[pos:start], "\n")
 			pos = start
 			conf := pctConf(r.conf)
+			auto := conf >= autoThreshold
+			if r.conf&thinBit != 0 {
+				conf, auto = m.thinStatus(r)
+			}
 			repl := m.get(r.repl)
 			st := StatusNeedsReview
-			if conf >= autoThreshold {
+			if auto {
 				st = StatusAutoApplied
 				fc.auto++
 				fc.grow += len(repl) - (end - start)

@@ -283,6 +283,10 @@ type dict struct {
 	// a biblical place or book: English words, and the KJV's own common
 	// words ("fiery sardius" is a stone, not Sardis).
 	englishNear map[string]struct{}
+	// spelledEnglish holds the names that are an englishNear word but for
+	// a vowel, with the books that name them (see buildSpelledEnglish).
+	spelledEnglish map[string][2]uint64
+	spelledIDs     []uint64 // the replacements (by sref) that are names of spelledEnglish
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner

@@ -1005,7 +1005,11 @@ func (m *matcher) emitBook(i, j int, id sref, r ref, rule ruleID, conf float64) 
 		return next
 	}
 	n := m.found.n
+	thin := conf >= autoThreshold && (m.thinBook(i, j, &r, rule) || norm && m.thinVerse(&r))
 	m.add(start, end, repl, rule, conf)
+	if thin && m.found.n > n {
+		m.found.markLastThin()
+	}
 	if r.ok && !r.unsure && r.bk != 0 && m.opts.NormalizeReferences && m.found.n > n {
 		m.refs = append(m.refs, m.d.refRecOf(int32(n), r))
 	}
@@ -1046,7 +1050,7 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		// one book is the number of the next) gives way to it.
 		return
 	}
-	m.found.add(start, end, repl, rule, confPct(conf))
+	m.found.add(start, end, repl, rule, m.markThin(repl, rule, confPct(conf)))
 	if rule < rulePlaceLowercase && conf >= autoThreshold {
 		m.bibleSeen = true
 	}

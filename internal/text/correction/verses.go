@@ -296,6 +296,9 @@ func (d *dict) buildNames() error {
 			d.englishNear[line] = struct{}{}
 		}
 	}
+	if err := d.buildSpelledEnglish(); err != nil {
+		return err
+	}
 	d.buildKnown()
 	return nil
 }
