@@ -167,7 +167,8 @@ func (l sortedLines) has(w string) bool {
 }
 
 // contractionCut reports whether the word that ends at offset end of text
-// is the first part of a contraction ("couldn't", "wasn’t").
+// is the first part of a contraction ("couldn't", "wasn’t", "they'll"),
+// not a possessive ("naibal's wife").
 func contractionCut(text string, end int) bool {
 	rest := text[end:]
 	switch {
@@ -178,7 +179,11 @@ func contractionCut(text string, end int) bool {
 	default:
 		return false
 	}
-	return rest != "" && rest[0]|0x20 >= 'a' && rest[0]|0x20 <= 'z'
+	n := 0
+	for n < len(rest) && rest[n]|0x20 >= 'a' && rest[n]|0x20 <= 'z' {
+		n++
+	}
+	return n > 0 && !(n == 1 && rest[0]|0x20 == 's')
 }
 
 // archaicVerb reports whether lw is a verb form of the KJV's English, in
