@@ -44,16 +44,20 @@ func (d *dict) addWideName(name, lower, chapters string, byOSIS map[string]uint8
 }
 
 // widePerson returns the name of the KJV, a person, place or people of
-// any book, that the word w of a sermon is heard for when no chapter the
-// text cites explains it, or "": a word of five letters or more that no
-// English list holds, large or small, nor a list of modern names or of
-// the stems of contractions (see dict.wideNear), that begins with the
-// name's letter or both with a vowel, has its skeleton of three sounds or
-// more (or, from seven letters, the name's with one sound not heard, see
-// skeletonHeard), and is within half the name's letters of it
-// ("parththeians" for the Parthians of Acts 2, "elummites" for the
-// Elamites, "philillip" for Philip). Of several such names the nearest in
-// letters is taken, then one of a book the text cites, then the name of
+// a book the text cites, that the word w of a sermon is heard for when no
+// rule of the cited chapters explains it, or "". The word has five
+// letters or more and is in no English list, large or small, nor a list
+// of modern names or of the stems of contractions (see dict.wideNear); it
+// is no KJV verb form in -eth or -est and no KJV name with letters added
+// (see nameWithMore). It begins with the name's letter, or both with a
+// vowel; its skeleton is the name's, of three sounds or more (or, from
+// seven letters, the name's with one sound not heard, see skeletonHeard);
+// a word of a people's form is compared only with peoples; and it is
+// within a third of the name's letters of it, half for a word of nine
+// letters or more ("elummites" for the Elamites of Acts 2, "naphali" for
+// Naphtali in a sermon on Isaiah 9, "philillip" for Philip). One of a
+// people is the people's singular ("the laeotisian church": Laodicean). Of
+// several such names the nearest in letters is taken, then the name of
 // more chapters.
 func (m *matcher) widePerson(w string) string {
 	var lb, kb, sb [32]byte
@@ -64,7 +68,11 @@ func (m *matcher) widePerson(w string) string {
 	if m.d.wideNear.has(string(lw)) || m.nameWithMore(lw) {
 		return ""
 	}
-	return wideNearest(&m.d.wideNames, lw, skeleton(sb[:0], key), &m.citedBooks)
+	name := wideNearest(&m.d.wideNames, lw, skeleton(sb[:0], key), &m.citedBooks)
+	if strings.HasSuffix(name, "s") && lw[len(lw)-1] != 's' && groupName(strings.ToLower(name)) {
+		name = name[:len(name)-1] // one of a people: "the laeotisian church", Laodicean
+	}
+	return name
 }
 
 // wideNearest returns the name of names nearest the word lw whose
@@ -90,11 +98,14 @@ func wideNearest(names *[26][]wideName, lw, sk []byte, cited *[2]uint64) string 
 				continue // a name of no book the text cites
 			}
 			bar := len(p.lower) / 3
+			if len(lw) >= 9 {
+				bar = len(p.lower) / 2
+			}
 			dd := editDistance(lw, p.lower, bar)
 			if dd > bar || szOnly(lw, p.lower) || modernSpelling(lw, p.lower) {
 				continue
 			}
-			if best == nil || dd < bestD || dd == bestD && widerThan(p, best, cited) {
+			if best == nil || dd < bestD || dd == bestD && widerThan(p, best) {
 				best, bestD = p, dd
 			}
 		}
@@ -106,14 +117,8 @@ func wideNearest(names *[26][]wideName, lw, sk []byte, cited *[2]uint64) string 
 }
 
 // widerThan reports whether the name a is to be preferred to b, both as
-// near a word: a name of a cited book before one of no cited book, then
-// the name of more chapters.
-func widerThan(a, b *wideName, cited *[2]uint64) bool {
-	ca := a.books[0]&cited[0] != 0 || a.books[1]&cited[1] != 0
-	cb := b.books[0]&cited[0] != 0 || b.books[1]&cited[1] != 0
-	if ca != cb {
-		return ca
-	}
+// near a word and both of a cited book: the name of more chapters.
+func widerThan(a, b *wideName) bool {
 	return a.chapters > b.chapters
 }
 
