@@ -33,8 +33,13 @@ func (d *dict) addWideName(name, lower, chapters string, byOSIS map[string]uint8
 		skel:        string(skeleton(pb[:0], key)),
 		chapters:    strings.Count(chapters, ",") + 1,
 	}
+	prev := ""
 	for c := range strings.SplitSeq(chapters, ",") {
 		osis, _, _ := strings.Cut(c, ".")
+		if osis == prev {
+			continue // the chapters of a book are listed together
+		}
+		prev = osis
 		if b := byOSIS[osis]; b != 0 {
 			n.books[b>>6] |= 1 << (b & 63)
 		}
