@@ -96,7 +96,7 @@ func wideNearest(names *[26][]wideName, lw, sk []byte, cited *[2]uint64) string 
 		}
 		for i := range names[c-'a'] {
 			p := &names[c-'a'][i]
-			if !skeletonHeard(sk, []byte(p.skel), len(lw)) || group != groupName(p.lower) {
+			if !(skeletonHeard(sk, []byte(p.skel), len(lw)) || bHeardAsV(sk, p.skel)) || group != groupName(p.lower) {
 				continue // "the lycanian language" is no Lycaonia
 			}
 			if p.books[0]&cited[0] == 0 && p.books[1]&cited[1] == 0 {
@@ -205,11 +205,11 @@ func archaicVerb(lw []byte) bool {
 }
 
 // nameWithMore reports whether the word lw is a KJV name of four letters
-// or more with letters added after it: a plural or a possessive whose
+// or more with one to three letters added after it: a plural or a possessive whose
 // apostrophe was lost ("herods"), a modern name made of one ("michaela"),
 // a word of another language ("christos"); never a name heard wrong.
 func (m *matcher) nameWithMore(lw []byte) bool {
-	for n := wideMinLetters; n < len(lw); n++ {
+	for n := max(wideMinLetters, len(lw)-3); n < len(lw); n++ {
 		if _, ok := m.d.kjvNames[string(lw[:n])]; ok {
 			return true
 		}
@@ -277,4 +277,24 @@ func allCapitals(w string) bool {
 func modernSpelling(lw []byte, name string) bool {
 	stem, ok := strings.CutSuffix(name, "anes")
 	return ok && string(lw) == stem+"ans"
+}
+
+// bHeardAsV reports whether the skeleton sk is the name's with a b heard
+// as a v, as modern Hebrew says it ("nadav" for Nadab, "bashiva" for
+// Bathsheba).
+func bHeardAsV(sk []byte, name string) bool {
+	if len(sk) != len(name) {
+		return false
+	}
+	v := false
+	for i := range sk {
+		switch {
+		case sk[i] == name[i]:
+		case sk[i] == 'F' && name[i] == 'P':
+			v = true
+		default:
+			return false
+		}
+	}
+	return v
 }
