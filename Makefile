@@ -103,6 +103,10 @@ mailpit: ## Build (once) mailpit, the SMTP server of the email tests, into bin/.
 redis: ## Install redis-server (Debian) for the rate-limit and apiserver tests when missing.
 	@hack/redis.sh >/dev/null
 
+.PHONY: dicts
+dicts: ## Install (Debian) the SCOWL word lists the correction engine's derived lists are checked against, when missing.
+	@hack/dicts.sh
+
 .PHONY: postgres
 postgres: ## Install PostgreSQL (Debian) for the results-store tests when missing.
 	@hack/postgres.sh >/dev/null
@@ -135,7 +139,7 @@ run: build envtest ## Run the service on its embedded default (state in .tcs-dev
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint envtest s3server mailpit redis postgres helm chromium axe build fuzz ## Run every test.
+test: verify-generated vet lint envtest s3server mailpit redis postgres helm chromium axe dicts build fuzz ## Run every test.
 	KUBEBUILDER_ASSETS="$$(hack/envtest.sh)" TCS_S3SERVER="$$(hack/s3server.sh)" TCS_MAILPIT="$$(hack/mailpit.sh)" TCS_REDIS_SERVER="$$(hack/redis.sh)" TCS_POSTGRES_BIN="$$(hack/postgres.sh)" TCS_HELM="$$(hack/helm.sh)" TCS_CHROMIUM="$$(hack/chromium.sh)" TCS_AXE="$$(hack/axe.sh)" TCS_BIN="$(TCS)" \
 		go test $(GO_TEST_FLAGS) -timeout $(UNIT_TIMEOUT) ./...
 

@@ -44,6 +44,7 @@ func (d *dict) buildChapterPeople() error {
 		}
 		name := f[0]
 		lower := strings.ToLower(name)
+		d.addWideName(name, lower, f[1], byOSIS)
 		if len(lower) < 5 || d.isBookWord(lower) || groupName(lower) {
 			return nil
 		}
@@ -194,7 +195,9 @@ func (m *matcher) chapterPerson(people []soundedName, w string) string {
 // lost or as a possessive (see soundLostPerson, possessivePerson), or said
 // among names read from a cited passage (see listedPerson), or a person
 // named in many chapters of the passage the text reads (see
-// frequentPerson). Every place the text says a word found so is suggested.
+// frequentPerson), or, when none of these explains it, a name of the
+// whole Bible (see widePerson). Every place the text says a word found so
+// is suggested.
 func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec {
 	if len(spans) == 0 {
 		return out
@@ -206,6 +209,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		verse  []versePerson // the people of a few verses the word sounds like
 		listed bool          // the word may be a person of the cited chapters said among names (see listedPerson)
 		near   bool          // the word sounds like a place of a chapter next to a cited one (see neighbourPlace)
+		wide   bool          // name is a name of no cited chapter (see widePerson)
 	}
 	words := map[string]heard{} // a word said again is read once
 	var fk frequentKeys
@@ -255,6 +259,14 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			words[w] = h
 		}
 	}
+	for w, h := range words {
+		if h.name == "" {
+			if h.name = m.widePerson(w); h.name != "" {
+				h.wide = true
+				words[w] = h
+			}
+		}
+	}
 	added := false
 	for _, r := range short {
 		if !notProse(text, r.start, r.end) && !owned(text, r.start) {
@@ -264,7 +276,11 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 	}
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
-		if name := words[text[start:end]].name; name != "" && !notProse(text, start, end) && !owned(text, start) {
+		h := words[text[start:end]]
+		if h.wide && (contractionCut(text, end) || m.afterName(text, start) || glossed(text, start, end) || allCapitals(text[start:end]) || m.foreignLine(start)) {
+			continue
+		}
+		if name := h.name; name != "" && !notProse(text, start, end) && !owned(text, start) {
 			out = append(out, personRec{start, end, name, 0.6})
 			added = true
 		}

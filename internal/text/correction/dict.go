@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/kjv_listed_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/modern_names_near_people.txt data/kjv_people.tsv data/kjv_verse_starts.bin
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/kjv_listed_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/modern_names_near_people.txt data/words_near_bible_names.txt data/kjv_people.tsv data/kjv_verse_starts.bin
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -287,6 +287,12 @@ type dict struct {
 	// a vowel, with the books that name them (see buildSpelledEnglish).
 	spelledEnglish map[string][2]uint64
 	spelledIDs     []uint64 // the replacements (by sref) that are names of spelledEnglish
+	// wideNames lists by first letter the KJV's names of four letters or
+	// more, and wideNear the words of the large English lists and the
+	// stems of contractions that sound like one of them (see
+	// matcher.widePerson).
+	wideNames [26][]wideName
+	wideNear  sortedLines
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner
