@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -406,6 +407,8 @@ func TestReplaceWritesTheWholeStatusAtTheVersionRead(t *testing.T) {
 				t.Fatalf("the status written is %+v", got.Status)
 			case !tc.conflict && !managesStatus(got, OwnerAPI):
 				t.Fatalf("%s does not manage the status it wrote: %+v", OwnerAPI, got.ManagedFields)
+			case !slices.ContainsFunc(got.ManagedFields, func(e metav1.ManagedFieldsEntry) bool { return e.Subresource == "" }):
+				t.Fatalf("the creator's managed fields were lost: %+v", got.ManagedFields)
 			}
 		})
 	}

@@ -63,8 +63,9 @@ const (
 	// CreateMissing makes Update create the object when it does not exist.
 	CreateMissing
 	// Replace makes Patch write the whole status (an update of the status subresource at the
-	// resourceVersion read, so locked too) instead of a merge patch: for a first status of
-	// many fields, which kube-apiserver then need not apply to its copy of the object.
+	// resourceVersion read, so locked too) instead of a merge patch, whether or not it changed:
+	// for a first status of many fields, which kube-apiserver then need not apply to its copy
+	// of the object, written by a caller that knows it changed it (Retry's mutate).
 	Replace
 )
 
@@ -90,20 +91,23 @@ func Sync(obj client.Object) {
 
 // Patch derives obj's conditions from its status (Sync), sends the changes of obj's status
 // since New as a merge patch (or, with Replace, the whole status), and updates obj from the
-// answer. It sends nothing when the status did not change. A conflict error means another writer changed a locked patch's object since
+// answer. It sends no merge patch when the status did not change. A conflict error means another writer changed a locked patch's object since
 // it was read.
 func (h *Helper) Patch(ctx context.Context, c client.StatusClient, obj client.Object, opts ...Option) error {
 	Sync(obj)
-	data, err := Diff(h.before, obj, opts...)
-	if err != nil || data == nil {
-		return err
-	}
 	if has(opts, Replace) {
+		// Without managed fields in the request, kube-apiserver keeps the object's own and
+		// need not read back what it sent.
+		obj.SetManagedFields(nil)
 		if err := c.Status().Update(ctx, obj, client.FieldOwner(h.owner)); err != nil {
 			return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), err)
 		}
 		h.before = obj.DeepCopyObject().(client.Object)
 		return nil
+	}
+	data, err := Diff(h.before, obj, opts...)
+	if err != nil || data == nil {
+		return err
 	}
 	if err := c.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, data), client.FieldOwner(h.owner)); err != nil {
 		return fmt.Errorf("patching the status of %s: %w", client.ObjectKeyFromObject(obj), err)
