@@ -6,18 +6,6 @@ package correction
 // its reference, though the reference cannot be written ("the budget
 // numbers 215 and 300" of a council meeting is no book).
 func (d *dict) gluedTwice(b uint8, digits string) bool {
-	n := 0
-	for k := 0; k < len(digits); k++ {
-		n = n*10 + int(digits[k]-'0')
-	}
-	found := 0
-	for _, div := range [...]int{10, 100, 1000} {
-		if div >= n || (div == 1000 && len(digits) < 4) {
-			break
-		}
-		if cc, vv := n/div, n%div; vv >= div/10 && d.hasVerse(b, cc, vv) {
-			found++
-		}
-	}
+	_, _, found := d.digitReadings(b, digits)
 	return found >= 2
 }

@@ -32,6 +32,13 @@ func (m *matcher) namesAround(text string, start, end int) int {
 			n++
 		}
 	}
+	eachListNeighbour(text, start, end, see)
+	return n
+}
+
+// eachListNeighbour calls see with the bounds of each of the listWindow
+// words either side of the word text[start:end], nearest first.
+func eachListNeighbour(text string, start, end int, see func(s, e int)) {
 	i := start
 	for k := 0; k < listWindow && i > 0; k++ {
 		s := wordStartBefore(text, i)
@@ -48,7 +55,6 @@ func (m *matcher) namesAround(text string, start, end int) int {
 		see(s, e)
 		j = e
 	}
-	return n
 }
 
 // passageWindow is how many words before a word passagePeople reads: two

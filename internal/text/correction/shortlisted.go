@@ -24,22 +24,7 @@ func (m *matcher) shortListed(out []personRec, text string, start, end int, peop
 			out = append(out, personRec{s, e, name, 0.6})
 		}
 	}
-	i := start
-	for k := 0; k < listWindow && i > 0; k++ {
-		s := wordStartBefore(text, i)
-		e := s
-		for e < i && isWordByte(text[e]) {
-			e++
-		}
-		try(s, e)
-		i = s
-	}
-	j := end
-	for k := 0; k < listWindow && j < len(text); k++ {
-		s, e := wordAfterAny(text, j)
-		try(s, e)
-		j = e
-	}
+	eachListNeighbour(text, start, end, try)
 	return out
 }
 

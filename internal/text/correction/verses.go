@@ -119,11 +119,17 @@ func (d *dict) singleChapter(b uint8) bool {
 // only reading that exists; none when there are two ("121": 12:1 or
 // 1:21) or none.
 func (d *dict) splitDigits(b uint8, digits string) (c, v int, ok bool) {
+	c, v, found := d.digitReadings(b, digits)
+	return c, v, found == 1
+}
+
+// digitReadings counts the readings of a run of three or four digits as a
+// chapter and a verse of book b that exist, and returns the last of them.
+func (d *dict) digitReadings(b uint8, digits string) (c, v, found int) {
 	n := 0
 	for k := 0; k < len(digits); k++ {
 		n = n*10 + int(digits[k]-'0')
 	}
-	found := 0
 	for _, div := range [...]int{10, 100, 1000} {
 		if div >= n || (div == 1000 && len(digits) < 4) {
 			break
@@ -135,7 +141,7 @@ func (d *dict) splitDigits(b uint8, digits string) (c, v int, ok bool) {
 		c, v = cc, vv
 		found++
 	}
-	return c, v, found == 1
+	return c, v, found
 }
 
 // checkRef makes r, read after a name of book b, one that exists: a
