@@ -281,8 +281,13 @@ func TestAIPassRestartedMidRunFinishesOnce(t *testing.T) {
 func TestAIPassOfATranscriptThatFailsFailsToo(t *testing.T) {
 	c, store, ns := aiNamespace(t)
 	t.Cleanup(runAIPass(t, ns, store, AIPassReconciler{Provider: aipass.NewRules()}))
-	tr := newTranscript(ns, "org_a", tcsv1.SourcePaste) // no input stored: the transcript fails
+	tr := newTranscript(ns, "org_a", tcsv1.SourcePaste)
 	tr.Spec.Options.AIPass.Enabled = true
+	// An input the deterministic pass cannot read: the transcript fails.
+	tr.Spec.Source.Format = "json"
+	if err := store.Put(t.Context(), tr.Spec.Source.InputRef, []byte("{not json"), "application/json"); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Create(t.Context(), tr); err != nil {
 		t.Fatal(err)
 	}
