@@ -101,7 +101,9 @@ const DefaultRetention = 30 * 24 * time.Hour
 const DefaultWorkers = 8
 
 // +kubebuilder:rbac:groups=tcs.dev,resources=transcripts,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system
-// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts/status,verbs=get;patch,namespace=tcs-system
+// The status is written with merge patches; update is the API's whole first status of a
+// transcript (statuspatch.Replace).
+// +kubebuilder:rbac:groups=tcs.dev,resources=transcripts/status,verbs=get;update;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations,verbs=get;list;watch;create;update;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups=tcs.dev,resources=organizations/status,verbs=get;patch,namespace=tcs-system
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete,namespace=tcs-system

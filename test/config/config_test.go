@@ -489,13 +489,15 @@ func checkAccess(t *testing.T, cs kubernetes.Interface, user, ns string) {
 				access{verb, r.group, r.resource, "", "", false}) // all namespaces
 		}
 	}
-	// Status is written with merge patches only (internal/platform/kube/statuspatch): no update of a status,
-	// nor of a whole delivery.
+	// Status is written with merge patches (internal/platform/kube/statuspatch): no update of a status,
+	// nor of a whole delivery; a transcript's first status, which the API writes whole
+	// (statuspatch.Replace), is the one update, and only in the service's namespace.
 	for _, r := range []string{"transcripts", "organizations", "webhookendpoints", "webhookdeliveries"} {
 		cases = append(cases,
 			access{"patch", "tcs.dev", r, "status", ns, true},
 			access{"patch", "tcs.dev", r, "status", "other", false},
-			access{"update", "tcs.dev", r, "status", ns, false})
+			access{"update", "tcs.dev", r, "status", ns, r == "transcripts"},
+			access{"update", "tcs.dev", r, "status", "other", false})
 	}
 	cases = append(cases, access{"update", "tcs.dev", "webhookdeliveries", "", ns, false})
 	cases = append(cases,
