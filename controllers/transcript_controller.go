@@ -22,6 +22,7 @@ import (
 	"tcs.dev/tcs/internal/domain/glossary"
 	"tcs.dev/tcs/internal/domain/limits"
 	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/finalizers"
 	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 	"tcs.dev/tcs/internal/platform/metrics"
 	"tcs.dev/tcs/internal/platform/results"
@@ -124,7 +125,7 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// is stored for them by this reconciler; the update brings the transcript back. The
 		// archiver removes it with its mark (its record keeps the objects); a soft delete
 		// undoes the mark, and the finalizer comes back for the purge.
-		err := addFinalizer(ctx, r.Client, t, tcsv1.FinalizerStoredObjects)
+		err := finalizers.Add(ctx, r.Client, t, tcsv1.FinalizerStoredObjects)
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			return ctrl.Result{}, nil // the newer transcript, or its deletion, brings it back
 		}
@@ -466,7 +467,7 @@ func archived(t *tcsv1.Transcript) bool {
 
 // endFinalize removes FinalizerStoredObjects from t, letting its deletion end.
 func (r *TranscriptReconciler) endFinalize(ctx context.Context, t *tcsv1.Transcript) (ctrl.Result, error) {
-	err := removeFinalizer(ctx, r.Client, t, tcsv1.FinalizerStoredObjects)
+	err := finalizers.Remove(ctx, r.Client, t, tcsv1.FinalizerStoredObjects)
 	return afterWrite(client.IgnoreNotFound(err), "removing the finalizer of %s", t.Spec.ID)
 }
 

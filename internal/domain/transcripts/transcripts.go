@@ -21,12 +21,12 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	tcsv1 "tcs.dev/tcs/api/v1alpha1"
 	"tcs.dev/tcs/internal/domain/ids"
 	"tcs.dev/tcs/internal/domain/orgs"
 	"tcs.dev/tcs/internal/platform/blob"
+	"tcs.dev/tcs/internal/platform/kube/finalizers"
 	"tcs.dev/tcs/internal/platform/kube/statuspatch"
 	"tcs.dev/tcs/internal/platform/kube/workingset"
 	"tcs.dev/tcs/internal/platform/results"
@@ -490,23 +490,21 @@ func (s *Service) Delete(ctx context.Context, org, id string, now metav1.Time) (
 	return t, nil
 }
 
-// Discard deletes t, a transcript of org its request made and will not answer (it could not
-// store the input), at once: the request removes the objects it stored first, then Discard the
-// finalizer it created t with, conditional on the version t holds (a transcript another writer
-// took over since is kept), and t. A retry of the request makes it anew under the same id.
+// Discard deletes t, a transcript of org that its request made and will not answer (it
+// could not store the input), at once: it removes the finalizer t was created with,
+// conditional on the version t holds (a transcript another writer took over since is kept),
+// then t. The caller removes the objects it stored for t first. A retry of the request makes
+// the transcript anew under the same id.
 func (s *Service) Discard(ctx context.Context, org string, t *tcsv1.Transcript) error {
 	if err := owned(org, t); err != nil {
 		return err
 	}
-	orig := t.DeepCopy()
-	if controllerutil.RemoveFinalizer(t, tcsv1.FinalizerStoredObjects) {
-		err := s.Client.Patch(ctx, t, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-		switch {
-		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
-			return nil
-		case err != nil:
-			return fmt.Errorf("discarding transcript %s: %w", t.Spec.ID, err)
-		}
+	err := finalizers.Remove(ctx, s.Client, t, tcsv1.FinalizerStoredObjects)
+	switch {
+	case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("discarding transcript %s: %w", t.Spec.ID, err)
 	}
 	uid := t.UID
 	if err := s.Client.Delete(ctx, t, client.Preconditions{UID: &uid}); err != nil && !apierrors.IsNotFound(err) {

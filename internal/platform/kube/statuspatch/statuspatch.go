@@ -91,8 +91,8 @@ func Sync(obj client.Object) {
 
 // Patch derives obj's conditions from its status (Sync), sends the changes of obj's status
 // since New as a merge patch (or, with Replace, the whole status), and updates obj from the
-// answer. It sends no merge patch when the status did not change. A conflict error means another writer changed a locked patch's object since
-// it was read.
+// answer. It sends no merge patch when the status did not change. A conflict error means
+// another writer changed a locked patch's object since it was read.
 func (h *Helper) Patch(ctx context.Context, c client.StatusClient, obj client.Object, opts ...Option) error {
 	Sync(obj)
 	if has(opts, Replace) {
