@@ -24,9 +24,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
+
+	"tcs.dev/tcs/internal/text/correction/gen/kjvtext"
 )
 
 // untranslated holds the words the KJV leaves in Hebrew, Aramaic or Greek
@@ -47,22 +48,15 @@ func main() {
 }
 
 func run(kjvFile, namesFile, englishFile, outFile string) error {
-	var text []byte
-	var err error
-	if kjvFile == "" {
-		text, err = exec.Command("bible", "-f", "Gen1:1-Rev22:21").Output()
-	} else {
-		text, err = os.ReadFile(kjvFile)
-	}
-	if err != nil {
-		return fmt.Errorf("reading the KJV text: %w", err)
-	}
-	names, err := readList(namesFile)
+	text, err := kjvtext.Read(kjvFile)
 	if err != nil {
 		return err
 	}
-	english, err := readList(englishFile)
-	if err != nil {
+	names, english := map[string]bool{}, map[string]bool{}
+	if err := kjvtext.AddList(namesFile, names); err != nil {
+		return err
+	}
+	if err := kjvtext.AddList(englishFile, english); err != nil {
 		return err
 	}
 	lower := map[string]bool{}   // the words the text writes in lowercase
@@ -112,20 +106,4 @@ func run(kjvFile, namesFile, englishFile, outFile string) error {
 		return fmt.Errorf("writing the listed names: %w", err)
 	}
 	return nil
-}
-
-// readList returns the lines of a list of one word a line, lines starting
-// with # aside.
-func readList(file string) (map[string]bool, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
-	}
-	set := map[string]bool{}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			set[line] = true
-		}
-	}
-	return set, nil
 }

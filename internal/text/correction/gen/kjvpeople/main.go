@@ -28,9 +28,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
+
+	"tcs.dev/tcs/internal/text/correction/gen/kjvtext"
 )
 
 // maxVerses is the most verses a name may be said in to get the words of
@@ -55,15 +56,9 @@ func main() {
 }
 
 func run(kjvFile, namesFile, versFile, outFile, startsFile string) error {
-	var text []byte
-	var err error
-	if kjvFile == "" {
-		text, err = exec.Command("bible", "-f", "Gen1:1-Rev22:21").Output()
-	} else {
-		text, err = os.ReadFile(kjvFile)
-	}
+	text, err := kjvtext.Read(kjvFile)
 	if err != nil {
-		return fmt.Errorf("reading the KJV text: %w", err)
+		return err
 	}
 	osis, err := readOSIS(versFile)
 	if err != nil {
@@ -71,7 +66,7 @@ func run(kjvFile, namesFile, versFile, outFile, startsFile string) error {
 	}
 	nameSet := map[string]bool{}
 	for f := range strings.SplitSeq(namesFile, ",") {
-		if err := readNames(f, nameSet); err != nil {
+		if err := kjvtext.AddList(f, nameSet); err != nil {
 			return err
 		}
 	}
@@ -192,20 +187,6 @@ func readOSIS(file string) ([]string, error) {
 		ids = append(ids, id)
 	}
 	return ids, nil
-}
-
-// readNames adds to set the names of a list of one name a line.
-func readNames(file string, set map[string]bool) error {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return fmt.Errorf("reading the names: %w", err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			set[line] = true
-		}
-	}
-	return nil
 }
 
 func writeFile(name string, r io.Reader) error {
