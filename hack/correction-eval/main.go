@@ -34,6 +34,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -338,12 +339,7 @@ func run(dir, judgmentsFile, errorsFile, unjudgedFile string, normalize bool, ca
 	if byRule {
 		for _, n := range names {
 			t := tallies[n]
-			classes := make([]string, 0, len(t.classes))
-			for cl := range t.classes {
-				classes = append(classes, cl)
-			}
-			slices.Sort(classes)
-			for _, cl := range classes {
+			for _, cl := range slices.Sorted(maps.Keys(t.classes)) {
 				v := t.classes[cl]
 				fmt.Printf("by rule, %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", n, cl, v[0], v[1], v[2], v[3], v[4], v[5])
 			}
