@@ -105,7 +105,7 @@ func (r *recs) markLastThin() {
 func (m *matcher) thinStatus(r rec) (float64, bool) {
 	if r.rule == rulePlaceLowercase || r.rule == rulePlaceVariant {
 		var b [32]byte
-		books := m.d.spelledEnglish[string(lowerASCII(b[:0], m.get(r.repl)))]
+		books := m.d.spelledEnglish[string(appendLower(b[:0], m.get(r.repl)))]
 		if books[0]&m.citedBooks[0] != 0 || books[1]&m.citedBooks[1] != 0 {
 			return pctConf(r.conf &^ thinBit), true
 		}
@@ -117,18 +117,6 @@ func (m *matcher) thinStatus(r rec) (float64, bool) {
 // spelledEnglish.
 func (d *dict) spelledName(id sref) bool {
 	return id&dynRef == 0 && int(id>>6) < len(d.spelledIDs) && d.spelledIDs[id>>6]&(1<<(id&63)) != 0
-}
-
-// lowerASCII appends s to b with its ASCII letters in lowercase.
-func lowerASCII(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c |= 0x20
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // numberNext reports whether the word after text[:end] is a number, in
@@ -149,7 +137,7 @@ func numberNext(text string, end int) bool {
 		return false
 	}
 	var b [12]byte
-	switch string(lowerASCII(b[:0], text[i:j])) {
+	switch string(appendLower(b[:0], text[i:j])) {
 	case "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 		"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
 		"eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy",
@@ -192,7 +180,7 @@ func (d *dict) buildSpelledEnglish() error {
 		if len(name) < 4 || len(name) > len(b) {
 			continue
 		}
-		if _, ok := d.spelledEnglish[string(lowerASCII(b[:0], name))]; ok {
+		if _, ok := d.spelledEnglish[string(appendLower(b[:0], name))]; ok {
 			d.spelledIDs[k>>6] |= 1 << (k & 63)
 		}
 	}
