@@ -365,6 +365,7 @@ func (sc *scanner) scan() {
 		cues[first>>6] &^= ^uint64(0) << (first & 63)
 		clear(cues[first>>6+1:])
 	}
+	tk := tb[:len(toks)] // as long as toks: tk[k] needs no check
 	for k := first; k < len(toks); k++ {
 		t := &toks[k]
 		start, size := int(t.start), int(t.end-t.start)
@@ -407,7 +408,7 @@ func (sc *scanner) scan() {
 		// A word personScan keeps has five to 20 bytes and is no key, no
 		// number and no word of runes from 0x80.
 		rare := b2u(uint(size-5) <= 15) & b2u(f&(tFull|tDigits|tMulti) == 0)
-		tb[k] = b2u(f&tried != 0) | d.cueMask[h>>56]<<1 | rare<<2
+		tk[k] = b2u(f&tried != 0) | d.cueMask[h>>56] | rare<<2
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
 	}
@@ -417,7 +418,7 @@ func (sc *scanner) scan() {
 	for w := first >> 6; w<<6 < len(toks); w++ {
 		lo, hi := max(first-w<<6, 0), min(len(toks)-w<<6, 64)
 		keep := ^uint64(0) << lo &^ (^uint64(0) << hi) // hi = 64: a shift by 64 is 0
-		block := tb[w<<6 : w<<6+64]
+		block := tb[w<<6 : w<<6+64 : w<<6+64]
 		var mk, cu, rare uint64
 		for g := lo &^ 7; g < hi; g += 8 {
 			v := loadFullBytes(block[g : g+8])
