@@ -1697,6 +1697,9 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		return r
 	}
 	v, next, spoken := m.parseNum(k)
+	if b != 0 && spoken && v > 100 && v%100 < 10 && !m.d.hasChapter(b, v) && sc.isAny(k+1, "oh", "o") {
+		v, next = v/100, k+1 // "1 john one oh nine": no chapter 109, so chapter one
+	}
 	if b != 0 && !spoken && (v == 0 || !m.d.hasChapter(b, v)) && !chapterWord {
 		// "Romans 828": a chapter and a verse without their colon.
 		if t := sc.tok(k); sc.has(k) && t.digits() && t.e()-t.s() >= 3 && t.e()-t.s() <= 4 {
@@ -1758,6 +1761,10 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 	g := sc.refGap(k - 1)
 	if !g.ok || g.dash && !m.dashVerse(k, b, r) {
 		return k
+	}
+	if r.chapterWord && !g.comma && !g.period && sc.is(k, "and") && sc.has(k+1) && sc.refGap(k).ok &&
+		sc.isAny(k+1, "verse", "verses") {
+		k++ // "chapter three and verse sixteen"
 	}
 	switch {
 	case g.colon:
@@ -1839,6 +1846,13 @@ func (m *matcher) refRange(k int, b uint8, r *ref) {
 			r.verseEnd, r.endTok = v3, nx-1
 		}
 		return
+	case r.verse > 0 && r.verseEnd == 0 && b != 0 && !g.colon && !sc.tok(r.verseTok).digits():
+		// "matthew twenty eight nineteen twenty": a spoken verse and the
+		// next one said after it, with nothing between, are a range.
+		if v3, nx, sp := m.parseNum(k); sp && v3 == r.verse+1 && m.d.hasVerse(b, r.chapter, v3) && !m.numberGoesOn(nx) {
+			r.verseEnd, r.endTok = v3, nx-1
+		}
+		return
 	}
 	if rk >= 0 && sc.has(rk) {
 		v3, nx, _ := m.parseNum(rk)
@@ -1849,6 +1863,20 @@ func (m *matcher) refRange(k int, b uint8, r *ref) {
 			r.chapterEnd, r.chapterRange, r.endTok, r.strong = v3, true, nx-1, true
 		}
 	}
+}
+
+// numberGoesOn reports whether token k is a number said or written
+// right after the one before it ("nineteen twenty five" is a year).
+func (m *matcher) numberGoesOn(k int) bool {
+	sc := m.sc
+	if !sc.has(k) || !sc.plainGap(k-1) {
+		return false
+	}
+	if sc.tok(k).digits() {
+		return true
+	}
+	_, ok := m.numWord(k)
+	return ok
 }
 
 // numWord returns the value of token k as a number word ("seven",
@@ -1884,6 +1912,13 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		return 0, k, false
 	}
 	k++
+	if v < 10 && sc.has(k+1) && sc.plainGap(k-1) && sc.isAny(k, "oh", "o") && sc.plainGap(k) {
+		// "psalm one oh three": the hundreds, and a zero said as the
+		// letter.
+		if u, ok := m.numWord(k + 1); ok && u < 10 {
+			return v*100 + u, k + 2, true
+		}
+	}
 	if v < 10 && sc.has(k) && sc.plainGap(k-1) && sc.is(k, "hundred") {
 		total := v * 100
 		k++
