@@ -643,8 +643,10 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	}
 	// "i samuel 3" after "turn to", "in", "read": the ordinal, where
 	// elsewhere a lowercase "i" is the pronoun ("then i john 3 16").
+	// No one says "i" before a plural ("i kings 18", "i corinthians
+	// 13"): there it is the ordinal wherever a reference follows.
 	lowerRoman := p.style == pRoman && !sc.tok(i).upper()
-	if lowerRoman && p.num == 1 && !m.weakCue(i) {
+	if lowerRoman && p.num == 1 && !m.weakCue(i) && !plural(f.pfam.base) {
 		return 0, false
 	}
 	if p.style == pDigit || p.style == pCardWord {
