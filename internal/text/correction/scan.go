@@ -70,8 +70,8 @@ type scanner struct {
 	cwin [winSize / 64]uint64
 	rwin [winSize / 64]uint64
 	bwin [winSize]uint8
-	gl    *glossaryScan // sees every word read, or nil
-	ps    *personScan   // sees every word read, or nil
+	gl   *glossaryScan // sees every word read, or nil
+	ps   *personScan   // sees every word read, or nil
 }
 
 // tried are the flags of the tokens the matcher tries (see matcher.run).
