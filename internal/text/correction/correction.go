@@ -226,8 +226,11 @@ func (e *Engine) findScan(text string, opts Options, gs *glossaryScan) ([]Change
 // changeIDs hands out the IDs chg_0001 … in order, carved out of one
 // string.
 type changeIDs struct {
-	all string
-	pos int
+	all   string
+	pos   int // where the next ID starts
+	n     int // IDs handed out
+	w     int // the length of the next ID
+	wider int // the n at which IDs gain a digit
 }
 
 // newChangeIDs returns the IDs of n changes.
@@ -253,17 +256,18 @@ func newChangeIDs(n int) *changeIDs {
 		}
 		sb.Write(id)
 	}
-	return &changeIDs{all: sb.String()}
+	return &changeIDs{all: sb.String(), w: len("chg_0001"), wider: 9999}
 }
 
 // next returns the next ID.
 func (c *changeIDs) next() string {
-	end := c.pos + 4
-	for end < len(c.all) && c.all[end] != 'c' {
-		end++
+	if c.n == c.wider { // chg_9999 was the last of its length
+		c.w++
+		c.wider = c.wider*10 + 9
 	}
-	id := c.all[c.pos:end]
-	c.pos = end
+	c.n++
+	id := c.all[c.pos : c.pos+c.w]
+	c.pos += c.w
 	return id
 }
 

@@ -270,7 +270,8 @@ type dict struct {
 	// name that personScan gathers: "named", "called", "of", and the
 	// short words a long name is heard as, "one", "a", "an".
 	cueHash [numCues]uint64
-	cueMask [256]uint8 // 1 at the top eight bits of each of cueHash
+	cueMask [256]uint8 // bitCue at the top eight bits of each of cueHash
+	ws      wordSets   // the words the matcher reads most often
 	ofHash  [len(ofNames)]uint64
 	// personNear holds the English words and modern names that sound
 	// like a biblical person's name: never that name after a naming cue.
@@ -757,6 +758,7 @@ func readTSV(name string, fn func(f []string) error) error {
 // buildDict reads the embedded data into lookup tables.
 func buildDict() (*dict, error) {
 	d := &dict{
+		ws:             newWordSets(),
 		root:           map[string]*node{},
 		prefixes:       buildPrefixes(),
 		numWords:       buildNumWords(),

@@ -205,8 +205,7 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 	if b == nil || m.d.bookOf(b.id) == 0 || !strings.EqualFold(sc.text[sc.tok(i).s():sc.tok(j).e()], b.name) && b.osis != "Ps" {
 		return false // only the book's own name: not "palms", not "lamentation"
 	}
-	if sc.isAny(i-1, "a", "an", "this", "that", "these", "those", "our", "your", "my", "his", "her", "their", "its",
-		"every", "each", "any", "some", "many", "other", "few") || (i > 0 && sc.tok(i-1).digits()) ||
+	if sc.in(i-1, &sc.d.ws.determiner) || (i > 0 && sc.tok(i-1).digits()) ||
 		i > 0 && strings.HasSuffix(strings.ToLower(sc.str(i-1)), "'s") {
 		return false // "this revelation", "these psalms", "15 psalms", "god's revelation"
 	}

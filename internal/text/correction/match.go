@@ -553,7 +553,7 @@ func (m *matcher) commaOrdinal(i int, p prefix, buf *[8]cand) (int, bool) {
 // "the book of", "the gospel of", "the epistle to", "according to".
 func (m *matcher) strongCue(i int) bool {
 	sc := m.sc
-	if sc.isAny(i-1, "of", "to") && sc.isAny(i-2, "book", "gospel", "epistle", "epistles", "letter", "letters", "books") {
+	if sc.in(i-1, &sc.d.ws.ofTo) && sc.in(i-2, &sc.d.ws.writing) {
 		// "a book of numbers", "another letter to the romans": an
 		// indefinite article makes the phrase a common noun, not a title.
 		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
@@ -578,17 +578,13 @@ func (m *matcher) weakCue(i int) bool {
 // locativeBefore reports whether a word that places what follows precedes token i: "to",
 // "in", "near", …
 func (m *matcher) locativeBefore(i int) bool {
-	return m.sc.isAny(i-1, "to", "from", "in", "at", "near", "into", "toward", "towards", "through")
+	return m.sc.in(i-1, &m.d.ws.locative)
 }
 
 // countAfter reports whether the word after reference r makes its number a count or an
 // age: "3 times", "5 years old", "2 of them".
 func (m *matcher) countAfter(r ref) bool {
-	return m.sc.isAny(r.endTok+1, "times", "time", "years", "year", "yrs", "months", "month", "weeks",
-		"week", "days", "day", "hours", "hour", "minutes", "minute", "seconds", "dollars", "bucks",
-		"cents", "percent", "people", "kids", "children", "men", "women", "miles", "feet", "pounds",
-		"more", "less", "of", "old", "or", "out", "points", "grand", "thousand", "hundred", "million",
-		"things", "ways", "reasons", "steps", "keys", "lessons", "words", "questions", "marks", "goals")
+	return m.sc.in(r.endTok+1, &m.d.ws.count)
 }
 
 // determinerBefore reports whether a determiner or possessive precedes token i, making it
@@ -643,8 +639,10 @@ func (m *matcher) evalPrefixed(i, j int, p prefix, f *bookForm) (int, bool) {
 	}
 	// "i samuel 3" after "turn to", "in", "read": the ordinal, where
 	// elsewhere a lowercase "i" is the pronoun ("then i john 3 16").
+	// No one says "i" before a plural ("i kings 18", "i corinthians
+	// 13"): there it is the ordinal wherever a reference follows.
 	lowerRoman := p.style == pRoman && !sc.tok(i).upper()
-	if lowerRoman && p.num == 1 && !m.weakCue(i) {
+	if lowerRoman && p.num == 1 && !m.weakCue(i) && !plural(f.pfam.base) {
 		return 0, false
 	}
 	if p.style == pDigit || p.style == pCardWord {
@@ -1284,7 +1282,7 @@ func (m *matcher) fuzzyBest(lw []byte, wide bool) (*fuzzyTarget, int, uint16) {
 // no shape of fuzzyPlace's has.
 func (m *matcher) placeListAhead(j int) {
 	sc := m.sc
-	if !sc.isAny(j+1, "and", "or") || !sc.has(j+2) || sc.tok(j+2).flags&tried != 0 {
+	if !sc.in(j+1, &sc.d.ws.andOr) || !sc.has(j+2) || sc.tok(j+2).flags&tried != 0 {
 		return
 	}
 	if t := sc.tok(j + 2); t.e()-t.s() >= 5 && t.e()-t.s() <= 24 && t.flags&(tDigits|tMulti) == 0 {
@@ -1681,14 +1679,14 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		return r
 	}
 	chapterWord := false
-	if sc.isAny(k, "chapter", "chapters", "ch", "chap") {
+	if sc.in(k, &sc.d.ws.chapter) {
 		if !sc.refGap(k).ok {
 			return r
 		}
 		chapterWord = true
 		k++
 	}
-	if b != 0 && !chapterWord && m.d.singleChapter(b) && sc.isAny(k, "verse", "verses", "v", "vs") && sc.refGap(k).ok {
+	if b != 0 && !chapterWord && m.d.singleChapter(b) && sc.in(k, &sc.d.ws.verse) && sc.refGap(k).ok {
 		// "is there any more to say jude / verse 17": a book of one
 		// chapter names its verse so; the chapter is understood.
 		if v, next, _ := m.parseNum(k + 1); m.d.hasVerse(b, 1, v) {
@@ -1697,6 +1695,9 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		return r
 	}
 	v, next, spoken := m.parseNum(k)
+	if b != 0 && spoken && v > 100 && v%100 < 10 && !m.d.hasChapter(b, v) && sc.isAny(k+1, "oh", "o") {
+		v, next = v/100, k+1 // "1 john one oh nine": no chapter 109, so chapter one
+	}
 	if b != 0 && !spoken && (v == 0 || !m.d.hasChapter(b, v)) && !chapterWord {
 		// "Romans 828": a chapter and a verse without their colon.
 		if t := sc.tok(k); sc.has(k) && t.digits() && t.e()-t.s() >= 3 && t.e()-t.s() <= 4 {
@@ -1759,12 +1760,16 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 	if !g.ok || g.dash && !m.dashVerse(k, b, r) {
 		return k
 	}
+	if r.chapterWord && !g.comma && !g.period && sc.is(k, "and") && sc.has(k+1) && sc.refGap(k).ok &&
+		sc.isAny(k+1, "verse", "verses") {
+		k++ // "chapter three and verse sixteen"
+	}
 	switch {
 	case g.colon:
 		if v2, nx, _ := m.parseNum(k); v2 >= 1 && v2 <= 176 {
 			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
 		}
-	case sc.isAny(k, "verse", "verses", "v", "vs"):
+	case sc.in(k, &sc.d.ws.verse):
 		n := k + 1
 		if sc.has(n) && sc.refGap(k).ok && sc.isAny(n, "number", "numbers") && sc.refGap(n).ok {
 			n++ // "verse number 7"
@@ -1826,7 +1831,7 @@ func (m *matcher) refRange(k int, b uint8, r *ref) {
 	switch {
 	case g.dash:
 		rk = k
-	case sc.isAny(k, "through", "thru", "to") && sc.refGap(k).ok:
+	case sc.in(k, &sc.d.ws.rangeEnd) && sc.refGap(k).ok:
 		rk = k + 1
 	case r.verse == 0 && sc.is(k, "and") && sc.refGap(k).ok:
 		if v3, _, _ := m.parseNum(k + 1); v3 > r.chapter && v3 <= 150 {
@@ -1836,6 +1841,13 @@ func (m *matcher) refRange(k int, b uint8, r *ref) {
 	case r.verse > 0 && b != 0 && sc.is(k, "and") && sc.refGap(k).ok:
 		// "verses five and six": a range of two verses.
 		if v3, nx, _ := m.parseNum(k + 1); v3 == r.verse+1 && m.d.hasVerse(b, r.chapter, v3) {
+			r.verseEnd, r.endTok = v3, nx-1
+		}
+		return
+	case r.verse > 0 && r.verseEnd == 0 && b != 0 && !g.colon && !sc.tok(r.verseTok).digits():
+		// "matthew twenty eight nineteen twenty": a spoken verse and the
+		// next one said after it, with nothing between, are a range.
+		if v3, nx, sp := m.parseNum(k); sp && v3 == r.verse+1 && m.d.hasVerse(b, r.chapter, v3) && !m.numberGoesOn(nx) {
 			r.verseEnd, r.endTok = v3, nx-1
 		}
 		return
@@ -1849,6 +1861,20 @@ func (m *matcher) refRange(k int, b uint8, r *ref) {
 			r.chapterEnd, r.chapterRange, r.endTok, r.strong = v3, true, nx-1, true
 		}
 	}
+}
+
+// numberGoesOn reports whether token k is a number said or written
+// right after the one before it ("nineteen twenty five" is a year).
+func (m *matcher) numberGoesOn(k int) bool {
+	sc := m.sc
+	if !sc.has(k) || !sc.plainGap(k-1) {
+		return false
+	}
+	if sc.tok(k).digits() {
+		return true
+	}
+	_, ok := m.numWord(k)
+	return ok
 }
 
 // numWord returns the value of token k as a number word ("seven",
@@ -1884,6 +1910,13 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		return 0, k, false
 	}
 	k++
+	if v < 10 && sc.has(k+1) && sc.plainGap(k-1) && sc.isAny(k, "oh", "o") && sc.plainGap(k) {
+		// "psalm one oh three": the hundreds, and a zero said as the
+		// letter.
+		if u, ok := m.numWord(k + 1); ok && u < 10 {
+			return v*100 + u, k + 2, true
+		}
+	}
 	if v < 10 && sc.has(k) && sc.plainGap(k-1) && sc.is(k, "hundred") {
 		total := v * 100
 		k++

@@ -28,7 +28,7 @@ func (d *dict) buildPersons(names []string) {
 	d.personCueSounds = map[string][]personName{}
 	for i, w := range [numCues]string{cueNamed: "named", cueCalled: "called", cueOf: "of", cueOne: "one", cueA: "a", cueAn: "an"} {
 		d.cueHash[i] = keyHash(w)
-		d.cueMask[d.cueHash[i]>>56] = 1
+		d.cueMask[d.cueHash[i]>>56] = bitCue
 	}
 	for i, w := range ofNames {
 		d.ofHash[i] = keyHash(w)

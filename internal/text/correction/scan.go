@@ -60,17 +60,29 @@ type scanner struct {
 	// rares has bit j set when toks[j], among the tokens the latest
 	// scan added, may be a word personScan keeps (see personScan.see).
 	rares []uint64
-	buf   []byte
-	win   [winSize]token
-	mwin  [winSize / 64]uint64
-	cwin  [winSize / 64]uint64
-	rwin  [winSize / 64]uint64
-	gl    *glossaryScan // sees every word read, or nil
-	ps    *personScan   // sees every word read, or nil
+	// bits holds a byte for each token of the window, written by scan:
+	// bitTried, bitCue and bitRare, gathered from it into marks, cues and
+	// rares eight tokens at a time. It has len(marks)*64 bytes.
+	bits []uint8
+	buf  []byte
+	win  [winSize]token
+	mwin [winSize / 64]uint64
+	cwin [winSize / 64]uint64
+	rwin [winSize / 64]uint64
+	bwin [winSize]uint8
+	gl   *glossaryScan // sees every word read, or nil
+	ps   *personScan   // sees every word read, or nil
 }
 
 // tried are the flags of the tokens the matcher tries (see matcher.run).
 const tried = tFull | tFuzzy | tNumTry
+
+// The bits of a token's byte in scanner.bits.
+const (
+	bitTried = 1 << iota // a flag of tried: a bit of marks
+	bitCue               // a bit of cues
+	bitRare              // a bit of rares
+)
 
 func (sc *scanner) init(d *dict, text string) {
 	sc.text, sc.d = text, d
@@ -78,6 +90,7 @@ func (sc *scanner) init(d *dict, text string) {
 	sc.marks = sc.mwin[:]
 	sc.cues = sc.cwin[:]
 	sc.rares = sc.rwin[:]
+	sc.bits = sc.bwin[:]
 }
 
 // has reports whether token i exists, tokenizing up to it if needed.
@@ -113,6 +126,7 @@ func (sc *scanner) fill(i int) bool {
 				sc.marks = append(sc.marks, 0)
 				sc.cues = append(sc.cues, 0)
 				sc.rares = append(sc.rares, 0)
+				sc.bits = append(sc.bits, make([]uint8, 64)...)
 			}
 		}
 		sc.scan()
@@ -186,6 +200,14 @@ func loadFull(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
+// loadFullBytes returns the first eight bytes of b, which has at least
+// eight.
+func loadFullBytes(b []uint8) uint64 {
+	b = b[:8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
 // inRange returns the mask of the bytes of x, all below 0x80, that lie
 // in [lo, hi].
 func inRange(x uint64, lo, hi byte) uint64 {
@@ -235,7 +257,7 @@ func b2u(b bool) uint8 {
 // flags the new words, each on its own but for two flags that depend on
 // the word before (carried from one word to the next).
 func (sc *scanner) scan() {
-	text, d, toks, marks, cues := sc.text, sc.d, sc.toks, sc.marks, sc.cues
+	text, d, toks, marks, cues, tb := sc.text, sc.d, sc.toks, sc.marks, sc.cues, sc.bits
 	n := len(text)
 	first := len(toks)
 	// Pass 1: the bounds. A group starts at p; carry is the word bit of
@@ -343,6 +365,7 @@ func (sc *scanner) scan() {
 		cues[first>>6] &^= ^uint64(0) << (first & 63)
 		clear(cues[first>>6+1:])
 	}
+	tk := tb[:len(toks)] // as long as toks: tk[k] needs no check
 	for k := first; k < len(toks); k++ {
 		t := &toks[k]
 		start, size := int(t.start), int(t.end-t.start)
@@ -379,26 +402,33 @@ func (sc *scanner) scan() {
 		num := c>>6&1 ^ 1            // no letter
 		sh := d.scanShape((min(size, 31)*27+int(d.letterIndexes[first]))*27 + int(d.letterIndexes[last]))
 		fuzzy := (sh | sh>>1&cue) & 1 &^ (c >> 5)
-		t.flags = c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
+		f := c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
+		t.flags = f
 		t.h = h
+		// A word personScan keeps has five to 20 bytes and is no key, no
+		// number and no word of runes from 0x80.
+		rare := b2u(uint(size-5) <= 15) & b2u(f&(tFull|tDigits|tMulti) == 0)
+		tk[k] = b2u(f&tried != 0) | d.cueMask[h>>56] | rare<<2
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
 	}
-	// Gather the bits of the new words, 64 at a time, in a pass of its
-	// own: in the loop above they would hold registers it lacks.
+	// Gather the bits of the new words into the bit sets, eight words at
+	// a time: a byte's low bit to bit k of eight, by one multiplication.
 	rares := sc.rares
 	for w := first >> 6; w<<6 < len(toks); w++ {
-		block := toks[w<<6 : min(w<<6+64, len(toks))]
+		lo, hi := max(first-w<<6, 0), min(len(toks)-w<<6, 64)
+		keep := ^uint64(0) << lo &^ (^uint64(0) << hi) // hi = 64: a shift by 64 is 0
+		block := tb[w<<6 : w<<6+64 : w<<6+64]
 		var mk, cu, rare uint64
-		for j := max(first-w<<6, 0); j < len(block); j++ {
-			t := &block[j]
-			mk |= uint64(b2u(t.flags&tried != 0)) << (j & 63)
-			cu |= uint64(d.cueMask[t.h>>56]) << (j & 63)
-			rare |= uint64(b2u(uint(t.end-t.start-5) <= 15)&b2u(t.flags&(tFull|tDigits|tMulti) == 0)) << (j & 63)
+		for g := lo &^ 7; g < hi; g += 8 {
+			v := loadFullBytes(block[g : g+8])
+			mk |= (v & ones) * 0x0102040810204080 >> 56 << g
+			cu |= (v >> 1 & ones) * 0x0102040810204080 >> 56 << g
+			rare |= (v >> 2 & ones) * 0x0102040810204080 >> 56 << g
 		}
-		marks[w] |= mk
-		cues[w] |= cu
-		rares[w] = rare
+		marks[w] |= mk & keep
+		cues[w] |= cu & keep
+		rares[w] = rare & keep
 	}
 	if sc.gl != nil {
 		sc.gl.see(toks[first:])

@@ -38,6 +38,17 @@ func TestReferencesThatExist(t *testing.T) {
 		{"a number with a leading zero is an identifier", "resolution numbers 06-0003 and 14-0030", "resolution numbers 06-0003 and 14-0030", ""},
 		{"a range of psalms", "psalms 120 through 134", "Psalms 120–134", "Psalms 120-134 Ps.120-Ps.134"},
 		{"a numbered book", "first corinthians chapter thirteen verse four", "1 Corinthians 13:4", "1 Corinthians 13:4 1Cor.13.4"},
+		{"a psalm of three digits with a zero said as oh", "psalm one oh three bless the lord", "Psalm 103 bless the lord", "Psalm 103 Ps.103"},
+		{"a verse of three digits with a zero said as oh", "psalm one nineteen one oh five thy word", "Psalm 119:105 thy word", "Psalm 119:105 Ps.119.105"},
+		{"a chapter the book does not have read with oh is the chapter before it", "in first john one oh nine", "in 1 John 1 oh nine", "1 John 1 1John.1"},
+		{"oh after a chapter that is no number", "genesis one oh no", "Genesis 1 oh no", "Genesis 1 Gen.1"},
+		{"the chapter, then and, then the verse", "luke chapter 6 and verse 37 judge not", "Luke 6:37 judge not", "Luke 6:37 Luke.6.37"},
+		{"the chapter, then and, then the verses", "amos chapter 6 and verses 1 to 7 for our text", "Amos 6:1–7 for our text", "Amos 6:1-7 Amos.6.1-Amos.6.7"},
+		{"and after a chapter without the word chapter is left", "john three and verse sixteen", "John 3 and verse sixteen", "John 3 John.3"},
+		{"a spoken verse and the next one said after it", "matthew twenty eight nineteen twenty go therefore", "Matthew 28:19–20 go therefore", "Matthew 28:19-20 Matt.28.19-Matt.28.20"},
+		{"a spoken verse and a number that goes on", "matthew twenty eight nineteen twenty five people", "Matthew 28:19 twenty five people", "Matthew 28:19 Matt.28.19"},
+		{"a spoken verse and a number that is not the next verse", "acts two thirty eight three thousand", "Acts 2:38 three thousand", "Acts 2:38 Acts.2.38"},
+		{"verses in digits and a number after them are left as written", "john 3 16 17", "John 3 16 17", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
