@@ -847,6 +847,14 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			if f.book != nil && nounBook(f.book.osis) && !m.cited(f.book) && sc.isAny(i-1, "in", "into") && !m.bookVerbAfter(j) {
 				conf = 0.7
 			}
+		case !r.ok && !upper && m.theNounBook(i, j, f.book) && m.sermon():
+			// "all throughout the psalms", "a bit of wisdom from the
+			// proverbs": the plural after "the" and a preposition, in a
+			// sermon, is the book; applied once the sermon has cited it.
+			conf = 0.7
+			if m.cited(f.book) {
+				conf = 0.86
+			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		default:
