@@ -165,6 +165,25 @@ func (m *matcher) sermonCue(i, j int) bool {
 		!sc.isAny(i-1, "a", "an", "the", "his", "her", "their", "our", "your", "my", "its", "these", "those", "this", "that", "some", "many", "no")
 }
 
+// garbledCue reports whether tokens i..j, a book's name that a misheard
+// everyday phrase also gives ("in acts" for "in fact"), are read, studied
+// or preached as a book, which the phrase is not: "did you read in acts",
+// "what we saw in acts", "a series on acts"; but "a chapter of numbers"
+// in a life.
+func (m *matcher) garbledCue(i, j int) bool {
+	sc := m.sc
+	if sc.is(j+1, "of") {
+		return false
+	}
+	switch {
+	case sc.is(i-1, "in"):
+		return sc.isAny(i-2, "read", "reading", "saw", "see", "find", "found", "preached", "preaching", "studied", "studying")
+	case sc.is(i-1, "on"):
+		return sc.isAny(i-2, "series", "sermon", "sermons", "study", "studies", "message", "messages", "teaching")
+	}
+	return false
+}
+
 // nounBook reports whether the book of OSIS id osis is named by a noun
 // speakers use for what it holds: a revelation, psalms, proverbs,
 // lamentations.
@@ -226,6 +245,23 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 		return false
 	}
 	return m.cited(b) && !m.nounUse(b)
+}
+
+// theNounBook reports whether tokens i..j, the plural name of a book
+// named by a noun ("psalms", "proverbs"), follow "the" and a preposition:
+// "throughout the psalms", "from the proverbs", but not "sing the psalms",
+// "these psalms".
+func (m *matcher) theNounBook(i, j int, b *book) bool {
+	sc := m.sc
+	if b == nil || i != j || !plural(sc.str(i)) || !strings.EqualFold(sc.str(i), b.name) {
+		return false
+	}
+	switch b.osis {
+	case "Ps", "Prov":
+	default:
+		return false
+	}
+	return sc.is(i-1, "the") && sc.isAny(i-2, "in", "of", "on", "from", "through", "throughout", "into")
 }
 
 // nounUse reports whether the document uses the name of book b, an

@@ -845,6 +845,11 @@ func (m *matcher) fuzzyName(c int, cued bool) (int, bool) {
 		dist, sound = 4, true
 	}
 	r := m.parseRef(c + 1)
+	if b := m.d.bookOf(best.id); !r.ok && best.fam == nil && b != 0 {
+		// "galasians 329": a chapter and a verse without their colon,
+		// read as for the book's own name.
+		r = m.parseRefIn(c+1, b)
+	}
 	sure := cued || (r.chapterWord && r.verse > 0 && !m.determinerBefore(c))
 	if sound && !sure {
 		return 0, false

@@ -830,7 +830,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// has (the recognizer dropped an "is"): a suggestion.
 			conf = 0.7
 		case !r.ok && !upper && !(misspelled && !plural(orig) && plural(name)) &&
-			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book)) && m.sermon():
+			((!f.garbled && m.sermonCue(i, j)) || m.garbledCue(i, j) || m.citedCue(i, j, f.book)) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
 			// makes the book likelier than the English word. But
@@ -846,6 +846,14 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86
 			if f.book != nil && nounBook(f.book.osis) && !m.cited(f.book) && sc.isAny(i-1, "in", "into") && !m.bookVerbAfter(j) {
 				conf = 0.7
+			}
+		case !r.ok && !upper && m.theNounBook(i, j, f.book) && m.sermon():
+			// "all throughout the psalms", "a bit of wisdom from the
+			// proverbs": the plural after "the" and a preposition, in a
+			// sermon, is the book; applied once the sermon has cited it.
+			conf = 0.7
+			if m.cited(f.book) {
+				conf = 0.86
 			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
@@ -1731,6 +1739,9 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		k = m.refVerse(r.verseTok+1, b, &r, true)
 	}
 	m.refRange(k, b, &r)
+	if r.verse == 0 && !r.strong && m.verseAhead(r.endTok+1) {
+		r.strong = true // "acts 15 beginning in verse 36": a chapter read from a verse
+	}
 	m.d.checkRef(b, &r)
 	if r.chapterEnd > r.chapter+1 && b != 0 && !r.chapterWord && sc.refGap(r.chapterTok).dash &&
 		m.d.hasVerse(b, r.chapter, r.chapterEnd) && m.citedChapter(b, r.chapter) {
@@ -1861,6 +1872,20 @@ func (m *matcher) refRange(k int, b uint8, r *ref) {
 			r.chapterEnd, r.chapterRange, r.endTok, r.strong = v3, true, nx-1, true
 		}
 	}
+}
+
+// verseAhead reports whether tokens from k say where the reading of a
+// chapter begins: "beginning in verse", "starting at verse", "starting
+// with verses".
+func (m *matcher) verseAhead(k int) bool {
+	sc := m.sc
+	if !sc.isAny(k, "beginning", "starting", "begin", "start") {
+		return false
+	}
+	if sc.isAny(k+1, "in", "at", "with", "from") {
+		k++
+	}
+	return sc.in(k+1, &m.d.ws.verse)
 }
 
 // numberGoesOn reports whether token k is a number said or written
