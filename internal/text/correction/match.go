@@ -1931,6 +1931,9 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		return v, k + 1, false
 	}
 	v, ok := m.numWord(k)
+	if !ok && sc.is(k, "a") && sc.has(k+1) && sc.plainGap(k) && sc.is(k+1, "hundred") {
+		v, ok = 1, true // "psalm a hundred and three"
+	}
 	if !ok || v == 100 {
 		return 0, k, false
 	}
