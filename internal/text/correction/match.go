@@ -1879,7 +1879,7 @@ func (m *matcher) refRange(k int, b uint8, r *ref) {
 // with verses".
 func (m *matcher) verseAhead(k int) bool {
 	sc := m.sc
-	if !sc.isAny(k, "beginning", "starting", "begin", "start") {
+	if !sc.in(k, &m.d.ws.begin) {
 		return false
 	}
 	if sc.isAny(k+1, "in", "at", "with", "from") {
@@ -1931,14 +1931,14 @@ func (m *matcher) parseNum(k int) (int, int, bool) {
 		return v, k + 1, false
 	}
 	v, ok := m.numWord(k)
-	if !ok && sc.is(k, "a") && sc.has(k+1) && sc.plainGap(k) && sc.is(k+1, "hundred") {
+	if !ok && t.e()-t.s() == 1 && sc.text[t.s()]|0x20 == 'a' && sc.is(k+1, "hundred") && sc.plainGap(k) {
 		v, ok = 1, true // "psalm a hundred and three"
 	}
 	if !ok || v == 100 {
 		return 0, k, false
 	}
 	k++
-	if v < 10 && sc.has(k+1) && sc.plainGap(k-1) && sc.isAny(k, "oh", "o") && sc.plainGap(k) {
+	if v < 10 && sc.isAny(k, "oh", "o") && sc.has(k+1) && sc.plainGap(k-1) && sc.plainGap(k) {
 		// "psalm one oh three": the hundreds, and a zero said as the
 		// letter.
 		if u, ok := m.numWord(k + 1); ok && u < 10 {

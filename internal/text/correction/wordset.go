@@ -19,7 +19,7 @@ func newWordSet(ws ...string) wordSet {
 
 // wordSets are the word sets the matcher reads most often.
 type wordSets struct {
-	chapter, verse, rangeEnd, ofTo, andOr, writing, locative, count, determiner wordSet
+	chapter, verse, rangeEnd, ofTo, andOr, writing, locative, count, determiner, begin wordSet
 }
 
 // newWordSets returns the matcher's word sets.
@@ -28,6 +28,7 @@ func newWordSets() wordSets {
 		chapter:  newWordSet("chapter", "chapters", "ch", "chap"),
 		verse:    newWordSet("verse", "verses", "v", "vs"),
 		rangeEnd: newWordSet("through", "thru", "to"),
+		begin:    newWordSet("beginning", "starting", "begin", "start"),
 		ofTo:     newWordSet("of", "to"),
 		andOr:    newWordSet("and", "or"),
 		writing:  newWordSet("book", "gospel", "epistle", "epistles", "letter", "letters", "books"),
