@@ -110,7 +110,8 @@ func TestWholeDocumentEvidence(t *testing.T) {
 			"a justificação pela fé foi colocada de uma forma absoluta o que vai gerar o que alguns chamam de hipercalvinismo", []string{}},
 		{"the same place's name in English gets its capital", "and isaac dwelt in gerar", []string{"gerar>Gerar place.lowercase auto"}},
 		{"a lowercase roman ordinal after a cue", "turn to i samuel 3", []string{"i samuel 3>1 Samuel 3 book.ordinal auto"}},
-		{"a lowercase i elsewhere is the pronoun", "then i samuel 3 times", []string{"samuel 3>Samuel 3 book.lowercase review"}},
+		// "Samuel 3" is no reference (no book "Samuel"): the name only (issue 24, round 12A).
+		{"a lowercase i elsewhere is the pronoun", "then i samuel 3 times", []string{"samuel>Samuel book.lowercase review"}},
 		{"the book of Psalms keeps its title", "turn to the book of psalms chapter 23",
 			[]string{"psalms chapter 23>Psalms 23 book.lowercase auto"}},
 		{"a biblical name is no misheard place", sermonOpening + "he was crucified under pontius pilate", []string{}},

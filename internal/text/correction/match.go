@@ -832,7 +832,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// has (the recognizer dropped an "is"): a suggestion.
 			conf = 0.7
 		case !r.ok && !upper && !(misspelled && !plural(orig) && plural(name)) &&
-			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book)) && m.sermon():
+			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book) || m.theBookCue(i, j) || m.chapterOrdinalAfter(j)) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
 			// makes the book likelier than the English word. But
@@ -868,7 +868,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.65
 		case strongCue:
 			conf = 0.88
-		case !r.ok && !upper && sc.is(j+1, "chapter") && !m.notSermon():
+		case !r.ok && !upper && (sc.is(j+1, "chapter") || m.chapterOrdinalAfter(j)) && !m.notSermon():
 			conf = 0.86 // "in john chapter 8om", "james chapter / 125": a person has no chapter
 		case !upper && m.nameInList(i, j) && !m.notSermon() && m.bookBeside(i, j):
 			conf = 0.86 // "genesis through malachi", "exodus and john"
@@ -924,6 +924,9 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		rule = ruleBookAbbreviation
 	default:
 		rule = ruleBookMisspelling
+	}
+	if r.ok && noBookOfItsOwn(f) {
+		r.unsure = true // "timothy 1 19": no book "Timothy" to write a reference of
 	}
 	np := f.id
 	if psalm {
@@ -1084,7 +1087,7 @@ func (m *matcher) personAfter(k int) bool {
 }
 
 func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
-	if p.stop || len(p.words) != j-i+1 {
+	if p.stop && !m.stopPlaceCue(i, j, p) || len(p.words) != j-i+1 {
 		return 0, false
 	}
 	sc := m.sc
@@ -1743,6 +1746,9 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		// captions dropped what told them apart. Left as written.
 		r.unsure = true
 	}
+	if m.restatedVerse(&r) {
+		r.unsure = true
+	}
 	return r
 }
 
@@ -1783,6 +1789,9 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 	case g.period && m.periodVerse(k, b, r):
 		v2, nx, _ := m.parseNum(k)
 		r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+	case !g.comma && !g.period && m.gluedVerse(k, b, r.chapter) > 0:
+		r.verse, r.strong, r.verseTok, r.endTok = m.gluedVerse(k, b, r.chapter), true, k, k
+		k++
 	case !g.comma && !g.period:
 		if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && (sp == spoken || (b != 0 && spoken && m.d.hasVerse(b, r.chapter, v2))) {
 			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
