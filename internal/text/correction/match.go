@@ -832,7 +832,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// has (the recognizer dropped an "is"): a suggestion.
 			conf = 0.7
 		case !r.ok && !upper && !(misspelled && !plural(orig) && plural(name)) &&
-			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book) || m.theBookCue(i, j) || m.chapterOrdinalAfter(j)) && m.sermon():
+			((!f.garbled && m.sermonCue(i, j)) || m.citedCue(i, j, f.book) || m.theBookCue(i, j, f) || m.chapterOrdinalAfter(j)) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
 			// makes the book likelier than the English word. But
@@ -1741,12 +1741,10 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		// Two chapters in a row ("2 Corinthians 8-9") are a range.
 		r.unsure = true
 	}
-	if r.bareVerse && r.verseEnd == 0 && sc.has(r.endTok+1) && sc.tok(r.endTok+1).digits() && sc.plainGap(r.endTok) {
+	if r.bareVerse && r.verseEnd == 0 && (sc.has(r.endTok+1) && sc.tok(r.endTok+1).digits() && sc.plainGap(r.endTok) || m.restatedVerse(&r)) {
 		// "romans 6 3 5": 6:3–5 or 6:3 and a number of what follows; the
-		// captions dropped what told them apart. Left as written.
-		r.unsure = true
-	}
-	if m.restatedVerse(&r) {
+		// captions dropped what told them apart. Left as written, as is
+		// "romans 8 4 verse 14" (restatedVerse).
 		r.unsure = true
 	}
 	return r

@@ -4,15 +4,18 @@ package correction
 // guest preachers and a priest's meditations no earlier round read (see
 // docs/performance.md, "Twelfth round A").
 
-// theBookCue reports whether tokens i..j, a plural book's name that is also a
+// theBookCue reports whether tokens i..j, form f, a plural book's name that is also a
 // noun or a verb ("psalms", "proverbs", "acts"), are the book after "the": "we're
 // told in the psalms", "a phrase from the psalms", "reading through the psalms",
 // "the psalms say", "we're told in the acts". Not "sing the psalms", "the acts
 // of the apostles" (another form), "the proverbs of solomon", "one of the
 // proverbs".
-func (m *matcher) theBookCue(i, j int) bool {
+func (m *matcher) theBookCue(i, j int, f *bookForm) bool {
+	if i != j || f.book == nil || f.book.osis != "Ps" && f.book.osis != "Prov" && f.book.osis != "Acts" {
+		return false
+	}
 	sc := m.sc
-	if i != j || !sc.is(i-1, "the") || sc.is(j+1, "of") || !sc.isAny(i, "psalms", "proverbs", "acts") {
+	if !sc.is(i-1, "the") || sc.is(j+1, "of") || !sc.isAny(i, "psalms", "proverbs", "acts") {
 		return false
 	}
 	return sc.isAny(i-2, "in", "from", "through", "into") && !sc.is(i-3, "one") ||
@@ -97,12 +100,13 @@ func (m *matcher) plainPlace(k int) bool {
 	return n != nil && n.place != nil && !n.place.stop && len(n.place.words) == 1
 }
 
-// restatedVerse reports whether the bare number read as r's verse is followed
+// restatedVerse reports whether the bare number read as r's verse (r.bareVerse,
+// no range) is followed
 // by the word "verse" and a number, which names the verse again: "romans 8 4
 // verse 14" (8, "for", verse 14). The reference is left as written.
 func (m *matcher) restatedVerse(r *ref) bool {
 	sc := m.sc
-	return r.bareVerse && r.verseEnd == 0 && sc.isAny(r.verseTok+1, "verse", "verses") && sc.plainGap(r.verseTok)
+	return sc.isAny(r.verseTok+1, "verse", "verses") && sc.plainGap(r.verseTok)
 }
 
 // noBookOfItsOwn reports whether f names a family of numbered books and no
@@ -126,7 +130,11 @@ func cuedStop(p *placeForm) bool {
 // John 1 ver9", "john 8 vers12"), if chapter of book b (0 for a book not known)
 // has it, or 0.
 func (m *matcher) gluedVerse(k int, b uint8, chapter int) int {
-	w := m.sc.str(k)
+	sc := m.sc
+	if t := sc.tok(k); t.e()-t.s() < 4 || t.e()-t.s() > 8 || sc.text[t.s()]|0x20 != 'v' {
+		return 0 // most words, read without a string: "and", "verse", "12"
+	}
+	w := sc.str(k)
 	n := 0
 	switch {
 	case len(w) > 5 && lowerTail(w[:5]) == "verse":

@@ -149,3 +149,27 @@ func TestAPlaceThatIsAlsoAWordIsThePlaceAfterAPlaceNoun(t *testing.T) {
 		})
 	}
 }
+
+func TestATitleOfTheDouayBibleKeepsItsName(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"the book of Sirach by its Latin title", "we're told in the book of ecclesiasticus quoted by st josemaria",
+			[]string{"ecclesiasticus>Ecclesiasticus book.lowercase auto"}},
+		{"the book of Tobit by the name of its son", "and in the book of tobias the angel raphael says",
+			[]string{"tobias>Tobias book.lowercase auto"}},
+		{"the book's own name", "and in the book of sirach the wise man says",
+			[]string{"sirach>Sirach book.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
