@@ -558,10 +558,14 @@ func (m *matcher) strongCue(i int) bool {
 		// indefinite article makes the phrase a common noun, not a title.
 		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
 	}
-	if sc.is(i-1, "of") && sc.isAny(i-2, "chapter", "chapters") && sc.isAny(i-3, "first", "last", "second", "third", "next", "opening", "final", "whole") {
+	if sc.is(i-1, "of") && sc.isAny(i-2, "chapter", "chapters") {
 		// "the first chapter of genesis", "the last chapters of
-		// revelation": a chapter's place in a book.
-		return sc.is(i-4, "the")
+		// revelation": a chapter's place in a book; "going through
+		// another chapter of acts" (chapterOfCue).
+		if sc.isAny(i-3, "first", "last", "second", "third", "next", "opening", "final", "whole") {
+			return sc.is(i-4, "the")
+		}
+		return m.chapterOfCue(i)
 	}
 	if sc.is(i-1, "the") && sc.is(i-2, "to") && sc.isAny(i-3, "letter", "letters", "epistle", "epistles", "wrote", "writes", "writing", "written") {
 		return !sc.isAny(i-4, "a", "an", "another", "any", "some", "every", "each", "one", "no")

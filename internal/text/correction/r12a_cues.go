@@ -15,8 +15,8 @@ func (m *matcher) theBookCue(i, j int, f *bookForm) bool {
 		return false
 	}
 	sc := m.sc
-	if !sc.is(i-1, "the") || sc.is(j+1, "of") || !sc.isAny(i, "psalms", "proverbs", "acts") {
-		return false
+	if t := sc.tok(i); sc.text[t.e()-1]|0x20 != 's' || !sc.is(i-1, "the") || sc.is(j+1, "of") {
+		return false // "psalm", "proverb": no plural; the book's forms are read by the matcher
 	}
 	return sc.isAny(i-2, "in", "from", "through", "into") && !sc.is(i-3, "one") ||
 		sc.isAny(j+1, "say", "says", "tells", "tell") && !sc.is(i-2, "of")
@@ -106,7 +106,14 @@ func (m *matcher) plainPlace(k int) bool {
 // verse 14" (8, "for", verse 14). The reference is left as written.
 func (m *matcher) restatedVerse(r *ref) bool {
 	sc := m.sc
-	return sc.isAny(r.verseTok+1, "verse", "verses") && sc.plainGap(r.verseTok)
+	k := r.verseTok + 1
+	if !sc.has(k) {
+		return false
+	}
+	if t := sc.tok(k); t.e()-t.s() < 5 || t.e()-t.s() > 6 || sc.text[t.s()]|0x20 != 'v' {
+		return false // most words, without a comparison
+	}
+	return sc.isAny(k, "verse", "verses") && sc.plainGap(r.verseTok)
 }
 
 // noBookOfItsOwn reports whether f names a family of numbered books and no
@@ -160,4 +167,12 @@ func (m *matcher) gluedVerse(k int, b uint8, chapter int) int {
 		return 0
 	}
 	return v
+}
+
+// chapterOfCue reports whether "chapter of" or "chapters of" before token i
+// follows a word that points at one chapter among a book's, as "the first
+// chapter of" does (strongCue): "another chapter of acts", "this chapter of
+// revelation", "every chapter of numbers".
+func (m *matcher) chapterOfCue(i int) bool {
+	return m.sc.isAny(i-3, "another", "this", "that", "each", "every")
 }

@@ -107,7 +107,7 @@ func TestAPluralBookAfterTheIsTheBookWhereASermonCitesIt(t *testing.T) {
 	}
 }
 
-func TestABookBeforeTheOrdinalOfAChapterIsTheBook(t *testing.T) {
+func TestABookNamedWithOneOfItsChaptersIsTheBook(t *testing.T) {
 	e := testEngine(t)
 	tests := []struct {
 		name string
@@ -117,6 +117,8 @@ func TestABookBeforeTheOrdinalOfAChapterIsTheBook(t *testing.T) {
 		{"a verb book and a digit", "when um uh acts the 2 chapter uh we read", []string{"acts>Acts book.lowercase auto"}},
 		{"a first name and an ordinal", "and john the 10th chapter talks about the shepherd", []string{"john>John book.lowercase auto"}},
 		{"no chapter after the ordinal", "when um uh acts the 2 of us we read", []string{}},
+		{"another chapter of a book", "we're going through another chapter of acts this week", []string{"acts>Acts book.lowercase auto"}},
+		{"a chapter of a life", "this is another chapter of my life", []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
