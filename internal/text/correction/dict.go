@@ -546,7 +546,7 @@ func (d *dict) nameReplacements() {
 // live reports whether a form that reaches n can lead to a change: n
 // or a node after it holds a usable book or place form.
 func live(n *node) bool {
-	if (n.book != nil && n.book.kind != kNone) || (n.place != nil && !n.place.stop) {
+	if (n.book != nil && n.book.kind != kNone) || (n.place != nil && (!n.place.stop || cuedStop(n.place))) {
 		return true
 	}
 	for _, c := range n.next {

@@ -247,23 +247,6 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 	return m.cited(b) && !m.nounUse(b)
 }
 
-// theNounBook reports whether tokens i..j, the plural name of a book
-// named by a noun ("psalms", "proverbs"), follow "the" and a preposition:
-// "throughout the psalms", "from the proverbs", but not "sing the psalms",
-// "these psalms".
-func (m *matcher) theNounBook(i, j int, b *book) bool {
-	sc := m.sc
-	if b == nil || i != j || !plural(sc.str(i)) || !strings.EqualFold(sc.str(i), b.name) {
-		return false
-	}
-	switch b.osis {
-	case "Ps", "Prov":
-	default:
-		return false
-	}
-	return sc.is(i-1, "the") && sc.isAny(i-2, "in", "of", "on", "from", "through", "throughout", "into")
-}
-
 // nounUse reports whether the document uses the name of book b, an
 // English word, as a common noun somewhere: after an article, a
 // determiner, a possessive or a quantifier ("a revelation", "no

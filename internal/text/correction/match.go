@@ -558,10 +558,14 @@ func (m *matcher) strongCue(i int) bool {
 		// indefinite article makes the phrase a common noun, not a title.
 		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
 	}
-	if sc.is(i-1, "of") && sc.isAny(i-2, "chapter", "chapters") && sc.isAny(i-3, "first", "last", "second", "third", "next", "opening", "final", "whole") {
+	if sc.is(i-1, "of") && sc.isAny(i-2, "chapter", "chapters") {
 		// "the first chapter of genesis", "the last chapters of
-		// revelation": a chapter's place in a book.
-		return sc.is(i-4, "the")
+		// revelation": a chapter's place in a book; "going through
+		// another chapter of acts" (chapterOfCue).
+		if sc.isAny(i-3, "first", "last", "second", "third", "next", "opening", "final", "whole") {
+			return sc.is(i-4, "the")
+		}
+		return m.chapterOfCue(i)
 	}
 	if sc.is(i-1, "the") && sc.is(i-2, "to") && sc.isAny(i-3, "letter", "letters", "epistle", "epistles", "wrote", "writes", "writing", "written") {
 		return !sc.isAny(i-4, "a", "an", "another", "any", "some", "every", "each", "one", "no")
@@ -830,7 +834,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// has (the recognizer dropped an "is"): a suggestion.
 			conf = 0.7
 		case !r.ok && !upper && !(misspelled && !plural(orig) && plural(name)) &&
-			((!f.garbled && m.sermonCue(i, j)) || m.garbledCue(i, j) || m.citedCue(i, j, f.book)) && m.sermon():
+			((!f.garbled && m.sermonCue(i, j)) || m.garbledCue(i, j) || m.citedCue(i, j, f.book) || m.theBookCue(i, j, f) || m.chapterOrdinalAfter(j)) && m.sermon():
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
 			// makes the book likelier than the English word. But
@@ -846,14 +850,6 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86
 			if f.book != nil && nounBook(f.book.osis) && !m.cited(f.book) && sc.isAny(i-1, "in", "into") && !m.bookVerbAfter(j) {
 				conf = 0.7
-			}
-		case !r.ok && !upper && m.theNounBook(i, j, f.book) && m.sermon():
-			// "all throughout the psalms", "a bit of wisdom from the
-			// proverbs": the plural after "the" and a preposition, in a
-			// sermon, is the book; applied once the sermon has cited it.
-			conf = 0.7
-			if m.cited(f.book) {
-				conf = 0.86
 			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
@@ -874,7 +870,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.65
 		case strongCue:
 			conf = 0.88
-		case !r.ok && !upper && sc.is(j+1, "chapter") && !m.notSermon():
+		case !r.ok && !upper && (sc.is(j+1, "chapter") || m.chapterOrdinalAfter(j)) && !m.notSermon():
 			conf = 0.86 // "in john chapter 8om", "james chapter / 125": a person has no chapter
 		case !upper && m.nameInList(i, j) && !m.notSermon() && m.bookBeside(i, j):
 			conf = 0.86 // "genesis through malachi", "exodus and john"
@@ -930,6 +926,9 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		rule = ruleBookAbbreviation
 	default:
 		rule = ruleBookMisspelling
+	}
+	if r.ok && noBookOfItsOwn(f) {
+		r.unsure = true // "timothy 1 19": no book "Timothy" to write a reference of
 	}
 	np := f.id
 	if psalm {
@@ -1090,7 +1089,7 @@ func (m *matcher) personAfter(k int) bool {
 }
 
 func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
-	if p.stop || len(p.words) != j-i+1 {
+	if p.stop && !m.stopPlaceCue(i, j, p) || len(p.words) != j-i+1 {
 		return 0, false
 	}
 	sc := m.sc
@@ -1750,9 +1749,10 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		// Two chapters in a row ("2 Corinthians 8-9") are a range.
 		r.unsure = true
 	}
-	if r.bareVerse && r.verseEnd == 0 && sc.has(r.endTok+1) && sc.tok(r.endTok+1).digits() && sc.plainGap(r.endTok) {
+	if r.bareVerse && r.verseEnd == 0 && (sc.has(r.endTok+1) && sc.tok(r.endTok+1).digits() && sc.plainGap(r.endTok) || m.restatedVerse(&r)) {
 		// "romans 6 3 5": 6:3–5 or 6:3 and a number of what follows; the
-		// captions dropped what told them apart. Left as written.
+		// captions dropped what told them apart. Left as written, as is
+		// "romans 8 4 verse 14" (restatedVerse).
 		r.unsure = true
 	}
 	return r
@@ -1799,6 +1799,9 @@ func (m *matcher) refVerse(k int, b uint8, r *ref, spoken bool) int {
 	case g.period && m.periodVerse(k, b, r):
 		v2, nx, _ := m.parseNum(k)
 		r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
+	case !g.comma && !g.period && m.gluedVerse(k, b, r.chapter) > 0:
+		r.verse, r.strong, r.verseTok, r.endTok = m.gluedVerse(k, b, r.chapter), true, k, k
+		k++
 	case !g.comma && !g.period:
 		if v2, nx, sp := m.parseNum(k); v2 >= 1 && v2 <= 176 && (sp == spoken || (b != 0 && spoken && m.d.hasVerse(b, r.chapter, v2))) {
 			r.verse, r.strong, r.verseTok, r.endTok, k = v2, true, nx-1, nx-1, nx
