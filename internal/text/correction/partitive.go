@@ -6,7 +6,16 @@ package correction
 // will see", "and Peter, one of Jesus's disciples". A number word
 // directly before "of" is a quantity; "Isaiah chapter one of" names its
 // chapter with the word "chapter" and is read as before.
+//
+// A number word that is the subject of a comparison is quoted, not a
+// chapter: "ecclesiastes two is better than one".
 func (m *matcher) quantityNotChapter(next int, spoken, chapterWord bool) bool {
 	sc := m.sc
-	return spoken && !chapterWord && sc.has(next) && sc.plainGap(next-1) && sc.is(next, "of")
+	if !spoken || chapterWord || !sc.has(next) || !sc.plainGap(next-1) {
+		return false
+	}
+	if sc.is(next, "of") {
+		return true
+	}
+	return sc.isAny(next, "is", "are") && (sc.is(next+2, "than") || sc.isAny(next+1, "better", "worse", "greater", "more", "less"))
 }
