@@ -293,6 +293,9 @@ type dict struct {
 	// matcher.widePerson).
 	wideNames [26][]wideName
 	wideNear  sortedLines
+	// companions holds every name of the KJV with its chapters (see
+	// matcher.companionName).
+	companions companionIndex
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner

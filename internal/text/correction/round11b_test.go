@@ -43,7 +43,7 @@ func TestANameOfACitedBookThatNoCitedChapterNamesIsSuggested(t *testing.T) {
 			[]string{"revelation>Revelation book.lowercase auto", "laeotisian>Laodicean place.fuzzy review"}},
 		{"a b said as a v, as modern Hebrew says it",
 			captionSermon + "turn to leviticus 10 1 and nadab and abihu\n" + filler + "when nadav and abahue were struck dead",
-			[]string{"leviticus>Leviticus book.lowercase auto", "nadav>Nadab person.fuzzy review"}},
+			[]string{"leviticus>Leviticus book.lowercase auto", "nadav>Nadab person.fuzzy review", "abahue>Abihu person.fuzzy review"}}, // Abihu by the rule of companions (round 12C)
 		{"a name that begins with another name's letters",
 			captionSermon + "turn to second samuel 1 1 now it came to pass\nwe don't see any of that johnadav's only concern",
 			[]string{"second samuel>2 Samuel book.spoken_ordinal auto", "johnadav>Jonadab person.fuzzy review"}},

@@ -1,0 +1,402 @@
+package correction
+
+import (
+	"slices"
+	"strings"
+)
+
+// companionIndex holds every name of data/kjv_people.tsv with the
+// chapters that name it, for the rule of a name said beside the names of
+// its own chapters (see matcher.companionName).
+type companionIndex struct {
+	byName   map[string]int32 // the names in lowercase, by their index in names
+	names    []companionName  // in the order of the file
+	byLetter [26][]int32      // the names of four letters or more, by first letter
+}
+
+// companionName is a name of the KJV and the chapters that name it.
+type companionName struct {
+	name, lower string
+	skel        string   // the skeleton of its phonetic key (see skeleton)
+	place       bool     // a place's name, not a person's or a people's
+	chapters    []uint16 // the indexes of its chapters (see dict.chapterBase), ascending
+}
+
+// companionCand is a name a word may be heard for by the rule of
+// companions (see matcher.companionCandidates).
+type companionCand struct {
+	name int32 // its index in companionIndex.names
+	dist uint8 // the word's distance from it in letters, both spelt as they sound
+	same bool  // the word's skeleton is the name's
+}
+
+// companionWindow is how many words either side of a word companionName
+// reads for the names said beside it.
+const companionWindow = 12
+
+// companionRare is the most chapters a name said beside a word may have
+// to be, alone, the evidence of the word's name: a name of a few
+// chapters ("absalom", "hamath"), not "david" or "paul".
+const companionRare = 20
+
+// companionCommon is the most chapters a name said beside a word may
+// have to be evidence at all: "israel", "jesus", "moses" and "david" are
+// said beside any word of a sermon.
+const companionCommon = 100
+
+// addCompanion records the name, a line of data/kjv_people.tsv, and its
+// chapters (see companionIndex).
+func (d *dict) addCompanion(name, lower, chapters string, byOSIS map[string]uint8) error {
+	ci := &d.companions
+	if ci.byName == nil {
+		ci.byName = make(map[string]int32, 3500)
+	}
+	var pb [32]byte
+	n := companionName{name: name, lower: lower, skel: string(skeleton(pb[:0], phoneticKey(lower))), place: d.isPlaceName(name, lower)}
+	n.chapters = make([]uint16, 0, strings.Count(chapters, ",")+1)
+	if err := d.eachChapter(chapters, byOSIS, func(i int) { n.chapters = append(n.chapters, uint16(i)) }); err != nil {
+		return err
+	}
+	slices.Sort(n.chapters)
+	k := int32(len(ci.names))
+	ci.names = append(ci.names, n)
+	if _, ok := ci.byName[lower]; !ok {
+		ci.byName[lower] = k
+	}
+	if c := lower[0]; len(lower) >= wideMinLetters && c >= 'a' && c <= 'z' && !d.isBookWord(lower) {
+		ci.byLetter[c-'a'] = append(ci.byLetter[c-'a'], k)
+	}
+	return nil
+}
+
+// companionCandidates returns the names a word w may be heard for by the
+// rule of companions, or nil: a word no list holds (as heardName, with a
+// key of two sounds or more), and names of its first letter (or both a
+// vowel) whose skeleton is the word's, or the word's with one sound of the
+// name not heard or a p and an f heard for each other, within half the
+// name's letters, rounded up, once both are spelt as they sound (see
+// foldSpelling).
+func (m *matcher) companionCandidates(w string) []companionCand {
+	var lb, kb, sb, fa, fb [32]byte
+	lw, key, ok := m.heardNameKey(w, &lb, &kb, 2)
+	if !ok || lw[0] < 'a' || lw[0] > 'z' || archaicVerb(lw) {
+		return nil
+	}
+	if m.d.wideNear.has(string(lw)) || m.nameWithMore(lw) {
+		return nil
+	}
+	sk := skeleton(sb[:0], key)
+	if len(sk) < 2 {
+		return nil
+	}
+	fw := foldSpelling(fa[:0], lw)
+	group := groupName(string(lw))
+	ci := &m.d.companions
+	var out []companionCand
+	for c := byte('a'); c <= 'z'; c++ {
+		if !sameOnset(c, lw[0]) && !(soundsK(c) && soundsK(fw[0])) {
+			continue // "kulna" for Calneh
+		}
+		for _, k := range ci.byLetter[c-'a'] {
+			p := &ci.names[k]
+			if group != groupName(p.lower) || len(p.chapters) > companionCommon || !companionSkeleton(sk, p.skel) {
+				continue
+			}
+			bar := (len(p.lower) + 1) / 2
+			fn := foldSpelling(fb[:0], []byte(p.lower))
+			dd := editDistance(fw, string(fn), bar)
+			if dd > bar || szOnly(lw, p.lower) || modernSpelling(lw, p.lower) || p.lower == string(lw)+"s" {
+				continue // "euodia and syntyche": Euodias as a modern translation writes it
+			}
+			out = append(out, companionCand{k, uint8(dd), string(sk) == p.skel})
+		}
+	}
+	return out
+}
+
+// soundsK reports whether a word beginning with the letter c may begin
+// with the sound of a k: c, k or q, as foldSpelling writes them.
+func soundsK(c byte) bool {
+	return c == 'c' || c == 'k' || c == 'q'
+}
+
+// companionSkeleton reports whether a word whose skeleton is sk may be
+// heard for a name whose skeleton is name when names of the name's
+// chapters are said beside it: the same; the name's with one sound not
+// heard ("deeus", TS, for Demas, TNS); or the name's with a p heard for an
+// f or an f for a p.
+func companionSkeleton(sk []byte, name string) bool {
+	if string(sk) == name {
+		return true
+	}
+	if len(name) == len(sk)+1 {
+		i := 0
+		for i < len(sk) && sk[i] == name[i] {
+			i++
+		}
+		return string(sk[i:]) == name[i+1:]
+	}
+	if len(name) != len(sk) {
+		return false
+	}
+	diff := 0
+	for i := range sk {
+		if sk[i] != name[i] {
+			if !(sk[i] == 'P' && name[i] == 'F' || sk[i] == 'F' && name[i] == 'P') {
+				return false
+			}
+			diff++
+		}
+	}
+	return diff == 1
+}
+
+// foldSpelling appends to out the lowercase word w spelt as it sounds, for
+// comparing letters: ph as f, c as k but before e, i and y, y as i, and a
+// letter written twice once ("tychicus" and "takus", "pamphylia" and
+// "panilia").
+func foldSpelling(out, w []byte) []byte {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		var next byte
+		if i+1 < len(w) {
+			next = w[i+1]
+		}
+		switch {
+		case c == 'p' && next == 'h':
+			c = 'f'
+			i++
+		case c == 'c' && next == 'h':
+			c = 'k'
+			i++
+		case c == 'c' && next != 'e' && next != 'i' && next != 'y', c == 'q':
+			c = 'k'
+		case c == 'y':
+			c = 'i'
+		}
+		if len(out) > 0 && out[len(out)-1] == c {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// companionName returns the name of cands (see companionCandidates) that
+// the word text[start:end] is heard for by the names said beside it, or "":
+// a name with a chapter in common with two names or more said within
+// companionWindow words of it ("aristotarkus mark justice ... luke deeus":
+// Demas of Colossians 4:14 beside Luke and Mark; "kulna or hamath or
+// gath": Calneh beside Hamath and Gath, Amos 6:2), or with one name of a
+// few chapters (see companionRare). A name that is also an English word
+// ("mark", "lot"), or a book's ("nehemiah 8"), is no evidence. Of several names the one most names
+// beside it share a chapter with is taken, then the nearest in letters.
+func (m *matcher) companionName(cands []companionCand, text string, start, end int, found func(w string) string) string {
+	if len(cands) == 0 {
+		return ""
+	}
+	ci := &m.d.companions
+	var near [2 * companionWindow]int32
+	n := 0
+	var b [24]byte
+	see := func(s, e int) {
+		if e-s < 3 || e-s > len(b) || n == len(near) {
+			return
+		}
+		lw := appendLower(b[:0], text[s:e])
+		k, ok := ci.byName[string(lw)]
+		if !ok && found != nil {
+			if name := found(text[s:e]); name != "" && len(name) <= len(b) {
+				k, ok = ci.byName[string(appendLower(b[:0], name))]
+			}
+		}
+		if !ok || isEnglishWord(string(lw)) || m.d.isBookWord(string(lw)) || len(ci.names[k].chapters) > companionCommon || slices.Contains(near[:n], k) {
+			return
+		}
+		near[n] = k
+		n++
+	}
+	i := start
+	for range companionWindow {
+		if i <= 0 {
+			break
+		}
+		s := wordStartBefore(text, i)
+		e := s
+		for e < i && isWordByte(text[e]) {
+			e++
+		}
+		see(s, e)
+		i = s
+	}
+	j := end
+	for range companionWindow {
+		if j >= len(text) {
+			break
+		}
+		s, e := wordAfterAny(text, j)
+		see(s, e)
+		j = e
+	}
+	if n == 0 {
+		return ""
+	}
+	prev, ok := m.companionAfter(text, start, end)
+	if !ok {
+		return ""
+	}
+	best, bestD, bestN := "", 0, 0
+	for _, c := range cands {
+		p := &ci.names[c.name]
+		support, rare, common := 0, false, false
+		cited := m.citedOne(p.chapters)
+		if cited {
+			support++ // a name of a cited chapter
+		}
+		for _, k := range near[:n] {
+			q := &ci.names[k]
+			if k == c.name || q.lower == p.lower || !shareChapter(p.chapters, q.chapters) {
+				continue
+			}
+			if q.person() != p.person() && (!cited || !m.citedShared(p.chapters, q.chapters) || groupName(q.lower)) {
+				continue // a person is said beside people, a place beside places ("ethiopia" is no evidence of Vashti), but in the chapter read; a people ("the levites") is no person's
+			}
+			if len(q.chapters) <= companionRare {
+				support++
+				rare = true
+			} else if !common {
+				support++
+				common = true // names of many chapters share a genealogy with any name ("abraham", "isaac" and Jared of Luke 3): one counts
+			}
+		}
+		if support < 2 && !(support == 1 && rare && c.same && int(c.dist) <= len(p.lower)/3) {
+			continue
+		}
+		if prev >= 0 && !shareChapter(p.chapters, ci.names[prev].chapters) {
+			continue // "jehovah jireh": a word after a name of other chapters is a surname
+		}
+		if best == "" || support > bestN || support == bestN && int(c.dist) < bestD {
+			best, bestD, bestN = p.name, int(c.dist), support
+		}
+	}
+	return best
+}
+
+// isPlaceName reports whether name, lower in lowercase, is a place's own
+// name, not only a spelling of another place's ("Aaron" of Arnon).
+func (d *dict) isPlaceName(name, lower string) bool {
+	n := d.root[lower]
+	return n != nil && n.place != nil && n.place.rule != rulePlaceVariant && strings.EqualFold(n.place.name, name)
+}
+
+// person reports whether n is a person's name, not a place's or a
+// people's.
+func (n *companionName) person() bool {
+	return !n.place && !groupName(n.lower)
+}
+
+// citedOne reports whether the text cites one of the chapters chs.
+func (m *matcher) citedOne(chs []uint16) bool {
+	for _, k := range chs {
+		if m.chapters[k>>6]&(1<<(k&63)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// citedShared reports whether the text cites a chapter of both a and b,
+// ascending lists of chapters.
+func (m *matcher) citedShared(a, b []uint16) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			if k := a[i]; m.chapters[k>>6]&(1<<(k&63)) != 0 {
+				return true
+			}
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return false
+}
+
+// shareChapter reports whether the ascending lists of chapters a and b
+// have one in common.
+func shareChapter(a, b []uint16) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			return true
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return false
+}
+
+// companionOf returns the name the word text[start:end], which no other
+// rule of people explains, is heard for by the names said beside it (see
+// companionName), or ""; cache holds each word's candidates, read once.
+func (m *matcher) companionOf(cache *map[string][]companionCand, text string, start, end int, found func(w string) string) string {
+	w := text[start:end]
+	cands, ok := (*cache)[w]
+	if !ok {
+		cands = m.companionCandidates(w)
+		if *cache == nil {
+			*cache = map[string][]companionCand{}
+		}
+		(*cache)[w] = cands
+	}
+	return m.companionName(cands, text, start, end, found)
+}
+
+// companionBarred reports whether the word text[start:end] is no name the
+// rule of companions may suggest, as widePerson's words are not: the first
+// part of a contraction, a word of another language explained, a word in
+// capitals or on a line of another language. A word after a name is one
+// more name of a list ("luke deeus"), not a surname.
+func (m *matcher) companionBarred(text string, start, end int) bool {
+	return contractionCut(text, end) || glossed(text, start, end) || allCapitals(text[start:end]) || m.foreignLine(start)
+}
+
+// companionAfter reads the word before offset start of text for the rule
+// of companions, the word text[start:end] after it: it returns the index
+// of the KJV name it is, or -1, and false when the word cannot be a name
+// by its companions: after "a" or "an" ("like a rhema": a noun), after a
+// modern given name or a KJV name of no chapter (a surname), or as the
+// second part of a KJV name said in two ("jehovah jireh").
+func (m *matcher) companionAfter(text string, start, end int) (int32, bool) {
+	s := wordStartBefore(text, start)
+	e := s
+	for e < start && isWordByte(text[e]) {
+		e++
+	}
+	var b [48]byte
+	if e-s+end-start > len(b) || e == s {
+		return -1, true
+	}
+	lw := appendLower(b[:0], text[s:e])
+	if string(lw) == "a" || string(lw) == "an" {
+		return -1, false
+	}
+	if _, ok := m.d.kjvNames[string(appendLower(lw, text[start:end]))]; ok {
+		return -1, false // "jehovah jireh": the two parts of one name, Jehovahjireh
+	}
+	if k, ok := m.d.companions.byName[string(lw)]; ok && !isEnglishWord(string(lw)) {
+		return k, true
+	}
+	if _, ok := m.d.kjvNames[string(lw)]; ok && !isEnglishWord(string(lw)) {
+		return -1, false // a name of no chapter, "jehovah jireh"
+	}
+	_, modern := m.d.modernNames[string(lw)]
+	return -1, !modern
+}

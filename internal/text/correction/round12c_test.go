@@ -1,0 +1,88 @@
+package correction
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestANameSaidBesideNamesOfItsChaptersIsSuggested(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"a person with a sound lost beside two people of its chapters",
+			"paul sends greetings from luke and onesimus and deeus as well",
+			[]string{"deeus>Demas person.fuzzy review"}},
+		{"a place beside two places of its chapter, its k written c",
+			"not the powerful kulna not the great hamath not even gath",
+			[]string{"kulna>Calneh place.fuzzy review", "hamath>Hamath place.lowercase auto", "gath>Gath place.lowercase auto"}},
+		{"a person of the same sound beside one person of a few chapters",
+			"and judah had three sons er onan and shalah and they grew up",
+			[]string{"judah>Judah place.lowercase auto", "shalah>Shelah person.fuzzy review"}},
+		{"a person beside a person found heard wrong and a person of many chapters",
+			"in the book of leviticus when nadav and abahue were struck dead aaron held his peace",
+			[]string{"leviticus>Leviticus book.lowercase auto", "nadav>Nadab person.fuzzy review", "abahue>Abihu person.fuzzy review"}},
+		{"a list of names of the cited chapter read far from its book",
+			"nehemiah 8 7 the levites read the law\n" + strings.Repeat("and so the lord is good to us and we will pray for the church today amen\n", 5) + "\nalso jeshua and bani sheriah\njamin akkub and the levites",
+			[]string{"nehemiah>Nehemiah book.lowercase auto", "sheriah>Sherebiah person.fuzzy review"}},
+		{"the same word with no name beside it is no name",
+			"come to me soon for deeus in love with this present world has deserted me",
+			nil},
+		{"a person is no evidence of a place, nor a place of a person",
+			"we thank misha and jonathan for the coffee and vahid came to us from ethiopia",
+			[]string{"ethiopia>Ethiopia place.lowercase auto"}},
+		{"two names of many chapters are one name's evidence",
+			"turn to genesis 1 1 in the beginning\nand abraham called the place jireh and isaac was spared",
+			[]string{"genesis>Genesis book.lowercase auto"}},
+		{"the second part of a name said in two is no other name",
+			"turn to hebrews 11 8 by faith abraham\nand abraham called the place jehovah jireh and isaac was spared",
+			[]string{"hebrews>Hebrews book.lowercase auto", "jehovah>Jephthae person.fuzzy review"}},
+		{"the same word alone beside a name of the cited chapter",
+			"turn to hebrews 11 8 by faith abraham\nand abraham called the place jireh and isaac was spared",
+			[]string{"hebrews>Hebrews book.lowercase auto", "jireh>Jericho place.fuzzy review"}},
+		{"a word after a or an is a noun",
+			"turn to genesis 22 20 and it came to pass\nit came to me like a rhema from the lord as abraham heard about isaac",
+			[]string{"genesis>Genesis book.lowercase auto"}},
+		{"a modern translation's spelling without the KJV's s is right as said",
+			"greet euodia and syntyche and clement for me",
+			nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompanionSkeletonAllowsOneSoundLostOrAPHeardForAnF(t *testing.T) {
+	tests := []struct {
+		sk, name string
+		want     bool
+	}{
+		{"TS", "TNS", true},
+		{"TNS", "TNS", true},
+		{"PNR", "PNFR", true},
+		{"PRKS", "FRKS", true},
+		{"TS", "TNSS", false},
+		{"TNSK", "TNS", false},
+		{"PRKS", "FRKT", false},
+	}
+	for _, tt := range tests {
+		if got := companionSkeleton([]byte(tt.sk), tt.name); got != tt.want {
+			t.Errorf("companionSkeleton(%q, %q) = %v, want %v", tt.sk, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestFoldSpellingWritesAWordAsItSounds(t *testing.T) {
+	for in, want := range map[string]string{"tychicus": "tikikus", "pamphylia": "pamfilia", "calneh": "kalneh", "cyrene": "cirene", "abbott": "abot"} {
+		if got := string(foldSpelling(nil, []byte(in))); got != want {
+			t.Errorf("foldSpelling(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
