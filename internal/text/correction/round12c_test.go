@@ -86,3 +86,26 @@ func TestFoldSpellingWritesAWordAsItSounds(t *testing.T) {
 		}
 	}
 }
+
+func TestANameTheKJVWritesOnlyAtAVersesStartIsOneOfItsNames(t *testing.T) {
+	e := testEngine(t)
+	for _, tt := range []struct {
+		word string
+		want bool
+	}{
+		{"parthians", true}, // "Parthians, and Medes, and Elamites", Acts 2:9
+		{"cretes", true},    // "Cretes and Arabians", Acts 2:11
+		{"halhul", true},    // "Halhul, Bethzur, and Gedor", Joshua 15:58
+		{"endeavouring", false},
+		{"enflaming", false},
+	} {
+		if _, got := e.d.kjvNames[tt.word]; got != tt.want {
+			t.Errorf("%q is a KJV name: %v, want %v", tt.word, got, tt.want)
+		}
+	}
+	in := captionSermon + "turn to acts 2 1 and when the day\nin our native language parththeians and medes and elamites"
+	want := []string{"acts>Acts book.lowercase auto", "parththeians>Parthians person.fuzzy review", "elamites>Elamites place.lowercase auto"}
+	if got := compactAll(e.Correct(in, Options{}).Changes); !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
