@@ -124,7 +124,8 @@ func soundsK(c byte) bool {
 // heard for a name whose skeleton is name when names of the name's
 // chapters are said beside it: the same; the name's with one sound not
 // heard ("deeus", TS, for Demas, TNS); or the name's with a p heard for an
-// f or an f for a p.
+// f or an f for a p, or a c said as a k heard for one said as an s
+// ("ludicans" for the Laodiceans).
 func companionSkeleton(sk []byte, name string) bool {
 	if string(sk) == name {
 		return true
@@ -142,7 +143,7 @@ func companionSkeleton(sk []byte, name string) bool {
 	diff := 0
 	for i := range sk {
 		if sk[i] != name[i] {
-			if !(sk[i] == 'P' && name[i] == 'F' || sk[i] == 'F' && name[i] == 'P') {
+			if !(sk[i] == 'P' && name[i] == 'F' || sk[i] == 'F' && name[i] == 'P' || sk[i] == 'K' && name[i] == 'S') {
 				return false
 			}
 			diff++
@@ -205,6 +206,9 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 		}
 		lw := appendLower(b[:0], text[s:e])
 		k, ok := ci.byName[string(lw)]
+		if !ok && e-s+1 <= len(b) {
+			k, ok = ci.byName[string(append(lw, 's'))] // "nympha": Nymphas, its s not heard
+		}
 		if !ok && found != nil {
 			if name := found(text[s:e]); name != "" && len(name) <= len(b) {
 				k, ok = ci.byName[string(appendLower(b[:0], name))]
