@@ -1,6 +1,7 @@
 package correction
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -12,6 +13,7 @@ type companionIndex struct {
 	byName   map[string]int32 // the names in lowercase, by their index in names
 	names    []companionName  // in the order of the file
 	byLetter [26][]int32      // the names of four letters or more, by first letter
+	all      []uint16         // the chapters of all names, which each name's slices
 }
 
 // companionName is a name of the KJV and the chapters that name it.
@@ -53,10 +55,30 @@ func (d *dict) addCompanion(name, lower, chapters string, byOSIS map[string]uint
 	}
 	var pb [32]byte
 	n := companionName{name: name, lower: lower, skel: string(skeleton(pb[:0], phoneticKey(lower))), place: d.isPlaceName(name, lower)}
-	n.chapters = make([]uint16, 0, strings.Count(chapters, ",")+1)
-	if err := d.eachChapter(chapters, byOSIS, func(i int) { n.chapters = append(n.chapters, uint16(i)) }); err != nil {
-		return err
+	if ci.all == nil {
+		ci.all = make([]uint16, 0, 1<<14) // the file's 15,000 chapters of names, in one array
 	}
+	first := len(ci.all)
+	prev, b := "", uint8(0)
+	for c := range strings.SplitSeq(chapters, ",") {
+		osis, ch, _ := strings.Cut(c, ".")
+		if osis != prev {
+			prev, b = osis, byOSIS[osis] // the chapters of a book are listed together
+		}
+		k := 0
+		for i := 0; i < len(ch) && k < 1000; i++ {
+			if ch[i] < '0' || ch[i] > '9' {
+				k = 0
+				break
+			}
+			k = k*10 + int(ch[i]-'0')
+		}
+		if b == 0 || k == 0 || !d.hasChapter(b, k) {
+			return fmt.Errorf("bad chapter %q", c)
+		}
+		ci.all = append(ci.all, uint16(int(d.chapterBase[b-1])+k-1))
+	}
+	n.chapters = ci.all[first:len(ci.all):len(ci.all)]
 	slices.Sort(n.chapters)
 	k := int32(len(ci.names))
 	ci.names = append(ci.names, n)

@@ -115,3 +115,13 @@ func TestANameTheKJVWritesOnlyAtAVersesStartIsOneOfItsNames(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestTheWordsNearBibleNamesAreInByteOrder(t *testing.T) {
+	prev := ""
+	for line := range strings.SplitSeq(strings.TrimSuffix(string(wideNearList()), "\n"), "\n") {
+		if line <= prev {
+			t.Fatalf("data/words_near_bible_names.txt is not in byte order at %q", line)
+		}
+		prev = line
+	}
+}
