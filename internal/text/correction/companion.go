@@ -264,7 +264,8 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 		see(s, e)
 		j = e
 	}
-	if n == 0 {
+	cue := titleBefore(text, start)
+	if n == 0 && !cue {
 		return ""
 	}
 	prev, ok := m.companionAfter(text, start, end)
@@ -278,6 +279,9 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 		cited := m.citedOne(p.chapters)
 		if cited {
 			support++ // a name of a cited chapter
+		}
+		if cue {
+			support++ // "the temple of deeon": a name's place in the sentence
 		}
 		for _, k := range near[:n] {
 			q := &ci.names[k]
@@ -425,4 +429,40 @@ func (m *matcher) companionAfter(text string, start, end int) (int32, bool) {
 	}
 	_, modern := m.d.modernNames[string(lw)]
 	return -1, !modern
+}
+
+// titleBefore reports whether the words before offset start of text say
+// that a name follows: a title ("king", "prophet", "apostle"), or a
+// naming cue ("named", "the son of", see namingCue), or "of" after a word
+// a name of a god, a place or a kin follows ("the temple of", "the god
+// of", "the land of", "the brother of").
+func titleBefore(text string, start int) bool {
+	s1 := wordStartBefore(text, start)
+	e1 := s1
+	for e1 < start && isWordByte(text[e1]) {
+		e1++
+	}
+	s2 := wordStartBefore(text, s1)
+	e2 := s2
+	for e2 < s1 && isWordByte(text[e2]) {
+		e2++
+	}
+	p1, p2 := text[s1:e1], text[s2:e2]
+	if namingCue(p2, p1) {
+		return true
+	}
+	for _, w := range [...]string{"king", "queen", "prophet", "prophetess", "apostle"} {
+		if strings.EqualFold(p1, w) {
+			return true
+		}
+	}
+	if !strings.EqualFold(p1, "of") {
+		return false
+	}
+	for _, w := range [...]string{"temple", "god", "gods", "house", "land", "city", "brother", "sister"} {
+		if strings.EqualFold(p2, w) {
+			return true
+		}
+	}
+	return false
 }
