@@ -38,6 +38,7 @@ func (d *dict) buildChapterPeople() error {
 	d.chapterPlaces = make([][]soundedName, numChapters)
 	d.chapterFrequent = make([][]soundedName, numChapters)
 	d.verseSounds = map[string][]versePerson{}
+	defer d.companions.finish()
 	return readTSV("data/kjv_people.tsv", func(f []string) error {
 		if len(f) != 3 {
 			return fmt.Errorf("want 3 fields, have %d", len(f))

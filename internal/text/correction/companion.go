@@ -8,20 +8,67 @@ import (
 
 // companionIndex holds every name of data/kjv_people.tsv with the
 // chapters that name it, for the rule of a name said beside the names of
-// its own chapters (see matcher.companionName).
+// its own chapters (see matcher.companionName). It holds no pointer but
+// its arrays', so that the collector has nothing of it to scan.
 type companionIndex struct {
-	byName   map[string]int32 // the names in lowercase, by their index in names
+	byHash   map[uint64]int32 // the names by the keyHash of their lowercase form, by their index in names
 	names    []companionName  // in the order of the file
 	byLetter [26][]int32      // the names of four letters or more, by first letter
 	all      []uint16         // the chapters of all names, which each name's slices
+	text     string           // the names' spellings, which each name's slices (see companionName)
+	buf      []byte           // text as it is read, before finish
 }
 
 // companionName is a name of the KJV and the chapters that name it.
 type companionName struct {
-	name, lower string
-	skel        string   // the skeleton of its phonetic key (see skeleton)
-	place       bool     // a place's name, not a person's or a people's
-	chapters    []uint16 // the indexes of its chapters (see dict.chapterBase), ascending
+	off    uint32 // where its name starts in companionIndex.text, followed by its lowercase form, its skeleton and its spelling as it sounds
+	n      uint8  // the length of its name and of its lowercase form
+	ns, nf uint8  // the lengths of its skeleton (see skeleton) and of its spelling as it sounds (see foldSpelling)
+	place  bool   // a place's name, not a person's or a people's
+	group  bool   // a people's name (see groupName)
+	lo, hi uint32 // its chapters (see dict.chapterBase), ascending: companionIndex.all[lo:hi]
+}
+
+// name returns the name of p.
+func (ci *companionIndex) name(p *companionName) string {
+	return ci.text[p.off : p.off+uint32(p.n)]
+}
+
+// lower returns the name of p in lowercase.
+func (ci *companionIndex) lower(p *companionName) string {
+	o := p.off + uint32(p.n)
+	return ci.text[o : o+uint32(p.n)]
+}
+
+// skel returns the skeleton of the name of p.
+func (ci *companionIndex) skel(p *companionName) string {
+	o := p.off + 2*uint32(p.n)
+	return ci.text[o : o+uint32(p.ns)]
+}
+
+// fold returns the name of p spelt as it sounds (see foldSpelling).
+func (ci *companionIndex) fold(p *companionName) string {
+	o := p.off + 2*uint32(p.n) + uint32(p.ns)
+	return ci.text[o : o+uint32(p.nf)]
+}
+
+// chapters returns the chapters of p.
+func (ci *companionIndex) chapters(p *companionName) []uint16 {
+	return ci.all[p.lo:p.hi]
+}
+
+// lookup returns the index of the name whose lowercase form is lw.
+func (ci *companionIndex) lookup(lw []byte) (int32, bool) {
+	k, ok := ci.byHash[keyHash(string(lw))]
+	if !ok || ci.lower(&ci.names[k]) != string(lw) {
+		return -1, false
+	}
+	return k, true
+}
+
+// finish makes the text of the names read the index's (see companionIndex).
+func (ci *companionIndex) finish() {
+	ci.text, ci.buf = string(ci.buf), nil
 }
 
 // companionCand is a name a word may be heard for by the rule of
@@ -47,18 +94,26 @@ const companionRare = 20
 const companionCommon = 100
 
 // addCompanion records the name, a line of data/kjv_people.tsv, and its
-// chapters (see companionIndex).
+// chapters (see companionIndex); finish ends the reading.
 func (d *dict) addCompanion(name, lower, chapters string, byOSIS map[string]uint8) error {
 	ci := &d.companions
-	if ci.byName == nil {
-		ci.byName = make(map[string]int32, 3500)
-	}
-	var pb [32]byte
-	n := companionName{name: name, lower: lower, skel: string(skeleton(pb[:0], phoneticKey(lower))), place: d.isPlaceName(name, lower)}
-	if ci.all == nil {
+	if ci.byHash == nil {
+		ci.byHash = make(map[uint64]int32, 3500)
 		ci.all = make([]uint16, 0, 1<<14) // the file's 15,000 chapters of names, in one array
+		ci.buf = make([]byte, 0, 1<<16)
 	}
-	first := len(ci.all)
+	if len(name) != len(lower) || len(name) > 40 {
+		return fmt.Errorf("bad name %q", name)
+	}
+	var pb [64]byte
+	n := companionName{off: uint32(len(ci.buf)), n: uint8(len(name)), place: d.isPlaceName(name, lower), group: groupName(lower), lo: uint32(len(ci.all))}
+	ci.buf = append(append(ci.buf, name...), lower...)
+	sk := skeleton(pb[:0], appendPhoneticKey(pb[32:32], []byte(lower)))
+	ci.buf = append(ci.buf, sk...)
+	n.ns = uint8(len(sk))
+	f := foldSpelling(pb[:0], []byte(lower))
+	ci.buf = append(ci.buf, f...)
+	n.nf = uint8(len(f))
 	prev, b := "", uint8(0)
 	for c := range strings.SplitSeq(chapters, ",") {
 		osis, ch, _ := strings.Cut(c, ".")
@@ -78,12 +133,12 @@ func (d *dict) addCompanion(name, lower, chapters string, byOSIS map[string]uint
 		}
 		ci.all = append(ci.all, uint16(int(d.chapterBase[b-1])+k-1))
 	}
-	n.chapters = ci.all[first:len(ci.all):len(ci.all)]
-	slices.Sort(n.chapters)
+	n.hi = uint32(len(ci.all))
+	slices.Sort(ci.all[n.lo:n.hi])
 	k := int32(len(ci.names))
 	ci.names = append(ci.names, n)
-	if _, ok := ci.byName[lower]; !ok {
-		ci.byName[lower] = k
+	if _, ok := ci.byHash[keyHash(lower)]; !ok {
+		ci.byHash[keyHash(lower)] = k
 	}
 	if c := lower[0]; len(lower) >= wideMinLetters && c >= 'a' && c <= 'z' && !d.isBookWord(lower) {
 		ci.byLetter[c-'a'] = append(ci.byLetter[c-'a'], k)
@@ -99,7 +154,7 @@ func (d *dict) addCompanion(name, lower, chapters string, byOSIS map[string]uint
 // name's letters, rounded up, once both are spelt as they sound (see
 // foldSpelling).
 func (m *matcher) companionCandidates(w string) []companionCand {
-	var lb, kb, sb, fa, fb [32]byte
+	var lb, kb, sb, fa [32]byte
 	lw, key, ok := m.heardNameKey(w, &lb, &kb, 2)
 	if !ok || lw[0] < 'a' || lw[0] > 'z' || archaicVerb(lw) {
 		return nil
@@ -121,16 +176,16 @@ func (m *matcher) companionCandidates(w string) []companionCand {
 		}
 		for _, k := range ci.byLetter[c-'a'] {
 			p := &ci.names[k]
-			if group != groupName(p.lower) || len(p.chapters) > companionCommon || !companionSkeleton(sk, p.skel) {
+			if group != p.group || p.hi-p.lo > companionCommon || !companionSkeleton(sk, ci.skel(p)) {
 				continue
 			}
-			bar := (len(p.lower) + 1) / 2
-			fn := foldSpelling(fb[:0], []byte(p.lower))
-			dd := editDistance(fw, string(fn), bar)
-			if dd > bar || szOnly(lw, p.lower) || modernSpelling(lw, p.lower) || p.lower == string(lw)+"s" {
+			pl := ci.lower(p)
+			bar := (len(pl) + 1) / 2
+			dd := editDistance(fw, ci.fold(p), bar)
+			if dd > bar || szOnly(lw, pl) || modernSpelling(lw, pl) || len(pl) == len(lw)+1 && pl[len(lw)] == 's' && pl[:len(lw)] == string(lw) {
 				continue // "euodia and syntyche": Euodias as a modern translation writes it
 			}
-			out = append(out, companionCand{k, uint8(dd), string(sk) == p.skel})
+			out = append(out, companionCand{k, uint8(dd), string(sk) == ci.skel(p)})
 		}
 	}
 	return out
@@ -227,16 +282,16 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 			return
 		}
 		lw := appendLower(b[:0], text[s:e])
-		k, ok := ci.byName[string(lw)]
+		k, ok := ci.lookup(lw)
 		if !ok && e-s+1 <= len(b) {
-			k, ok = ci.byName[string(append(lw, 's'))] // "nympha": Nymphas, its s not heard
+			k, ok = ci.lookup(append(lw, 's')) // "nympha": Nymphas, its s not heard
 		}
 		if !ok && found != nil {
 			if name := found(text[s:e]); name != "" && len(name) <= len(b) {
-				k, ok = ci.byName[string(appendLower(b[:0], name))]
+				k, ok = ci.lookup(appendLower(b[:0], name))
 			}
 		}
-		if !ok || isEnglishWord(string(lw)) || m.d.isBookWord(string(lw)) || len(ci.names[k].chapters) > companionCommon || slices.Contains(near[:n], k) {
+		if !ok || isEnglishWord(string(lw)) || m.d.isBookWord(string(lw)) || ci.names[k].hi-ci.names[k].lo > companionCommon || slices.Contains(near[:n], k) {
 			return
 		}
 		near[n] = k
@@ -275,8 +330,9 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 	best, bestD, bestN := "", 0, 0
 	for _, c := range cands {
 		p := &ci.names[c.name]
+		pc := ci.chapters(p)
 		support, rare, common := 0, false, false
-		cited := m.citedOne(p.chapters)
+		cited := m.citedOne(pc)
 		if cited {
 			support++ // a name of a cited chapter
 		}
@@ -285,13 +341,14 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 		}
 		for _, k := range near[:n] {
 			q := &ci.names[k]
-			if k == c.name || q.lower == p.lower || !shareChapter(p.chapters, q.chapters) {
+			qc := ci.chapters(q)
+			if k == c.name || ci.lower(q) == ci.lower(p) || !shareChapter(pc, qc) {
 				continue
 			}
-			if q.person() != p.person() && (!cited || !m.citedShared(p.chapters, q.chapters) || groupName(q.lower)) {
+			if q.person() != p.person() && (!cited || !m.citedShared(pc, qc) || q.group) {
 				continue // a person is said beside people, a place beside places ("ethiopia" is no evidence of Vashti), but in the chapter read; a people ("the levites") is no person's
 			}
-			if len(q.chapters) <= companionRare {
+			if len(qc) <= companionRare {
 				support++
 				rare = true
 			} else if !common {
@@ -299,14 +356,14 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 				common = true // names of many chapters share a genealogy with any name ("abraham", "isaac" and Jared of Luke 3): one counts
 			}
 		}
-		if support < 2 && !(support == 1 && rare && c.same && int(c.dist) <= len(p.lower)/3) {
+		if support < 2 && !(support == 1 && rare && c.same && int(c.dist) <= int(p.n)/3) {
 			continue
 		}
-		if prev >= 0 && !shareChapter(p.chapters, ci.names[prev].chapters) {
+		if prev >= 0 && !shareChapter(pc, ci.chapters(&ci.names[prev])) {
 			continue // "jehovah jireh": a word after a name of other chapters is a surname
 		}
 		if best == "" || support > bestN || support == bestN && int(c.dist) < bestD {
-			best, bestD, bestN = p.name, int(c.dist), support
+			best, bestD, bestN = ci.name(p), int(c.dist), support
 		}
 	}
 	return best
@@ -322,7 +379,7 @@ func (d *dict) isPlaceName(name, lower string) bool {
 // person reports whether n is a person's name, not a place's or a
 // people's.
 func (n *companionName) person() bool {
-	return !n.place && !groupName(n.lower)
+	return !n.place && !n.group
 }
 
 // citedOne reports whether the text cites one of the chapters chs.
@@ -421,7 +478,7 @@ func (m *matcher) companionAfter(text string, start, end int) (int32, bool) {
 	if _, ok := m.d.kjvNames[string(appendLower(lw, text[start:end]))]; ok {
 		return -1, false // "jehovah jireh": the two parts of one name, Jehovahjireh
 	}
-	if k, ok := m.d.companions.byName[string(lw)]; ok && !isEnglishWord(string(lw)) {
+	if k, ok := m.d.companions.lookup(lw); ok && !isEnglishWord(string(lw)) {
 		return k, true
 	}
 	if _, ok := m.d.kjvNames[string(lw)]; ok && !isEnglishWord(string(lw)) {
