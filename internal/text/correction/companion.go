@@ -148,11 +148,15 @@ func (d *dict) addCompanion(name, lower, chapters string, byOSIS map[string]uint
 
 // companionCandidates returns the names a word w may be heard for by the
 // rule of companions, or nil: a word no list holds (as heardName, with a
-// key of two sounds or more), and names of its first letter (or both a
-// vowel) whose skeleton is the word's, or the word's with one sound of the
-// name not heard or a p and an f heard for each other, within half the
-// name's letters, rounded up, once both are spelt as they sound (see
-// foldSpelling).
+// key of two sounds or more), in neither of SCOWL's large lists (see
+// dict.wideNear), no KJV verb form and no KJV name with letters added;
+// and the names of 100 chapters or fewer (see companionCommon) of four
+// letters or more that begin with its letter, both with a vowel or both
+// with the sound of a k ("kulna" for Calneh), whose skeleton it may be
+// heard for (see companionSkeleton), within half the name's letters,
+// rounded up, once both are spelt as they sound (see foldSpelling), and
+// that are more than the word with an s ("euodia": Euodias as a modern
+// translation writes it, right as said).
 func (m *matcher) companionCandidates(w string) []companionCand {
 	var lb, kb, sb, fa [32]byte
 	lw, key, ok := m.heardNameKey(w, &lb, &kb, 2)
@@ -230,9 +234,9 @@ func companionSkeleton(sk []byte, name string) bool {
 }
 
 // foldSpelling appends to out the lowercase word w spelt as it sounds, for
-// comparing letters: ph as f, c as k but before e, i and y, y as i, and a
-// letter written twice once ("tychicus" and "takus", "pamphylia" and
-// "panilia").
+// comparing letters: ph as f, ch as k, c and q as k but a c before e, i
+// and y, y as i, and a letter written twice once ("tychicus" and "takus",
+// "pamphylia" and "panilia").
 func foldSpelling(out, w []byte) []byte {
 	for i := 0; i < len(w); i++ {
 		c := w[i]
@@ -261,14 +265,23 @@ func foldSpelling(out, w []byte) []byte {
 }
 
 // companionName returns the name of cands (see companionCandidates) that
-// the word text[start:end] is heard for by the names said beside it, or "":
-// a name with a chapter in common with two names or more said within
-// companionWindow words of it ("aristotarkus mark justice ... luke deeus":
-// Demas of Colossians 4:14 beside Luke and Mark; "kulna or hamath or
-// gath": Calneh beside Hamath and Gath, Amos 6:2), or with one name of a
-// few chapters (see companionRare). A name that is also an English word
-// ("mark", "lot"), or a book's ("nehemiah 8"), is no evidence. Of several names the one most names
-// beside it share a chapter with is taken, then the nearest in letters.
+// the word text[start:end] is heard for by what is said around it, or "".
+// Each of these is one piece of evidence for a name: a cited chapter that
+// names it; a title or naming cue before the word (see titleBefore); and
+// each name said within companionWindow words of it, or found there by
+// another rule (found), that shares a chapter with it, of those of more
+// than companionRare chapters one only, a person's for a person and a
+// place's or a people's for a place but in a cited chapter, never a
+// people's for a person. A name that is also an English word ("mark",
+// "lot"), a book's ("nehemiah 8") or one of more than companionCommon
+// chapters is none. The name takes two pieces of evidence, or one name of
+// companionRare chapters or fewer when the word has the name's skeleton
+// and is within a third of its letters ("onan and shalah": Shelah);
+// "aristotarkus mark justice ... luke deeus" is Demas of Colossians 4:14,
+// "kulna or hamath or gath" Calneh of Amos 6:2. The word after "a" or
+// "an", after a modern given name or a KJV name of no chapter of the name
+// is none (see companionAfter). Of several names the one of the most
+// evidence is taken, then the nearest in letters.
 func (m *matcher) companionName(cands []companionCand, text string, start, end int, found func(w string) string) string {
 	if len(cands) == 0 {
 		return ""
