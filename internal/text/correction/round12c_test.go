@@ -157,3 +157,33 @@ func TestTheWordsNearBibleNamesAreInByteOrder(t *testing.T) {
 		prev = line
 	}
 }
+
+func TestTheNameOfTheMostEvidenceIsTakenBeforeTheNearestInLetters(t *testing.T) {
+	e := testEngine(t)
+	m := &matcher{d: e.d}
+	ci := &e.d.companions
+	index := func(name string) int32 {
+		k, ok := ci.lookup([]byte(strings.ToLower(name)))
+		if !ok {
+			t.Fatalf("%s is no name of the index", name)
+		}
+		return k
+	}
+	text := "luke and onesimus and tychicus and aristarchus deeus"
+	start := strings.Index(text, "deeus")
+	for _, tt := range []struct {
+		name  string
+		cands []companionCand
+		want  string
+	}{
+		// Demas shares Colossians 4 with the four names said before;
+		// Tychicus, nearer in letters here, with three of them.
+		{"more evidence", []companionCand{{index("Tychicus"), 1, true}, {index("Demas"), 2, false}}, "Demas"},
+		{"the same evidence, nearer", []companionCand{{index("Demas"), 2, false}, {index("Demas"), 1, false}}, "Demas"},
+		{"no evidence", []companionCand{{index("Darius"), 0, true}}, ""},
+	} {
+		if got := m.companionName(tt.cands, text, start, start+len("deeus"), nil); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
