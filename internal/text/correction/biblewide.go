@@ -1,7 +1,7 @@
 package correction
 
 import (
-	"fmt"
+	_ "embed" // the list of words near the names, read in place
 	"strings"
 )
 
@@ -131,25 +131,22 @@ func widerThan(a, b *wideName) bool {
 // with no comment line: a word is looked up in it without building a set.
 type sortedLines string
 
-// readSortedLines returns the words of the embedded list file, its
-// comment lines at the top left out, checking that they are in byte order.
-func readSortedLines(file string) (sortedLines, error) {
-	data, err := dataFS.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("correction: reading %s: %w", file, err)
-	}
-	s := string(data)
+// wideNearText is data/words_near_bible_names.txt, read in place
+// (see wideNearList).
+//
+//go:embed data/words_near_bible_names.txt
+var wideNearText string
+
+// wideNearList returns the words of data/words_near_bible_names.txt, its
+// comment lines at the top left out, without a copy: the file is
+// generated in byte order (see TestWordsNearBibleNamesAreCurrent), which
+// TestTheWordsNearBibleNamesAreInByteOrder checks.
+func wideNearList() sortedLines {
+	s := wideNearText
 	for strings.HasPrefix(s, "#") {
 		_, s, _ = strings.Cut(s, "\n")
 	}
-	prev := ""
-	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
-		if line <= prev {
-			return "", fmt.Errorf("correction: %s is not in byte order at %q", file, line)
-		}
-		prev = line
-	}
-	return sortedLines(s), nil
+	return sortedLines(s)
 }
 
 // has reports whether w is one of the lines of l.

@@ -8,7 +8,7 @@ import (
 )
 
 // wideNearHeader heads data/words_near_bible_names.txt.
-const wideNearHeader = "# Words of SCOWL's large lists (Debian wamerican-huge and wbritish-huge 2020.12.07, /usr/share/dict/american-english-huge and british-english-huge: English words, their inflections, given names, surnames and places of any case, and the first part of each contraction, \"couldn\" of \"couldn't\"), five to 20 letters a to z, that are no KJV name and that the rule of the names of the whole Bible would take for a KJV name heard wrong (see matcher.widePerson): a word of the language or a modern name, not a misheard biblical one. Regenerate with TCS_WRITE_WIDE_NEAR=1 go test -run TestWordsNearBibleNamesAreCurrent; see NOTICE.\n"
+const wideNearHeader = "# Words of SCOWL's large lists (Debian wamerican-huge and wbritish-huge 2020.12.07, /usr/share/dict/american-english-huge and british-english-huge: English words, their inflections, given names, surnames and places of any case, and the first part of each contraction, \"couldn\" of \"couldn't\"), five to 20 letters a to z, that are no KJV name and that the rule of the names of the whole Bible would take for a KJV name heard wrong (see matcher.widePerson), or that the rule of the names said beside a name may (see matcher.companionCandidates): a word of the language or a modern name, not a misheard biblical one. Regenerate with TCS_WRITE_WIDE_NEAR=1 go test -run TestWordsNearBibleNamesAreCurrent; see NOTICE.\n"
 
 // wideNearFiles are the large word lists data/words_near_bible_names.txt
 // derives from.
@@ -34,7 +34,7 @@ func wordsNearBibleNames(e *Engine, lists []string) []string {
 			if _, ok := d.kjvNames[lw]; ok {
 				continue
 			}
-			if m.widePerson(lw) != "" {
+			if m.widePerson(lw) != "" || len(m.companionCandidates(lw)) > 0 {
 				out = append(out, lw)
 			}
 		}

@@ -38,6 +38,7 @@ func (d *dict) buildChapterPeople() error {
 	d.chapterPlaces = make([][]soundedName, numChapters)
 	d.chapterFrequent = make([][]soundedName, numChapters)
 	d.verseSounds = map[string][]versePerson{}
+	defer d.companions.finish()
 	return readTSV("data/kjv_people.tsv", func(f []string) error {
 		if len(f) != 3 {
 			return fmt.Errorf("want 3 fields, have %d", len(f))
@@ -45,6 +46,9 @@ func (d *dict) buildChapterPeople() error {
 		name := f[0]
 		lower := strings.ToLower(name)
 		d.addWideName(name, lower, f[1], byOSIS)
+		if err := d.addCompanion(name, lower, f[1], byOSIS); err != nil {
+			return err
+		}
 		if len(lower) < 5 || d.isBookWord(lower) || groupName(lower) {
 			return nil
 		}
@@ -274,9 +278,15 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			added = true
 		}
 	}
+	var comp map[string][]companionCand // the names a word no rule explains may be by its companions (see companionName)
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
 		h := words[text[start:end]]
+		if h.name == "" {
+			if h.name = m.companionOf(&comp, text, start, end, func(w string) string { return words[w].name }); h.name != "" && m.companionBarred(text, start, end) {
+				continue
+			}
+		}
 		if h.wide && (contractionCut(text, end) || m.afterName(text, start) || glossed(text, start, end) || allCapitals(text[start:end]) || m.foreignLine(start)) {
 			continue
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/kjv_listed_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/modern_names_near_people.txt data/words_near_bible_names.txt data/kjv_people.tsv data/kjv_verse_starts.bin
+//go:embed data/bible_book_variants_detailed.tsv data/bible_book_variants_ambiguous.tsv data/bible_places.tsv data/kjv_versification.tsv data/kjv_names.txt data/kjv_listed_names.txt data/english_near_names.txt data/kjv_common_words.txt data/person_near_words.txt data/modern_names_near_people.txt data/kjv_people.tsv data/kjv_verse_starts.bin
 var dataFS embed.FS
 
 // kind is how a dictionary form relates to its book, safest first.
@@ -294,6 +294,9 @@ type dict struct {
 	// matcher.widePerson).
 	wideNames [26][]wideName
 	wideNear  sortedLines
+	// companions holds every name of the KJV with its chapters (see
+	// matcher.companionName).
+	companions companionIndex
 }
 
 // keyHash returns the hash of a lowercase ASCII word as the scanner

@@ -59,7 +59,7 @@ func TestANameReadInAListIsAPersonOfThePassage(t *testing.T) {
 			captionSermon + "nehemiah 8 7 the levites read the law\nand then sheriah said hello to everyone",
 			[]string(nil)},
 		{"names read far from the passage's book are no person of it",
-			captionSermon + "nehemiah 8 7 the levites read the law\n" + filler + "\nalso jeshua and bani sheriah\njamin akkub and the levites",
+			captionSermon + "nehemiah 8 7 the levites read the law\n" + filler + "\nalso trelk and vorn sheriah\nplimk quzzo and the levites", // words of no list: the rule of companions (round 12C) finds Sherebiah beside jeshua, bani, jamin and akkub
 			[]string(nil)},
 	}
 	for _, tt := range tests {

@@ -293,9 +293,7 @@ func (d *dict) buildNames() error {
 			d.modernNames[line] = struct{}{}
 		}
 	}
-	if d.wideNear, err = readSortedLines("data/words_near_bible_names.txt"); err != nil {
-		return err
-	}
+	d.wideNear = wideNearList()
 	data, err = dataFS.ReadFile("data/kjv_common_words.txt")
 	if err != nil {
 		return err

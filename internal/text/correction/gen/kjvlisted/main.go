@@ -9,11 +9,12 @@
 //
 // The KJV text is that of Debian's bible-kjv-text package (public domain),
 // one verse a line as `bible -f Gen1:1-Rev22:21` prints it; without -kjv
-// the command runs that program. A word is kept when, inside a verse (not
-// its first word), the text writes it with a capital and never in
-// lowercase, it has four letters or more, it is not in kjv_names.txt, its
-// lowercase form is no English word, and it is neither a verb form in -est
-// ("Revilest") nor one of the words the KJV leaves untranslated and
+// the command runs that program. A word is kept when the text writes it
+// with a capital and never in lowercase, inside a verse or as its first
+// word only ("Parthians, and Medes", Acts 2:9), it has four letters or
+// more, it is not in kjv_names.txt, its lowercase form is no English
+// word, and it is neither a verb form in -est ("Revilest") or -ing
+// ("Endeavouring", a verse's first word) nor one of the words the KJV leaves untranslated and
 // glosses ("Talitha cumi; which is, being interpreted") or a feast's name
 // ("Easter", "Pentecost").
 package main
@@ -60,7 +61,7 @@ func run(kjvFile, namesFile, englishFile, outFile string) error {
 		return err
 	}
 	lower := map[string]bool{}   // the words the text writes in lowercase
-	capital := map[string]bool{} // the words it writes with a capital inside a verse
+	capital := map[string]bool{} // the words it writes with a capital
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	verses := 0
@@ -71,11 +72,11 @@ func run(kjvFile, namesFile, englishFile, outFile string) error {
 		}
 		verses++
 		words := strings.FieldsFunc(verse, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
-		for i, w := range words {
+		for _, w := range words {
 			switch {
 			case w[0] >= 'a' && w[0] <= 'z':
 				lower[w] = true
-			case i > 0 && strings.ToUpper(w) != w:
+			case strings.ToUpper(w) != w:
 				capital[w] = true
 			}
 		}
@@ -91,14 +92,14 @@ func run(kjvFile, namesFile, englishFile, outFile string) error {
 		lw := strings.ToLower(w)
 		switch {
 		case len(w) < 4, lower[lw], names[w], english[lw], slices.Contains(untranslated, w),
-			strings.HasSuffix(lw, "est"):
+			strings.HasSuffix(lw, "est"), strings.HasSuffix(lw, "ing"):
 			continue
 		}
 		keep = append(keep, w)
 	}
 	slices.Sort(keep)
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# Proper names of the King James Version (public domain) that kjv_names.txt leaves out: words written with a capital only after a comma, as in its lists of names, never in lowercase, of four letters or more, no English word, no verb form in -est and none of the words it leaves untranslated nor a feast. Derived from Debian's bible-kjv-text 4.38 by gen/kjvlisted (see NOTICE).\n")
+	fmt.Fprintf(&buf, "# Proper names of the King James Version (public domain) that kjv_names.txt leaves out: words written with a capital only after a comma, as in its lists of names, or at a verse's start, never in lowercase, of four letters or more, no English word, no verb form in -est or -ing and none of the words it leaves untranslated nor a feast. Derived from Debian's bible-kjv-text 4.38 by gen/kjvlisted (see NOTICE).\n")
 	for _, w := range keep {
 		fmt.Fprintln(&buf, w)
 	}
