@@ -824,6 +824,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "in acts 17", but "in numbers 20 years ago"
 		case r.ok && (m.weakCue(i) || m.listCue(i)):
 			conf = 0.7
+		case r.ok && m.addressed(i):
+			return m.addressedName(i, j, f.id, orig, name, upper) // "thank you mark four"
 		case r.ok && !m.countAfter(r) && sc.afterSentenceEnd(i):
 			conf = 0.86 // "Genesis 1 is about creation."
 		case r.ok && !m.countAfter(r) && !m.determinerBefore(i):
@@ -858,6 +860,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 		}
 	case rk == riskCommonName:
 		switch {
+		case r.ok && m.addressed(i):
+			return m.addressedName(i, j, f.id, orig, name, upper) // "thanks john eight"
 		case r.strong:
 			conf = 0.92
 		case r.ok && (m.weakCue(i) || m.listCue(i) || strongCue):
@@ -1682,7 +1686,7 @@ func (m *matcher) readRef(k int, b uint8) ref {
 	if k <= 0 || !sc.has(k) {
 		return r
 	}
-	if g := sc.refGap(k - 1); !g.ok || g.dash || g.colon {
+	if g := sc.refGap(k - 1); !g.ok || g.dash || g.colon || sc.sentenceBetween(g, k) {
 		return r
 	}
 	chapterWord := false

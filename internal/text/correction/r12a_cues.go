@@ -7,7 +7,7 @@ package correction
 // theBookCue reports whether tokens i..j, form f, a plural book's name that is also a
 // noun or a verb ("psalms", "proverbs", "acts"), are the book after "the": "we're
 // told in the psalms", "a phrase from the psalms", "reading through the psalms",
-// "all throughout the psalms",
+// "all throughout the psalms", "if you read to the psalms", "as the psalms would say",
 // "the psalms say", "we're told in the acts". Not "sing the psalms", "the acts
 // of the apostles" (another form), "the proverbs of solomon", "one of the
 // proverbs".
@@ -19,7 +19,7 @@ func (m *matcher) theBookCue(i, j int, f *bookForm) bool {
 	if t := sc.tok(i); sc.text[t.e()-1]|0x20 != 's' || !sc.is(i-1, "the") || sc.is(j+1, "of") {
 		return false // "psalm", "proverb": no plural; the book's forms are read by the matcher
 	}
-	return sc.isAny(i-2, "in", "from", "through", "throughout", "into") && !sc.is(i-3, "one") ||
+	return sc.isAny(i-2, "in", "from", "through", "throughout", "into", "to", "on", "upon", "about", "as") && !sc.is(i-3, "one") ||
 		sc.isAny(j+1, "say", "says", "tells", "tell") && !sc.is(i-2, "of")
 }
 
@@ -78,8 +78,8 @@ func ordinalWord(w string) bool {
 // and so no place on its own ("tyre", "rama", "nile"), is the place at tokens
 // i..j: a place of the Bible's most mentioned (200 mentions or more) after a
 // place noun and "of" ("the region of tyre", "the territory of tyre"), or
-// joined by "and" to a place of the dictionary ("tyre and sidon", "sidon and
-// tyre").
+// joined by "and" or "or" to a place of the dictionary ("tyre and sidon",
+// "sidon and tyre", "sodom or tyre or sidon").
 func (m *matcher) stopPlaceCue(i, j int, p *placeForm) bool {
 	sc := m.sc
 	if i != j || !cuedStop(p) || sc.firstUpper(i) {
@@ -88,7 +88,7 @@ func (m *matcher) stopPlaceCue(i, j int, p *placeForm) bool {
 	if m.placeOf(i) || sc.is(i-1, "of") && sc.isAny(i-2, "territory", "borders", "parts", "district", "country", "province") {
 		return true
 	}
-	return sc.is(j+1, "and") && m.plainPlace(j+2) || sc.is(i-1, "and") && m.plainPlace(i-2)
+	return sc.isAny(j+1, "and", "or") && m.plainPlace(j+2) || sc.isAny(i-1, "and", "or") && m.plainPlace(i-2)
 }
 
 // plainPlace reports whether token k is, alone, a place of the dictionary that
