@@ -1753,6 +1753,12 @@ func (m *matcher) readRef(k int, b uint8) ref {
 		// Two chapters in a row ("2 Corinthians 8-9") are a range.
 		r.unsure = true
 	}
+	if r.bareVerse && b != 0 && r.verse == r.chapter+1 && r.verseEnd == r.verse+1 && m.d.hasChapter(b, r.verseEnd) {
+		// "romans 6 7 and 8": three chapters in a row, or 6:7–8; the
+		// captions dropped the commas that told them apart. Left as
+		// written.
+		r.unsure = true
+	}
 	if r.bareVerse && r.verseEnd == 0 && (sc.has(r.endTok+1) && sc.tok(r.endTok+1).digits() && sc.plainGap(r.endTok) || m.restatedVerse(&r)) {
 		// "romans 6 3 5": 6:3–5 or 6:3 and a number of what follows; the
 		// captions dropped what told them apart. Left as written, as is

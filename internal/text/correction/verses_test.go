@@ -41,6 +41,8 @@ func TestReferencesThatExist(t *testing.T) {
 		{"a number that is compared is quoted, not a chapter", "in ecclesiastes two is better than one", "in Ecclesiastes two is better than one", ""},
 		{"a chapter that is described stays a chapter", "ecclesiastes four is a great chapter", "Ecclesiastes 4 is a great chapter", "Ecclesiastes 4 Eccl.4"},
 		{"a verse that is compared stays a verse", "romans eight twenty eight is better than gold", "Romans 8:28 is better than gold", "Romans 8:28 Rom.8.28"},
+		{"three chapters in a row without their commas are left as written", "romans 6 7 and 8 tell us", "Romans 6 7 and 8 tell us", ""},
+		{"a chapter, a verse and the next verse", "romans 8 28 and 29 tell us", "Romans 8:28–29 tell us", "Romans 8:28-29 Rom.8.28-Rom.8.29"},
 		{"a psalm of a hundred and more", "psalm a hundred and three bless the lord", "Psalm 103 bless the lord", "Psalm 103 Ps.103"},
 		{"a verse of a hundred and more", "psalm a hundred and nineteen verse a hundred and five", "Psalm 119:105", "Psalm 119:105 Ps.119.105"},
 		{"a hundred after a book that has no such chapter", "john a hundred times", "john a hundred times", ""},
