@@ -283,6 +283,9 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		start, end := int(s[0]), int(s[1])
 		h := words[text[start:end]]
 		if h.name == "" {
+			h.name = m.rowName(text, start, end)
+		}
+		if h.name == "" {
 			if h.name = m.companionOf(&comp, text, start, end, func(w string) string { return words[w].name }); h.name != "" && m.companionBarred(text, start, end) {
 				continue
 			}

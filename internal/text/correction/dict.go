@@ -272,6 +272,7 @@ type dict struct {
 	cueHash [numCues]uint64
 	cueMask [256]uint8 // bitCue at the top eight bits of each of cueHash
 	ws      wordSets   // the words the matcher reads most often
+	rows    nameRows   // the KJV's lists of names said in a row
 	ofHash  [len(ofNames)]uint64
 	// personNear holds the English words and modern names that sound
 	// like a biblical person's name: never that name after a naming cue.
@@ -762,6 +763,7 @@ func readTSV(name string, fn func(f []string) error) error {
 func buildDict() (*dict, error) {
 	d := &dict{
 		ws:             newWordSets(),
+		rows:           buildNameRows(),
 		root:           map[string]*node{},
 		prefixes:       buildPrefixes(),
 		numWords:       buildNumWords(),
