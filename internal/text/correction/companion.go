@@ -310,28 +310,7 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 		near[n] = k
 		n++
 	}
-	i := start
-	for range companionWindow {
-		if i <= 0 {
-			break
-		}
-		s := wordStartBefore(text, i)
-		e := s
-		for e < i && isWordByte(text[e]) {
-			e++
-		}
-		see(s, e)
-		i = s
-	}
-	j := end
-	for range companionWindow {
-		if j >= len(text) {
-			break
-		}
-		s, e := wordAfterAny(text, j)
-		see(s, e)
-		j = e
-	}
+	eachNeighbour(text, start, end, companionWindow, see)
 	cue := titleBefore(text, start)
 	if n == 0 && !cue {
 		return ""

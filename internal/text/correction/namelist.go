@@ -32,15 +32,15 @@ func (m *matcher) namesAround(text string, start, end int) int {
 			n++
 		}
 	}
-	eachListNeighbour(text, start, end, see)
+	eachNeighbour(text, start, end, listWindow, see)
 	return n
 }
 
-// eachListNeighbour calls see with the bounds of each of the listWindow
-// words either side of the word text[start:end], nearest first.
-func eachListNeighbour(text string, start, end int, see func(s, e int)) {
+// eachNeighbour calls see with the bounds of each of the n words either
+// side of the word text[start:end], nearest first.
+func eachNeighbour(text string, start, end, n int, see func(s, e int)) {
 	i := start
-	for k := 0; k < listWindow && i > 0; k++ {
+	for k := 0; k < n && i > 0; k++ {
 		s := wordStartBefore(text, i)
 		e := s
 		for e < i && isWordByte(text[e]) {
@@ -50,7 +50,7 @@ func eachListNeighbour(text string, start, end int, see func(s, e int)) {
 		i = s
 	}
 	j := end
-	for k := 0; k < listWindow && j < len(text); k++ {
+	for k := 0; k < n && j < len(text); k++ {
 		s, e := wordAfterAny(text, j)
 		see(s, e)
 		j = e

@@ -24,7 +24,7 @@ func (m *matcher) shortListed(out []personRec, text string, start, end int, peop
 			out = append(out, personRec{s, e, name, 0.6})
 		}
 	}
-	eachListNeighbour(text, start, end, try)
+	eachNeighbour(text, start, end, listWindow, try)
 	return out
 }
 
