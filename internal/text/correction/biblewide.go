@@ -5,14 +5,43 @@ import (
 	"strings"
 )
 
-// wideName is a name of the KJV (a person, a place or a people) that a
-// word of a sermon may be heard for though no chapter the text cites
-// names it (see matcher.widePerson).
+// wideIndex lists by first letter the KJV's names of four letters or more
+// that a word of a sermon may be heard for though no chapter the text
+// cites names it (see matcher.widePerson). It holds no pointer but its
+// arrays' and its text's, so that the collector has nothing of it to scan.
+type wideIndex struct {
+	byLetter [26][]wideName
+	text     string // the names' spellings, which each name's slices (see wideName)
+	buf      []byte // text as it is read, before finish
+}
+
+// wideName is a name of the KJV (a person, a place or a people) of a
+// wideIndex.
 type wideName struct {
-	soundedName
-	skel     string    // the skeleton of its phonetic key (see skeleton)
-	chapters int       // how many chapters name it
+	off      uint32    // where its name starts in wideIndex.text, followed by its lowercase form and its skeleton
+	n, ns    uint8     // the lengths of its name and of its skeleton (see skeleton)
+	chapters int32     // how many chapters name it
 	books    [2]uint64 // the books that name it, by dict.bookOf
+}
+
+// name returns the name of p.
+func (wi *wideIndex) name(p *wideName) string { return wi.text[p.off : p.off+uint32(p.n)] }
+
+// lower returns the name of p in lowercase.
+func (wi *wideIndex) lower(p *wideName) string {
+	o := p.off + uint32(p.n)
+	return wi.text[o : o+uint32(p.n)]
+}
+
+// skel returns the skeleton of the phonetic key of the name of p.
+func (wi *wideIndex) skel(p *wideName) string {
+	o := p.off + 2*uint32(p.n)
+	return wi.text[o : o+uint32(p.ns)]
+}
+
+// finish makes the text of the names read the index's (see wideIndex).
+func (wi *wideIndex) finish() {
+	wi.text, wi.buf = string(wi.buf), nil
 }
 
 // wideMinLetters is the fewest letters of a name widePerson compares a
@@ -21,18 +50,22 @@ const wideMinLetters = 4
 
 // addWideName records the name, a line of data/kjv_people.tsv, among the
 // names any word of a sermon may be heard for (see matcher.widePerson):
-// a name of four letters or more that is no book's.
+// a name of four letters or more that is no book's. The index is read
+// once finish has run.
 func (d *dict) addWideName(name, lower, chapters string, byOSIS map[string]uint8) {
-	if len(lower) < wideMinLetters || d.isBookWord(lower) || lower[0] < 'a' || lower[0] > 'z' {
+	if len(lower) < wideMinLetters || len(lower) > 255 || d.isBookWord(lower) || lower[0] < 'a' || lower[0] > 'z' {
 		return
 	}
-	var pb [32]byte
-	key := phoneticKey(lower)
+	var pb, kb [32]byte
+	sk := skeleton(pb[:0], appendPhoneticKey(kb[:0], []byte(lower)))
+	wi := &d.wide
 	n := wideName{
-		soundedName: soundedName{personName{name: name, lower: lower}, key},
-		skel:        string(skeleton(pb[:0], key)),
-		chapters:    strings.Count(chapters, ",") + 1,
+		off:      uint32(len(wi.buf)),
+		n:        uint8(len(name)),
+		ns:       uint8(len(sk)),
+		chapters: int32(strings.Count(chapters, ",") + 1),
 	}
+	wi.buf = append(append(append(wi.buf, name...), lower...), sk...)
 	prev := ""
 	for c := range strings.SplitSeq(chapters, ",") {
 		osis, _, _ := strings.Cut(c, ".")
@@ -45,7 +78,7 @@ func (d *dict) addWideName(name, lower, chapters string, byOSIS map[string]uint8
 		}
 	}
 	i := lower[0] - 'a'
-	d.wideNames[i] = append(d.wideNames[i], n)
+	wi.byLetter[i] = append(wi.byLetter[i], n)
 }
 
 // widePerson returns the name of the KJV, a person, place or people of
@@ -73,7 +106,7 @@ func (m *matcher) widePerson(w string) string {
 	if m.d.wideNear.has(string(lw)) || m.nameWithMore(lw) {
 		return ""
 	}
-	name := wideNearest(&m.d.wideNames, lw, skeleton(sb[:0], key), &m.citedBooks)
+	name := wideNearest(&m.d.wide, lw, skeleton(sb[:0], key), &m.citedBooks)
 	if strings.HasSuffix(name, "s") && lw[len(lw)-1] != 's' && groupName(strings.ToLower(name)) {
 		name = name[:len(name)-1] // one of a people: "the laeotisian church", Laodicean
 	}
@@ -83,7 +116,7 @@ func (m *matcher) widePerson(w string) string {
 // wideNearest returns the name of names nearest the word lw whose
 // skeleton is sk, as widePerson compares them, or ""; cited is the set of
 // the books the text cites, by dict.bookOf.
-func wideNearest(names *[26][]wideName, lw, sk []byte, cited *[2]uint64) string {
+func wideNearest(wi *wideIndex, lw, sk []byte, cited *[2]uint64) string {
 	if len(sk) < 3 {
 		return ""
 	}
@@ -94,37 +127,32 @@ func wideNearest(names *[26][]wideName, lw, sk []byte, cited *[2]uint64) string 
 		if !sameOnset(c, lw[0]) {
 			continue
 		}
-		for i := range names[c-'a'] {
-			p := &names[c-'a'][i]
-			if !(skeletonHeard(sk, []byte(p.skel), len(lw)) || bHeardAsV(sk, p.skel)) || group != groupName(p.lower) {
+		for i := range wi.byLetter[c-'a'] {
+			p := &wi.byLetter[c-'a'][i]
+			skel, lower := wi.skel(p), wi.lower(p)
+			if !(skeletonHeard(sk, []byte(skel), len(lw)) || bHeardAsV(sk, skel)) || group != groupName(lower) {
 				continue // "the lycanian language" is no Lycaonia
 			}
 			if p.books[0]&cited[0] == 0 && p.books[1]&cited[1] == 0 {
 				continue // a name of no book the text cites
 			}
-			bar := len(p.lower) / 3
+			bar := len(lower) / 3
 			if len(lw) >= 9 {
-				bar = len(p.lower) / 2
+				bar = len(lower) / 2
 			}
-			dd := editDistance(lw, p.lower, bar)
-			if dd > bar || szOnly(lw, p.lower) || modernSpelling(lw, p.lower) {
+			dd := editDistance(lw, lower, bar)
+			if dd > bar || szOnly(lw, lower) || modernSpelling(lw, lower) {
 				continue
 			}
-			if best == nil || dd < bestD || dd == bestD && widerThan(p, best) {
-				best, bestD = p, dd
+			if best == nil || dd < bestD || dd == bestD && p.chapters > best.chapters {
+				best, bestD = p, dd // of two as near, the name of more chapters
 			}
 		}
 	}
 	if best == nil {
 		return ""
 	}
-	return best.name
-}
-
-// widerThan reports whether the name a is to be preferred to b, both as
-// near a word and both of a cited book: the name of more chapters.
-func widerThan(a, b *wideName) bool {
-	return a.chapters > b.chapters
+	return wi.name(best)
 }
 
 // sortedLines is the text of a list of words, one a line, in byte order,

@@ -39,6 +39,7 @@ func (d *dict) buildChapterPeople() error {
 	d.chapterFrequent = make([][]soundedName, numChapters)
 	d.verseSounds = map[string][]versePerson{}
 	defer d.companions.finish()
+	defer d.wide.finish()
 	return readTSV("data/kjv_people.tsv", func(f []string) error {
 		if len(f) != 3 {
 			return fmt.Errorf("want 3 fields, have %d", len(f))

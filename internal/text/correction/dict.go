@@ -289,12 +289,12 @@ type dict struct {
 	// a vowel, with the books that name them (see buildSpelledEnglish).
 	spelledEnglish map[string][2]uint64
 	spelledIDs     []uint64 // the replacements (by sref) that are names of spelledEnglish
-	// wideNames lists by first letter the KJV's names of four letters or
+	// wide lists by first letter the KJV's names of four letters or
 	// more, and wideNear the words of the large English lists and the
 	// stems of contractions that sound like one of them (see
 	// matcher.widePerson).
-	wideNames [26][]wideName
-	wideNear  sortedLines
+	wide     wideIndex
+	wideNear sortedLines
 	// companions holds every name of the KJV with its chapters (see
 	// matcher.companionName).
 	companions companionIndex
