@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"bufio"
 	"embed"
 	"fmt"
 	"slices"
@@ -739,24 +738,25 @@ func buildNumWords() map[string]int {
 }
 
 func readTSV(name string, fn func(f []string) error) error {
-	f, err := dataFS.Open(name)
+	data, err := dataFS.ReadFile(name)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	s.Buffer(make([]byte, 64*1024), 1024*1024)
+	// One string for the file: the fields the tables keep are slices of
+	// it, not a string each for the collector to mark.
+	text := string(data)
 	line := 0
-	for s.Scan() {
+	for l := range strings.Lines(text) {
 		line++
-		if line == 1 || s.Text() == "" {
+		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+		if line == 1 || l == "" {
 			continue
 		}
-		if err := fn(strings.Split(s.Text(), "\t")); err != nil {
+		if err := fn(strings.Split(l, "\t")); err != nil {
 			return fmt.Errorf("correction: %s line %d: %w", name, line, err)
 		}
 	}
-	return s.Err()
+	return nil
 }
 
 // buildDict reads the embedded data into lookup tables.
