@@ -1,0 +1,36 @@
+package correction
+
+import (
+	"slices"
+	"testing"
+)
+
+// The tests of issue 24's thirteenth round (B): the interpreted conference
+// sermons of a Swedish church (see docs/performance.md, "Thirteenth round B").
+
+func TestThePsalmsAndTheProverbsNamedTogetherAreTheBooks(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"the psalms the proverbs", "we have been called the psalms the proverbs they talk constantly about god's plans",
+			[]string{"psalms>Psalms book.lowercase auto", "proverbs>Proverbs book.lowercase auto"}},
+		{"the proverbs and the psalms", "go and read the proverbs and the psalms every day",
+			[]string{"proverbs>Proverbs book.lowercase auto", "psalms>Psalms book.lowercase auto"}},
+		{"the psalms or the proverbs", "pick the psalms or the proverbs and start there",
+			[]string{"psalms>Psalms book.lowercase auto", "proverbs>Proverbs book.lowercase auto"}},
+		{"psalms and hymns are songs", "we sing the psalms and hymns and spiritual songs", []string{}},
+		{"psalms and proverbs without articles", "he wrote psalms and proverbs for his people", []string{}},
+		{"the proverbs of a people", "the psalms and the proverbs of the old people of our village", []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
