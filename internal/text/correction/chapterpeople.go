@@ -397,7 +397,8 @@ func wordAfterAny(text string, j int) (int, int) {
 
 // rareSpans returns the bounds of the words of the text that may be a
 // name heard wrong, as personScan.see keeps them from the scanner's
-// tokens: four to 20 letters, no dictionary key and no word of the lists
+// tokens: five to 20 letters or four of a shape of few English words
+// (see fourLetterShapes), no dictionary key and no word of the lists
 // of known words (see buildKnown).
 func (m *matcher) rareSpans() [][2]int32 {
 	text := m.sc.text
@@ -413,7 +414,7 @@ func (m *matcher) rareSpans() [][2]int32 {
 			letters = letters && text[j]|0x20 >= 'a' && text[j]|0x20 <= 'z'
 			j++
 		}
-		if n := j - i; letters && n >= 4 && n <= 20 {
+		if n := j - i; letters && n <= 20 && m.d.scanShape((n*27+letterIndex(text[i]))*27+letterIndex(text[j-1]))>>2 != 0 {
 			if h := keyHash(text[i:j]); m.d.knownMiss(h) == 1 && m.d.keyBit(h) == 0 {
 				out = append(out, [2]int32{int32(i), int32(j)})
 			}

@@ -30,7 +30,7 @@ func (m *matcher) fourLetterNames(out []personRec, spans [][2]int32) []personRec
 			comp[w] = cands
 		}
 		name := m.companionPick(m.fourCandidates(cands, w, placeOfBefore(text, start)), text, start, end, nil, true)
-		if name == "" || m.companionBarred(text, start, end) || notProse(text, start, end) || owned(text, start) ||
+		if name == "" || m.companionBarred(text, start, end) || accentedLine(text, start) || notProse(text, start, end) || owned(text, start) ||
 			slices.ContainsFunc(out, func(r personRec) bool { return r.start == start }) { // round 10A's short listed names read four letters too
 			continue
 		}
@@ -102,4 +102,46 @@ func (m *matcher) fourCandidates(cands []companionCand, w string, placeOf bool) 
 		out = append(out, c)
 	}
 	return out
+}
+
+// fourLetterMostEnglish is the most English words of four letters that a
+// shape of four letters (its first and last letters) may have for
+// personScan to keep the words of that shape: "amna" (five: alba, alfa,
+// alga, alma, aqua) and "naab" (one, numb) are kept, "that" and "with"
+// are not, so that the scanner compares about a quarter of the words of
+// four letters with the lists of known words, not all.
+const fourLetterMostEnglish = 5
+
+// fourLetterShapes returns the shapes (see shape) of four letters of at
+// most fourLetterMostEnglish words of SCOWL.
+func fourLetterShapes() *shapeSet {
+	var count [27 * 27]uint16
+	s := englishWords[strings.IndexByte(englishWords, '\n')+1:]
+	for w := range strings.SplitSeq(s, "\n") {
+		if len(w) == 4 {
+			count[letterIndex(w[0])*27+letterIndex(w[3])]++
+		}
+	}
+	out := new(shapeSet)
+	for k, n := range count {
+		if n <= fourLetterMostEnglish {
+			out.add(4*27*27 + k)
+		}
+	}
+	return out
+}
+
+// accentedLine reports whether the line around offset start of text (at
+// most 160 bytes either side) holds a letter of Latin-1 with an accent
+// ("så härligt att bara ge"): a line of another language, where a short
+// word is one of its own ("bara", Swedish, is no Baal).
+func accentedLine(text string, start int) bool {
+	lo, hi := max(0, start-160), min(len(text), start+160)
+	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
+		lo += k + 1
+	}
+	if k := strings.IndexByte(text[start:hi], '\n'); k >= 0 {
+		hi = start + k
+	}
+	return strings.IndexByte(text[lo:hi], 0xc3) >= 0 // the first byte of à to ÿ and À to ß in UTF-8
 }
