@@ -87,7 +87,12 @@ func (m *matcher) heardName(w string, lb, kb *[32]byte) ([]byte, []byte, bool) {
 
 // heardNameKey is heardName with a key of minKey sounds or more.
 func (m *matcher) heardNameKey(w string, lb, kb *[32]byte, minKey int) ([]byte, []byte, bool) {
-	if len(w) < 5 || len(w) > 20 {
+	return m.heardNameKeyFrom(w, lb, kb, minKey, 5)
+}
+
+// heardNameKeyFrom is heardNameKey for words of minLen letters or more.
+func (m *matcher) heardNameKeyFrom(w string, lb, kb *[32]byte, minKey, minLen int) ([]byte, []byte, bool) {
+	if len(w) < minLen || len(w) > 20 {
 		return nil, nil, false
 	}
 	lw := appendLower(lb[:0], w)
@@ -393,7 +398,8 @@ func wordAfterAny(text string, j int) (int, int) {
 
 // rareSpans returns the bounds of the words of the text that may be a
 // name heard wrong, as personScan.see keeps them from the scanner's
-// tokens: five to 20 letters, no dictionary key and no word of the lists
+// tokens: five to 20 letters or four of a shape of few English words
+// (see fourLetterShapes), no dictionary key and no word of the lists
 // of known words (see buildKnown).
 func (m *matcher) rareSpans() [][2]int32 {
 	text := m.sc.text
@@ -409,7 +415,7 @@ func (m *matcher) rareSpans() [][2]int32 {
 			letters = letters && text[j]|0x20 >= 'a' && text[j]|0x20 <= 'z'
 			j++
 		}
-		if n := j - i; letters && n >= 5 && n <= 20 {
+		if n := j - i; letters && n <= 20 && m.d.scanShape((n*27+letterIndex(text[i]))*27+letterIndex(text[j-1]))>>2 != 0 {
 			if h := keyHash(text[i:j]); m.d.knownMiss(h) == 1 && m.d.keyBit(h) == 0 {
 				out = append(out, [2]int32{int32(i), int32(j)})
 			}
@@ -419,7 +425,7 @@ func (m *matcher) rareSpans() [][2]int32 {
 	return out
 }
 
-// buildKnown fills d.known with the words of five to 20 letters that a
+// buildKnown fills d.known with the words of four to 20 letters that a
 // name heard wrong is not: the English words of SCOWL, the KJV's names
 // and its own common words, and the words listed as near a name. The
 // scanner's person pass keeps the other words (see personScan.see), so that the people of the cited
@@ -427,7 +433,7 @@ func (m *matcher) rareSpans() [][2]int32 {
 func (d *dict) buildKnown() {
 	d.known = new([knownBits]uint64)
 	add := func(w string) {
-		if len(w) >= 5 && len(w) <= 20 {
+		if len(w) >= 4 && len(w) <= 20 {
 			d.addKnown(keyHash(w))
 		}
 	}

@@ -159,7 +159,7 @@ func (d *dict) addCompanion(name, lower, chapters string, byOSIS map[string]uint
 // translation writes it, right as said).
 func (m *matcher) companionCandidates(w string) []companionCand {
 	var lb, kb, sb, fa [32]byte
-	lw, key, ok := m.heardNameKey(w, &lb, &kb, 2)
+	lw, key, ok := m.heardNameKeyFrom(w, &lb, &kb, 2, 4) // four letters: see fourLetterNames
 	if !ok || lw[0] < 'a' || lw[0] > 'z' || archaicVerb(lw) {
 		return nil
 	}
@@ -281,8 +281,17 @@ func foldSpelling(out, w []byte) []byte {
 // "kulna or hamath or gath" Calneh of Amos 6:2. The word after "a" or
 // "an", after a modern given name or a KJV name of no chapter of the name
 // is none (see companionAfter). Of several names the one of the most
-// evidence is taken, then the nearest in letters.
+// evidence is taken, then one of the same skeleton, then the nearest in
+// letters.
 func (m *matcher) companionName(cands []companionCand, text string, start, end int, found func(w string) string) string {
+	return m.companionPick(cands, text, start, end, found, false)
+}
+
+// companionPick is companionName; four, for a word of four letters (see
+// fourLetterNames), takes two pieces of evidence always, one name of few
+// chapters alone being none, and a kin word before the word is one (see
+// kinBefore).
+func (m *matcher) companionPick(cands []companionCand, text string, start, end int, found func(w string) string, four bool) string {
 	if len(cands) == 0 {
 		return ""
 	}
@@ -311,7 +320,7 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 		n++
 	}
 	eachNeighbour(text, start, end, companionWindow, see)
-	cue := titleBefore(text, start)
+	cue := titleBefore(text, start) || four && kinBefore(text, start)
 	if n == 0 && !cue {
 		return ""
 	}
@@ -319,7 +328,7 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 	if !ok {
 		return ""
 	}
-	best, bestD, bestN := "", 0, 0
+	best, bestD, bestN, bestSame := "", 0, 0, false
 	for _, c := range cands {
 		p := &ci.names[c.name]
 		pc := ci.chapters(p)
@@ -348,14 +357,14 @@ func (m *matcher) companionName(cands []companionCand, text string, start, end i
 				common = true // names of many chapters share a genealogy with any name ("abraham", "isaac" and Jared of Luke 3): one counts
 			}
 		}
-		if support < 2 && !(support == 1 && rare && c.same && int(c.dist) <= int(p.n)/3) {
+		if support < 2 && (four || !(support == 1 && rare && c.same && int(c.dist) <= int(p.n)/3)) {
 			continue
 		}
 		if prev >= 0 && !shareChapter(pc, ci.chapters(&ci.names[prev])) {
 			continue // "jehovah jireh": a word after a name of other chapters is a surname
 		}
-		if best == "" || support > bestN || support == bestN && int(c.dist) < bestD {
-			best, bestD, bestN = ci.name(p), int(c.dist), support
+		if best == "" || support > bestN || support == bestN && (c.same && !bestSame || c.same == bestSame && int(c.dist) < bestD) {
+			best, bestD, bestN, bestSame = ci.name(p), int(c.dist), support, c.same
 		}
 	}
 	return best

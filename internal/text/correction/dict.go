@@ -185,12 +185,14 @@ type dict struct {
 	// fuzzyShape holds, for each word length and first and last letter,
 	// whether a fuzzy target is within reach (laid out like first).
 	fuzzyShape shapeSet
-	// scanShapes holds two bits for each shape, for the scanner, so that
-	// one load answers both: bit 0 when a word of that shape is tried as
-	// a misheard place (a shape of first or fuzzyShape, six to 24
-	// letters), bit 1 when it is tried only after a word of placeCues (a
-	// bit set over word hashes; five to 24 letters, see cueShape).
-	scanShapes [1024]uint64 // 729 used; the index is masked, not checked
+	// scanShapes holds three bits (in four) for each shape, for the
+	// scanner, so that one load answers all: bit 0 when a word of that
+	// shape is tried as a misheard place (a shape of first or fuzzyShape,
+	// six to 24 letters), bit 1 when it is tried only after a word of
+	// placeCues (a bit set over word hashes; five to 24 letters, see
+	// cueShape), bit 2 when personScan keeps it (five to 20 letters, or
+	// four of a shape of few English words, see fourLetterShapes).
+	scanShapes [2048]uint64 // 1458 used; the index is masked, not checked
 	// letterIndexes is letterIndex of every byte: one load in the scanner.
 	letterIndexes [256]uint8
 	placeCues     [4]uint64
@@ -348,8 +350,8 @@ type shapeSet [(32*27*27 + 63) / 64]uint64
 func (s *shapeSet) add(i int)      { s[i>>6] |= 1 << (i & 63) }
 func (s *shapeSet) has(i int) bool { return s[i>>6]>>(i&63)&1 != 0 }
 
-// scanShape returns the two bits of shape k in scanShapes.
-func (d *dict) scanShape(k int) uint8 { return uint8(d.scanShapes[k>>5&1023] >> (k & 31 * 2) & 3) }
+// scanShape returns the three bits of shape k in scanShapes.
+func (d *dict) scanShape(k int) uint8 { return uint8(d.scanShapes[k>>4&2047] >> (k & 15 * 4) & 7) }
 
 // keyEntry is one ASCII word of the open-addressing table of root and
 // prefix keys.
@@ -650,16 +652,20 @@ func (d *dict) markShapes() {
 	for c := range d.letterIndexes {
 		d.letterIndexes[c] = uint8(letterIndex(byte(c)))
 	}
+	four := fourLetterShapes()
 	for k := 0; k < 32*27*27; k++ {
 		n := k / (27 * 27) // the word length, up to 31
 		var b uint64
+		if n >= 5 && n <= 20 || n == 4 && four.has(k) {
+			b |= 4
+		}
 		if n >= 6 && n <= 24 && (d.first.has(k) || d.fuzzyShape.has(k)) {
 			b |= 1
 		}
 		if n >= 5 && n <= 24 && cueShapes.has(k) {
 			b |= 2
 		}
-		d.scanShapes[k>>5] |= b << (k & 31 * 2)
+		d.scanShapes[k>>4] |= b << (k & 15 * 4)
 	}
 	for _, w := range []string{"in", "into", "near", "at", "through", "toward", "towards", "unto",
 		"to", "from", "of", "and", "or", "mount"} {

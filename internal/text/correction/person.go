@@ -147,7 +147,8 @@ func (m *matcher) findPersons() []personRec {
 	if len(heard) > 0 {
 		out = m.heardAgain(out, heard)
 	}
-	return m.chapterPersons(out, m.rareSpans())
+	rare, four := splitFour(m.rareSpans())
+	return m.fourLetterNames(m.chapterPersons(out, rare), four)
 }
 
 // heardPerson adds to out the person that the word text[start:j] names
@@ -236,6 +237,7 @@ func (m *matcher) heardPersons(ps *personScan) []personRec {
 		ps.out = m.heardAgain(ps.out, ps.heard)
 	}
 	ps.out = m.chapterPersons(ps.out, ps.rare)
+	ps.out = m.fourLetterNames(ps.out, ps.four)
 	return ps.out
 }
 
@@ -253,6 +255,7 @@ type personScan struct {
 	out     []personRec
 	heard   map[string]string
 	rare    [][2]int32 // the bounds of the words that may be a name heard wrong (see personScan.see)
+	four    [][2]int32 // those of four letters, read by their companions only (see matcher.fourLetterNames)
 }
 
 // The words before a name that personScan reads (dict.cueHash).
@@ -268,7 +271,7 @@ const (
 
 // see reads the tokens of the text that the scanner has just added to
 // its window, toks[first:]; cues has a bit set for each that may be a
-// cue word (see scanner.cues), and rares for each of five to 20
+// cue word (see scanner.cues), and rares for each of four to 20
 // letters, no dictionary key, digit or rune from 0x80. It keeps the
 // words that may be a name heard wrong for the people of the cited
 // chapters (see matcher.chapterPersons): those of rares that are no
@@ -284,7 +287,11 @@ func (ps *personScan) see(toks []token, first int, cues, rares []uint64) {
 	for w := first >> 6; w<<6 < len(toks); w++ {
 		for cand := rares[w]; cand != 0; cand &= cand - 1 {
 			if t := &toks[w<<6+bits.TrailingZeros64(cand)]; knownMiss(known, t.h) == 1 {
-				ps.rare = append(ps.rare, [2]int32{t.start, t.end})
+				if t.end-t.start == 4 {
+					ps.four = append(ps.four, [2]int32{t.start, t.end}) // see fourLetterNames
+				} else {
+					ps.rare = append(ps.rare, [2]int32{t.start, t.end})
+				}
 			}
 		}
 	}

@@ -405,9 +405,10 @@ func (sc *scanner) scan() {
 		f := c&(tUpper|tMulti) | full*tFull | fuzzy&^full*tFuzzy | num*(tDigits|numTry*tNumTry)
 		t.flags = f
 		t.h = h
-		// A word personScan keeps has five to 20 bytes and is no key, no
-		// number and no word of runes from 0x80.
-		rare := b2u(uint(size-5) <= 15) & b2u(f&(tFull|tDigits|tMulti) == 0)
+		// A word personScan keeps has five to 20 bytes, or four of a
+		// shape of few English words (see dict.scanShapes), and is no
+		// key, no number and no word of runes from 0x80.
+		rare := sh >> 2 & b2u(f&(tFull|tDigits|tMulti) == 0)
 		tk[k] = b2u(f&tried != 0) | d.cueMask[h>>56] | rare<<2
 		cue = d.placeCueBit(h)
 		numTry = (num ^ 1) & b2u(size >= 5)
