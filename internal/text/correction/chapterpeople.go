@@ -372,6 +372,22 @@ func versesSaid(text string, start, end int, words []string) bool {
 }
 
 // wordStartBefore returns the start of the word before offset i of text,
+// twoWordsBefore returns the two words before offset start of text, the
+// nearer one last ("the son of" before a name: "son", "of").
+func twoWordsBefore(text string, start int) (string, string) {
+	s1 := wordStartBefore(text, start)
+	e1 := s1
+	for e1 < start && isWordByte(text[e1]) {
+		e1++
+	}
+	s2 := wordStartBefore(text, s1)
+	e2 := s2
+	for e2 < s1 && isWordByte(text[e2]) {
+		e2++
+	}
+	return text[s2:e2], text[s1:e1]
+}
+
 // or 0.
 func wordStartBefore(text string, i int) int {
 	for i > 0 && !isWordByte(text[i-1]) {

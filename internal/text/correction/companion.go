@@ -495,17 +495,7 @@ func (m *matcher) companionAfter(text string, start, end int) (int32, bool) {
 // a name of a god, a place or a kin follows ("the temple of", "the god
 // of", "the land of", "the brother of").
 func titleBefore(text string, start int) bool {
-	s1 := wordStartBefore(text, start)
-	e1 := s1
-	for e1 < start && isWordByte(text[e1]) {
-		e1++
-	}
-	s2 := wordStartBefore(text, s1)
-	e2 := s2
-	for e2 < s1 && isWordByte(text[e2]) {
-		e2++
-	}
-	p1, p2 := text[s1:e1], text[s2:e2]
+	p2, p1 := twoWordsBefore(text, start)
 	if namingCue(p2, p1) {
 		return true
 	}

@@ -60,17 +60,7 @@ func splitFour(spans [][2]int32) (rare, four [][2]int32) {
 // possessive and "brother" or "sister", after which a name is said
 // ("toward his brother amna").
 func kinBefore(text string, start int) bool {
-	s1 := wordStartBefore(text, start)
-	e1 := s1
-	for e1 < start && isWordByte(text[e1]) {
-		e1++
-	}
-	s2 := wordStartBefore(text, s1)
-	e2 := s2
-	for e2 < s1 && isWordByte(text[e2]) {
-		e2++
-	}
-	p1, p2 := text[s1:e1], text[s2:e2]
+	p2, p1 := twoWordsBefore(text, start)
 	if !strings.EqualFold(p2, "his") && !strings.EqualFold(p2, "her") && !strings.EqualFold(p2, "their") {
 		return false
 	}
@@ -80,9 +70,7 @@ func kinBefore(text string, start int) bool {
 // placeOfBefore reports whether the words before offset start of text are
 // "city of" or "land of", after which a place is named.
 func placeOfBefore(text string, start int) bool {
-	s1 := wordStartBefore(text, start)
-	s2 := wordStartBefore(text, s1)
-	p1, p2 := strings.TrimSpace(text[s1:start]), strings.TrimSpace(text[s2:s1])
+	p2, p1 := twoWordsBefore(text, start)
 	return strings.EqualFold(p1, "of") && (strings.EqualFold(p2, "city") || strings.EqualFold(p2, "land"))
 }
 
