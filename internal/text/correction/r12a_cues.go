@@ -1,5 +1,7 @@
 package correction
 
+import "strings"
+
 // The cues of issue 24's twelfth round (A), found on the YouTube captions of
 // guest preachers and a priest's meditations no earlier round read (see
 // docs/performance.md, "Twelfth round A").
@@ -36,25 +38,14 @@ func (m *matcher) chapterOrdinalAfter(j int) bool {
 	for n < len(w) && w[n] >= '0' && w[n] <= '9' {
 		n++
 	}
-	switch rest := lowerTail(w[n:]); {
+	var b [16]byte
+	switch rest := string(appendLower(b[:0], w[n:])); {
 	case n > 0 && n <= 3:
 		return rest == "" || rest == "st" || rest == "nd" || rest == "rd" || rest == "th"
 	case n == 0:
 		return ordinalWord(rest)
 	}
 	return false
-}
-
-// lowerTail returns s in lower case (ASCII), for the few letters after an
-// ordinal's digits.
-func lowerTail(s string) string {
-	b := []byte(s)
-	for k, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[k] = c | 0x20
-		}
-	}
-	return string(b)
 }
 
 // ordinalWord reports whether w is an ordinal in words, one to fiftieth, as a
@@ -145,11 +136,11 @@ func (m *matcher) gluedVerse(k int, b uint8, chapter int) int {
 	w := sc.str(k)
 	n := 0
 	switch {
-	case len(w) > 5 && lowerTail(w[:5]) == "verse":
+	case len(w) > 5 && strings.EqualFold(w[:5], "verse"):
 		n = 5
-	case len(w) > 4 && lowerTail(w[:4]) == "vers":
+	case len(w) > 4 && strings.EqualFold(w[:4], "vers"):
 		n = 4
-	case len(w) > 3 && lowerTail(w[:3]) == "ver":
+	case len(w) > 3 && strings.EqualFold(w[:3], "ver"):
 		n = 3
 	default:
 		return 0
