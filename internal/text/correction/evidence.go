@@ -319,6 +319,19 @@ func nounDeterminer(w string) bool {
 	return false
 }
 
+// lineAround returns the bounds of the line of text around offset start,
+// at most 160 bytes either side of it.
+func lineAround(text string, start int) (lo, hi int) {
+	lo, hi = max(0, start-160), min(len(text), start+160)
+	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
+		lo += k + 1
+	}
+	if k := strings.IndexByte(text[start:hi], '\n'); k >= 0 {
+		hi = start + k
+	}
+	return lo, hi
+}
+
 // foreignLine reports whether the line around offset start (at most 160
 // bytes either side) holds two or more function words of Spanish,
 // Portuguese, French, German or Tagalog that are not English words: a
@@ -329,13 +342,7 @@ func (m *matcher) foreignLine(start int) bool {
 		return m.foreign
 	}
 	text := m.sc.text
-	lo, hi := max(0, start-160), min(len(text), start+160)
-	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
-		lo += k + 1
-	}
-	if k := strings.IndexByte(text[start:hi], '\n'); k >= 0 {
-		hi = start + k
-	}
+	lo, hi := lineAround(text, start)
 	hits := 0
 	for i := lo; i < hi; {
 		if !isWordByte(text[i]) {

@@ -124,12 +124,6 @@ func fourLetterShapes() *shapeSet {
 // ("så härligt att bara ge"): a line of another language, where a short
 // word is one of its own ("bara", Swedish, is no Baal).
 func accentedLine(text string, start int) bool {
-	lo, hi := max(0, start-160), min(len(text), start+160)
-	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
-		lo += k + 1
-	}
-	if k := strings.IndexByte(text[start:hi], '\n'); k >= 0 {
-		hi = start + k
-	}
+	lo, hi := lineAround(text, start)
 	return strings.IndexByte(text[lo:hi], 0xc3) >= 0 // the first byte of à to ÿ and À to ß in UTF-8
 }
