@@ -123,11 +123,12 @@ func (m *matcher) rowName(text string, start, end int) string {
 			k++
 		}
 	}
-	anchored := false // a word of the window is a name of some row
+	var places [len(win)][]rowPlace // the places in the rows of each word of the window
+	anchored := false               // a word of the window is a name of some row
 	for p, w := range win {
-		if p != rowWindow && w != "" && len(m.d.rows.places(w)) > 0 {
-			anchored = true
-			break
+		if p != rowWindow && w != "" {
+			places[p] = m.d.rows.places(w)
+			anchored = anchored || len(places[p]) > 0
 		}
 	}
 	if !anchored {
@@ -140,10 +141,7 @@ func (m *matcher) rowName(text string, start, end int) string {
 	}
 	best, bestExact := "", 0
 	for p, w := range win {
-		if p == rowWindow || w == "" {
-			continue
-		}
-		for _, pl := range m.d.rows.places(w) {
+		for _, pl := range places[p] {
 			names := rowAt(pl.line)
 			slot := int(pl.slot) - (p - rowWindow)
 			if slot < 0 || slot >= len(names) || !strings.EqualFold(names[pl.slot], w) {
