@@ -212,8 +212,14 @@ func (s *Server) createPaste(w http.ResponseWriter, r *http.Request, req *create
 	s.effected(ctx, id)
 	s.metrics.TranscriptCreated(string(req.SourceType))
 	completed, err := s.transcripts.Complete(ctx, org, t, res, s.metaNow())
+	if errors.Is(err, transcripts.ErrGone) {
+		// The reconciler, finding no input yet, took this request for dead and discarded the
+		// paste: nothing is answered, and what this request stored after the discard removed
+		// the paste's objects goes too. A retry makes the paste anew.
+		s.discardPaste(context.WithoutCancel(ctx), org, t, keys)
+	}
 	if err != nil {
-		// The resource exists and the reconciler completes it from the stored input.
+		// Else the resource exists and the reconciler completes it from the stored input.
 		return fmt.Errorf("completing transcript %s: %w", id, err)
 	}
 	if completed {

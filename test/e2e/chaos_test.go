@@ -552,7 +552,7 @@ func TestDevSurvivesKillsUnderLoad(t *testing.T) {
 		case !ok:
 			stuck = append(stuck, a.id)
 		case tr == nil:
-			lost = append(lost, a.id)
+			lost = append(lost, fmt.Sprintf("%s (%s)", a.id, a.kind))
 		case tr["status"] != a.want:
 			wrong = append(wrong, fmt.Sprintf("%s (%s) ended %v, want %s: %v", a.id, a.kind, tr["status"], a.want, tr["error"]))
 		case a.ai && tr["ai_pass_status"] != "completed":

@@ -71,7 +71,8 @@ func (s *Service) Make(ctx context.Context, org string, d Draft) (*tcsv1.Transcr
 	case ferr != nil:
 		return nil, ferr
 	case prior == nil:
-		return nil, err
+		// The earlier run's, discarded, went while Find waited: this run makes it anew.
+		return t, s.Create(ctx, org, t)
 	}
 	return prior, nil
 }
@@ -120,7 +121,8 @@ func (s *Service) Queue(ctx context.Context, org string, t *tcsv1.Transcript, re
 // Complete writes res, the deterministic pass of t, a paste of org as Make (or Find) returned
 // it, as its result: the paste is completed at once, in one write. It reports whether this call completed it; false
 // when it was completed already (by the reconciler, or an earlier run of the request), with
-// the same result.
+// the same result. A paste deleted meanwhile (the reconciler discards one whose request it
+// takes for dead) is not written: its error is ErrGone.
 func (s *Service) Complete(ctx context.Context, org string, t *tcsv1.Transcript, res *pipeline.Result, now metav1.Time) (bool, error) {
 	if err := CheckOrg(org); err != nil {
 		return false, err

@@ -529,3 +529,78 @@ func TestMakeAndCompleteStoreAPasteInOneCreateAndOneStatusUpdate(t *testing.T) {
 		})
 	}
 }
+
+// TestARequestDoesNotAnswerForAPasteBeingDiscarded covers the race of a request with the
+// reconciler that found it dead: a paste deleted (its finalizer still on it) after the request
+// made it takes no status, and a retry of the request waits until it is gone and makes it anew.
+func TestARequestDoesNotAnswerForAPasteBeingDiscarded(t *testing.T) {
+	s, _ := newService(t)
+	ctx := context.Background()
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	res := &pipeline.Result{Format: formats.TXT, Content: []byte("Revelation 21"), Title: "Revelation 21"}
+	// discard deletes tr as the reconciler does (conditional on the version read), and removes
+	// its finalizer after a while, as the removal of its stored objects does.
+	discard := func(t *testing.T, tr *tcsv1.Transcript, after time.Duration) {
+		t.Helper()
+		uid, version := tr.UID, tr.ResourceVersion
+		if err := s.Client.Delete(ctx, tr.DeepCopy(), client.Preconditions{UID: &uid, ResourceVersion: &version}); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			time.Sleep(after)
+			leaving := &tcsv1.Transcript{}
+			if err := s.APIReader.Get(ctx, client.ObjectKeyFromObject(tr), leaving); err == nil {
+				leaving.Finalizers = nil
+				_ = s.Client.Update(ctx, leaving)
+			}
+		}()
+	}
+	for _, tc := range []struct {
+		name  string
+		write func(tr *tcsv1.Transcript) error
+	}{
+		{"completed by its request", func(tr *tcsv1.Transcript) error {
+			_, err := s.Complete(ctx, orgA, tr, res, now)
+			return err
+		}},
+		{"written by UpdateStatus", func(tr *tcsv1.Transcript) error {
+			return s.UpdateStatus(ctx, orgA, tr, func(tr *tcsv1.Transcript) bool {
+				tr.Status.Phase = tcsv1.PhasePending
+				return true
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{})
+			discard(t, tr, time.Second)
+			if err := tc.write(tr); !apierrors.IsNotFound(err) {
+				t.Fatalf("write on a paste being discarded: %v, want NotFound", err)
+			}
+			got := &tcsv1.Transcript{}
+			err := s.APIReader.Get(ctx, client.ObjectKeyFromObject(tr), got)
+			if err == nil && got.Status.Phase != "" {
+				t.Fatalf("the paste being discarded was written: %+v", got.Status)
+			}
+		})
+	}
+	t.Run("a retry waits until it is gone and makes it anew", func(t *testing.T) {
+		tr := made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{})
+		discard(t, tr, 500*time.Millisecond)
+		found, err := s.Find(ctx, orgA, tr.Spec.ID)
+		if err != nil || found != nil {
+			t.Fatalf("Find of a paste being discarded = %v, %v; want nil once it is gone", found, err)
+		}
+		tr2 := made(t, s, orgA, tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, tcsv1.TranscriptOptions{})
+		discard(t, tr2, 500*time.Millisecond)
+		again, err := s.Make(ctx, orgA, Draft{ID: tr2.Spec.ID, Source: tcsv1.TranscriptSource{Type: tcsv1.SourcePaste}, Resumed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.UID == tr2.UID || !again.DeletionTimestamp.IsZero() {
+			t.Fatalf("the resumed run got the discarded paste back (uid %s, deleting %v)", again.UID, again.DeletionTimestamp)
+		}
+		if completed, err := s.Complete(ctx, orgA, again, res, now); err != nil || !completed {
+			t.Fatalf("Complete of the paste made anew = %t, %v", completed, err)
+		}
+	})
+}

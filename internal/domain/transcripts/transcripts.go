@@ -14,10 +14,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,6 +45,10 @@ var ErrForeign = errors.New("belongs to another organization")
 
 // ErrDeleted is returned by Delete for a transcript that a concurrent delete removed first.
 var ErrDeleted = errors.New("already deleted")
+
+// ErrGone says that a transcript is gone from the cluster, or being deleted from it, and took
+// no write; it comes with the API server's NotFound error.
+var ErrGone = errors.New("gone from the cluster")
 
 // OrgError is an organization refused before anything was read: empty or not an org_… id.
 type OrgError struct{ Org string }
@@ -101,6 +107,10 @@ type Service struct {
 	// until its informer cache holds the organization's writes that Written saw).
 	Listing func(ctx context.Context, org string)
 }
+
+// discardWait bounds how long a request that resumes an earlier run waits for the transcript
+// of that run, being discarded, to go: the reconciler's removal of its stored objects.
+const discardWait = 10 * time.Second
 
 // IndexOrganization is the cache index of transcripts by their organization id.
 const IndexOrganization = "tcs.dev/transcript-organization"
@@ -224,6 +234,11 @@ func (s *Service) Find(ctx context.Context, org, id string) (*tcsv1.Transcript, 
 	}
 	t := &tcsv1.Transcript{}
 	err := s.APIReader.Get(ctx, s.key(id), t)
+	if err == nil && discarded(t) {
+		// What the earlier run made is on its way out: the request makes it anew once it is
+		// gone, as the objects stored for it are removed before it goes.
+		err = s.awaitGone(ctx, t)
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		rec, err := s.record(ctx, id)
@@ -238,6 +253,35 @@ func (s *Service) Find(ctx context.Context, org, id string) (*tcsv1.Transcript, 
 		return nil, err
 	}
 	return t, nil
+}
+
+// discarded tells whether t is being deleted for good rather than for its archived record:
+// a paste whose request died before its input was stored, which the reconciler discards.
+func discarded(t *tcsv1.Transcript) bool {
+	return !t.DeletionTimestamp.IsZero() && t.Annotations[tcsv1.AnnotationArchivedAt] == ""
+}
+
+// awaitGone waits, within discardWait, until t, being deleted, is gone, and then returns a
+// NotFound error; after the wait, an error saying it is still there.
+func (s *Service) awaitGone(ctx context.Context, t *tcsv1.Transcript) error {
+	uid := t.UID
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, discardWait, true, func(ctx context.Context) (bool, error) {
+		err := s.APIReader.Get(ctx, client.ObjectKeyFromObject(t), t)
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, nil
+		case err != nil:
+			return false, err
+		}
+		return t.UID != uid, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for transcript %s, being discarded, to go: %w", t.Spec.ID, err)
+	}
+	if t.UID != uid {
+		return nil // made anew meanwhile, by another run of the request
+	}
+	return apierrors.NewNotFound(tcsv1.GroupVersion.WithResource("transcripts").GroupResource(), t.Name)
 }
 
 // Archived returns the archived record of transcript id of org, soft-deleted or not; nil when
@@ -397,10 +441,26 @@ func (s *Service) updateStatus(ctx context.Context, org string, t *tcsv1.Transcr
 	if err := owned(org, t); err != nil {
 		return err
 	}
+	// A transcript being deleted takes no write: one the reconciler discards (a paste whose
+	// request it found dead) would otherwise be answered, then be gone. The write is locked,
+	// and the deletion changes the version, so a write that crossed it reads it here.
+	leaving := false
 	written, err := statuspatch.Retry(ctx, s.Client, statusReader{s: s, org: org}, retry.DefaultRetry, t, statuspatch.OwnerAPI,
-		func() bool { return mutate(t) }, append(opts, statuspatch.Locked)...)
+		func() bool {
+			if leaving = !t.DeletionTimestamp.IsZero(); leaving {
+				return false
+			}
+			return mutate(t)
+		}, append(opts, statuspatch.Locked)...)
 	if written && s.Written != nil {
 		s.Written(ctx, t)
+	}
+	switch {
+	case err == nil && leaving:
+		err = fmt.Errorf("transcript %s: %w (%w)", t.Spec.ID, ErrGone,
+			apierrors.NewNotFound(tcsv1.GroupVersion.WithResource("transcripts").GroupResource(), t.Name))
+	case apierrors.IsNotFound(err):
+		err = fmt.Errorf("transcript %s: %w (%w)", t.Spec.ID, ErrGone, err)
 	}
 	return err
 }
