@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"tcs.dev/tcs/internal/platform/controlplane"
 	"tcs.dev/tcs/internal/tooling/testenv"
 )
@@ -24,25 +27,31 @@ import (
 // tcsBin is the binary under test: $TCS_BIN, or one built for this run.
 var tcsBin string
 
-func TestMain(m *testing.M) {
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+// run builds the binary under test unless $TCS_BIN names one, and runs the tests.
+func run(m *testing.M) int {
+	// The tests' own Kubernetes clients log nothing: controller-runtime would otherwise print
+	// a stack trace in the tests' output, saying that no logger was set.
+	ctrllog.SetLogger(logr.Discard())
 	tcsBin = os.Getenv("TCS_BIN")
 	if tcsBin == "" {
 		dir, err := os.MkdirTemp("", "tcs-e2e-bin")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			return 1
 		}
 		tcsBin = filepath.Join(dir, "tcs")
 		build := exec.Command("go", "build", "-o", tcsBin, "./cmd/tcs")
 		build.Dir = testenv.Root()
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		defer os.RemoveAll(dir)
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building tcs:", err)
-			os.Exit(1)
+			return 1
 		}
-		defer os.RemoveAll(dir)
 	}
-	os.Exit(m.Run())
+	return m.Run()
 }
 
 // devProcess is a running `tcs dev`.
