@@ -38,6 +38,11 @@ import (
 // hand, or one whose API request died before that write.
 const DefaultAdoptAfter = 5 * time.Second
 
+// DefaultDiscardAfter is how old a paste without a status and without its input must be
+// before the reconciler deletes it, taking its request for dead: far longer than a request
+// takes to store a paste, so that a slow request is not answered with an error.
+const DefaultDiscardAfter = 30 * time.Second
+
 // DefaultMaxAttempts is how often a job may end in a transient error before the transcript fails.
 const DefaultMaxAttempts = 5
 
@@ -71,6 +76,8 @@ type TranscriptReconciler struct {
 	Sources Sources
 	// AdoptAfter is DefaultAdoptAfter when zero.
 	AdoptAfter time.Duration
+	// DiscardAfter is DefaultDiscardAfter when zero.
+	DiscardAfter time.Duration
 	// MaxAttempts is DefaultMaxAttempts when zero.
 	MaxAttempts int
 	// RetryDelay is the wait after a fetch job's first transient error, doubled after each
@@ -159,12 +166,13 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// The API server writes the first transition of the transcripts it creates, and its
 		// answer shows it; only one it left without is taken over here, so that the
 		// transition has one writer.
-		if age := r.Clock.Now().Sub(t.CreationTimestamp.Time); age < r.AdoptAfter {
+		age := r.Clock.Now().Sub(t.CreationTimestamp.Time)
+		if age < r.AdoptAfter {
 			return ctrl.Result{RequeueAfter: r.AdoptAfter - age}, nil
 		}
 		if t.Spec.Source.Type == tcsv1.SourcePaste {
-			if discarded, err := r.discardUnstoredPaste(ctx, t); discarded || err != nil {
-				return ctrl.Result{}, err
+			if ended, res, err := r.discardUnstoredPaste(ctx, t, age); ended || err != nil {
+				return res, err
 			}
 		}
 		t.Status.Phase = tcsv1.PhasePending
@@ -202,26 +210,31 @@ func (r *TranscriptReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	return result, nil
 }
 
-// discardUnstoredPaste deletes paste t, left without a status, when its input was never
-// stored: the request that created it stores the input while it creates the transcript and
-// answers only once both are done, so it died unanswered, and there is nothing to correct.
-// It reports whether it deleted t; the deletion is conditional on the version read, so a
-// status written meanwhile keeps the transcript.
-func (r *TranscriptReconciler) discardUnstoredPaste(ctx context.Context, t *tcsv1.Transcript) (bool, error) {
+// discardUnstoredPaste deletes paste t, age old and left without a status, when its input was
+// never stored: the request that created it stores the input while it creates the transcript
+// and answers only once both are done, so it died unanswered, and there is nothing to correct.
+// Until r.DiscardAfter, which no live request outlasts, it waits instead. It reports whether
+// the reconcile of t ends here, and with what result. The deletion is conditional on the
+// version read, so a status written meanwhile keeps the transcript, and the API server writes
+// no status on a transcript being deleted.
+func (r *TranscriptReconciler) discardUnstoredPaste(ctx context.Context, t *tcsv1.Transcript, age time.Duration) (bool, ctrl.Result, error) {
 	stored, err := r.Store.Exists(ctx, pipeline.KeysFor(t.Spec.Organization, t.Spec.ID).Input)
-	if err != nil || stored {
-		return false, err
+	switch {
+	case err != nil || stored:
+		return false, ctrl.Result{}, err
+	case age < r.DiscardAfter:
+		return true, ctrl.Result{RequeueAfter: r.DiscardAfter - age}, nil
 	}
 	uid, version := t.UID, t.ResourceVersion
 	err = r.Client.Delete(ctx, t, client.Preconditions{UID: &uid, ResourceVersion: &version})
 	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-		return true, nil // the newer transcript, or its deletion, brings it back
+		return true, ctrl.Result{}, nil // the newer transcript, or its deletion, brings it back
 	}
 	if err != nil {
-		return false, fmt.Errorf("deleting paste %s, whose input was never stored: %w", t.Spec.ID, err)
+		return true, ctrl.Result{}, fmt.Errorf("deleting paste %s, whose input was never stored: %w", t.Spec.ID, err)
 	}
 	log.FromContext(ctx).Info("deleted a paste whose request died before its input was stored", "transcript", t.Spec.ID)
-	return true, nil
+	return true, ctrl.Result{}, nil
 }
 
 // firstJob is the type of the job that starts a transcript of source type st.
@@ -479,6 +492,7 @@ func (r *TranscriptReconciler) retryDelay(attempts int) time.Duration {
 // setDefaults gives the zero fields their defaults.
 func (r *TranscriptReconciler) setDefaults() {
 	orDefault(&r.AdoptAfter, DefaultAdoptAfter)
+	orDefault(&r.DiscardAfter, max(DefaultDiscardAfter, r.AdoptAfter))
 	orDefault(&r.MaxAttempts, DefaultMaxAttempts)
 	orDefault(&r.RetryDelay, DefaultRetryDelay)
 	orDefault(&r.Retention, DefaultRetention)

@@ -170,13 +170,18 @@ func TestReconcilerFinishesAPasteTheAPIServerLeftHalfDone(t *testing.T) {
 }
 
 func TestAPasteWithoutItsInputIsDeletedUnansweredAndFailedOnceAnswered(t *testing.T) {
+	const adoptAfter, discardAfter = 2 * time.Second, 5 * time.Second
 	for _, tc := range []struct {
 		name string
 		// answered writes the first status the API server writes before it answers, if set.
 		answered bool
+		// inputAfter, when set, stores the input that long after the create, as a slow
+		// request does.
+		inputAfter time.Duration
 	}{
-		{"left without a status (its request died before answering): deleted, no event", false},
-		{"pending, as a request answered it: failed, the input lost", true},
+		{"left without a status (its request died before answering): deleted, no event", false, 0},
+		{"pending, as a request answered it: failed, the input lost", true, 0},
+		{"its input stored after the adoption delay, before the discard: kept and corrected", false, adoptAfter + time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := env.Client(t, client.Options{Scheme: scheme.New()})
@@ -186,17 +191,36 @@ func TestAPasteWithoutItsInputIsDeletedUnansweredAndFailedOnceAnswered(t *testin
 				t.Fatal(err)
 			}
 			// Long enough for the test's first status to come before the reconciler adopts.
-			t.Cleanup(runManagerTuned(t, ns, store, http.DefaultClient, nil, func(r *TranscriptReconciler) { r.AdoptAfter = 2 * time.Second }))
+			t.Cleanup(runManagerTuned(t, ns, store, http.DefaultClient, nil, func(r *TranscriptReconciler) {
+				r.AdoptAfter, r.DiscardAfter = adoptAfter, discardAfter
+			}))
 			tr := newTranscript(ns, "org_a", tcsv1.SourcePaste)
 			tr.Finalizers = []string{tcsv1.FinalizerStoredObjects}
+			created := time.Now()
 			if err := c.Create(t.Context(), tr); err != nil {
 				t.Fatal(err)
+			}
+			if tc.inputAfter > 0 {
+				time.Sleep(tc.inputAfter)
+				if err := store.Put(t.Context(), tr.Spec.Source.InputRef, []byte("read revelation 22:20 tonight\n"), "text/plain"); err != nil {
+					t.Fatal(err)
+				}
+				got := eventually(t, c, tr, "completed", func(t *tcsv1.Transcript) bool { return t.Status.Phase == tcsv1.PhaseCompleted })
+				if got.Status.ChangesSummary == nil || got.Status.ChangesSummary.AutoApplied != 1 {
+					t.Fatalf("status %+v", got.Status)
+				}
+				return
 			}
 			if !tc.answered {
 				deadline := time.Now().Add(20 * time.Second)
 				for {
 					err := c.Get(t.Context(), client.ObjectKeyFromObject(tr), &tcsv1.Transcript{})
 					if apierrors.IsNotFound(err) {
+						// The creation timestamp counts whole seconds, so the age the
+						// reconciler reads may be up to a second more than the test's.
+						if took := time.Since(created); took < discardAfter-time.Second {
+							t.Fatalf("deleted after %s, before the discard delay %s", took, discardAfter)
+						}
 						return
 					}
 					if err != nil {
