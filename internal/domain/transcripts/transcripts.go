@@ -255,10 +255,10 @@ func (s *Service) Find(ctx context.Context, org, id string) (*tcsv1.Transcript, 
 	return t, nil
 }
 
-// discarded tells whether t is being deleted for good rather than for its archived record:
-// a paste whose request died before its input was stored, which the reconciler discards.
+// discarded tells whether t is a paste without a status being deleted: one whose request
+// died before its input was stored, which the reconciler discards.
 func discarded(t *tcsv1.Transcript) bool {
-	return !t.DeletionTimestamp.IsZero() && t.Annotations[tcsv1.AnnotationArchivedAt] == ""
+	return !t.DeletionTimestamp.IsZero() && t.Status.Phase == "" && t.Spec.Source.Type == tcsv1.SourcePaste
 }
 
 // awaitGone waits, within discardWait, until t, being deleted, is gone, and then returns a
