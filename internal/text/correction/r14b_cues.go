@@ -36,3 +36,16 @@ func (m *matcher) plainNounBook(i, j int, f *bookForm) bool {
 	}
 	return false
 }
+
+// actsChurch reports whether tokens i..j, form f, "acts" after an article or
+// a determiner and before "church", are the book: "this is like the acts
+// church that i've been reading my whole life", "an acts church". The
+// church of the book of Acts is a sermon's phrase; "acts" is no adjective of
+// "church" in English.
+func (m *matcher) actsChurch(i, j int, f *bookForm) bool {
+	if i != j || f.book == nil || f.book.osis != "Acts" {
+		return false
+	}
+	sc := m.sc
+	return sc.isAny(j+1, "church", "churches") && (sc.isAny(i-1, "the", "a", "an") || sc.in(i-1, &sc.d.ws.determiner))
+}

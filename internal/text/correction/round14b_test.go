@@ -60,3 +60,26 @@ func TestActsAfterAnAdjectiveOfADeterminerAreDeeds(t *testing.T) {
 		})
 	}
 }
+
+func TestActsBeforeChurchIsTheBook(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"like the acts church", "this is like the bible come alive like the acts church that i have been reading my whole life",
+			[]string{"acts>Acts book.lowercase auto"}},
+		{"an acts church", "we want to be an acts church in this city", []string{"acts>Acts book.lowercase auto"}},
+		{"he acts church", "he acts church every sunday like a deacon", []string{}},
+		{"those acts", "those acts of kindness at church", []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
