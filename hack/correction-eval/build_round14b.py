@@ -5,7 +5,7 @@
 #   akcap-dev, akcap-held  YouTube's own auto-captions of the Sunday services
 #       and one conference of a Los Angeles deliverance ministry (5F Church,
 #       Apostle Kathryn Krick, her pastors, worship leaders and testimonies;
-#       the Stockholm conference with its Swedish interpreter), as the
+#       the Stockholm conference, in English), as the
 #       transcript panel of YouTube copies them (a timestamp, then the cue),
 #       from MarkusIsaksson1982/MarkusIsaksson1982.github.io
 #       (international/charismatic/apostle-kathryn-krick/live/*.html, deleted
