@@ -378,7 +378,7 @@ func foreignWord(w string) bool {
 		"não", "uma", "você", "muito", "mas", "ele":
 		return true
 	}
-	return false
+	return nordicDutchWord(string(appendLower(b[:0], w)))
 }
 
 // ordinaryWord reports whether text[start:end], heard for a place or a
