@@ -3,8 +3,9 @@ package correction
 import "strings"
 
 // Round 14C of issue 24: a word of another language in a mixed or
-// interpreted sermon ("så tills att ni vibrer precis eller hur", Swedish)
-// is suggested as no name or place. See docs/performance.md, "Fourteenth
+// interpreted sermon ("så tills att ni vibrer precis eller hur", Swedish),
+// and a lowercase English word heard by its spelling alone, is suggested
+// as no name or place. See docs/performance.md, "Fourteenth
 // round C".
 
 // nordicDutchWord reports whether lw, a word in lowercase of at most seven
@@ -114,6 +115,14 @@ func foreignWords(text string, lo, hi int) int {
 	return n
 }
 
+// round14cCut reports whether add leaves out a record of rule for
+// text[start:end]: a word of another language (otherLanguageCut), or an
+// English word suggested for a name by its sound or spelling alone
+// (englishWordSuggested).
+func (m *matcher) round14cCut(rule ruleID, conf float64, start, end int) bool {
+	return m.otherLanguageCut(rule, conf, start) || englishWordSuggested(rule, conf, m.sc.text[start:end])
+}
+
 // otherLanguageCut reports whether add leaves out a record of rule at
 // start for a line of another language: a place heard by its sound or
 // spelling on a line of another script, and a lowercase place's name
@@ -128,4 +137,15 @@ func (m *matcher) otherLanguageCut(rule ruleID, conf float64, start int) bool {
 		return m.otherLanguageSuggestion(start)
 	}
 	return false
+}
+
+// englishWordSuggested reports whether w, suggested by rule with
+// confidence conf, is a lowercase English word (SCOWL's, isEnglishWord)
+// suggested as a place or person by its sound or spelling: "learn how to
+// be a berean and search the scriptures" is no Salcah. An ordinary word
+// needs more than its spelling; the rule of real words (rulePlaceRealWord)
+// reads its own evidence and is not cut.
+func englishWordSuggested(rule ruleID, conf float64, w string) bool {
+	return (rule == rulePlaceFuzzy || rule == rulePersonFuzzy) && conf < autoThreshold &&
+		len(w) > 0 && w[0] >= 'a' && w[0] <= 'z' && isEnglishWord(w)
 }

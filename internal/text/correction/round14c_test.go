@@ -97,3 +97,26 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+func TestAnEnglishWordIsSuggestedAsNoNameByItsSpellingAlone(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"an English word heard for a place of the cited chapter",
+			"turn to deuteronomy 3 10\nto be skeptical and you have to learn how to interpret\nscripture right you have to learn how to be a berean and\nsearch the scriptures to see\nwhether the things which are",
+			[]string{"deuteronomy>Deuteronomy book.lowercase auto", "berean>Berean place.lowercase auto"}},
+		{"a word of no English heard for a place of the cited chapter",
+			"turn to deuteronomy 3 10\nto be skeptical and you have to learn how to interpret\nscripture right you have to learn how to be a berean and\nsalca the scriptures to see\nwhether the things which are",
+			[]string{"deuteronomy>Deuteronomy book.lowercase auto", "berean>Berean place.lowercase auto", "salca>Salcah place.fuzzy review"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
