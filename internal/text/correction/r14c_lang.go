@@ -115,37 +115,45 @@ func foreignWords(text string, lo, hi int) int {
 	return n
 }
 
-// round14cCut reports whether add leaves out a record of rule for
-// text[start:end]: a word of another language (otherLanguageCut), or an
-// English word suggested for a name by its sound or spelling alone
-// (englishWordSuggested).
+// round14cCut reports whether add leaves out a suggestion (conf below
+// autoThreshold) of rule for text[start:end]: a word of another language
+// (otherLanguageCut), or an English word suggested for a name by its sound
+// or spelling alone (englishWordSuggested).
 func (m *matcher) round14cCut(rule ruleID, conf float64, start, end int) bool {
-	return m.otherLanguageCut(rule, conf, start) || englishWordSuggested(rule, conf, m.sc.text[start:end])
+	return conf < autoThreshold && m.suggestionCut(rule, start, end)
 }
 
-// otherLanguageCut reports whether add leaves out a record of rule at
+// suggestionCut is round14cCut for a suggestion.
+func (m *matcher) suggestionCut(rule ruleID, start, end int) bool {
+	return m.otherLanguageCut(rule, start) || englishWordSuggested(rule, m.sc.text[start:end])
+}
+
+// otherLanguageCut reports whether add leaves out a suggestion of rule at
 // start for a line of another language: a place heard by its sound or
-// spelling on a line of another script, and a lowercase place's name
-// suggested on a line of another language's function words (Swedish
-// "silla" is no Silla; the lines of other languages in a sermon keep their
-// automatic capitals: "gå över jordan").
-func (m *matcher) otherLanguageCut(rule ruleID, conf float64, start int) bool {
-	switch {
-	case rule == rulePlaceFuzzy || rule == rulePlaceRealWord || rule == rulePlaceVariant || rule == ruleBookFuzzy:
-		return otherScriptLine(m.sc.text, start) || conf < autoThreshold && foreignCue(m.sc.text, start)
-	case rule == rulePlaceLowercase && conf < autoThreshold:
-		return m.otherLanguageSuggestion(start)
+// spelling on a line of another script or on a short cue among lines of
+// another language (foreignCue), and a lowercase place's name on a line
+// with an accented letter and of another language (otherLanguageSuggestion;
+// Swedish "silla" is no Silla). The lines of other languages in a sermon
+// keep their automatic capitals ("gå över jordan").
+func (m *matcher) otherLanguageCut(rule ruleID, start int) bool {
+	switch rule {
+	case rulePlaceFuzzy, rulePlaceRealWord, rulePlaceVariant, ruleBookFuzzy:
+		return otherScriptLine(m.sc.text, start) || foreignCue(m.sc.text, start)
+	case rulePlaceLowercase:
+		// A sermon suggests many lowercase places: only a text with an
+		// accented letter near the word is read further.
+		text := m.sc.text
+		return strings.IndexByte(text[max(0, start-160):min(len(text), start+160)], 0xc3) >= 0 && m.otherLanguageSuggestion(start)
 	}
 	return false
 }
 
-// englishWordSuggested reports whether w, suggested by rule with
-// confidence conf, is a lowercase English word (SCOWL's, isEnglishWord)
+// englishWordSuggested reports whether w, suggested by rule, is a lowercase English word (SCOWL's, isEnglishWord)
 // suggested as a place or person by its sound or spelling: "learn how to
 // be a berean and search the scriptures" is no Salcah. An ordinary word
 // needs more than its spelling; the rule of real words (rulePlaceRealWord)
 // reads its own evidence and is not cut.
-func englishWordSuggested(rule ruleID, conf float64, w string) bool {
-	return (rule == rulePlaceFuzzy || rule == rulePersonFuzzy) && conf < autoThreshold &&
+func englishWordSuggested(rule ruleID, w string) bool {
+	return (rule == rulePlaceFuzzy || rule == rulePersonFuzzy) &&
 		len(w) > 0 && w[0] >= 'a' && w[0] <= 'z' && isEnglishWord(w)
 }
