@@ -516,8 +516,8 @@ func (m *matcher) mergePersons(ps []personRec) {
 		if p.start < lastEnd || (k < len(old) && int(old[k].start) < p.end) {
 			continue
 		}
-		if p.conf < autoThreshold && m.otherLanguageSuggestion(p.start) {
-			continue // a word of another language (r14c_lang.go)
+		if p.conf < autoThreshold && m.personSuggestionCut(p.start, p.end) {
+			continue // a word of another language, or a name with an s (r14c_lang.go)
 		}
 		rule := rulePersonLowercase
 		if p.conf < autoThreshold {

@@ -128,6 +128,36 @@ func (m *matcher) suggestionCut(rule ruleID, start, end int) bool {
 	return m.otherLanguageCut(rule, start) || englishWordSuggested(rule, m.sc.text[start:end])
 }
 
+// personSuggestionCut reports whether mergePersons leaves out the
+// suggestion of a person's or place's name for text[start:end]: a word of
+// another language (otherLanguageSuggestion), or a KJV name with an s
+// (nameWithS).
+func (m *matcher) personSuggestionCut(start, end int) bool {
+	return m.nameWithS(m.sc.text[start:end]) || m.otherLanguageSuggestion(start)
+}
+
+// nameWithS reports whether w is a name of the KJV with an s or 's after
+// it: the name's plural or possessive, or a surname made of it ("as we see
+// in the timothys", the two letters; "pastor chas stephens"), not another
+// name heard wrong (Timotheus, Stephanas).
+func (m *matcher) nameWithS(w string) bool {
+	n := len(w)
+	switch {
+	case n > 3 && w[n-2] == '\'' && (w[n-1] == 's' || w[n-1] == 'S'):
+		n -= 2
+	case n > 2 && (w[n-1] == 's' || w[n-1] == 'S'):
+		n--
+	default:
+		return false
+	}
+	var b [24]byte
+	if n > len(b) {
+		return false
+	}
+	_, ok := m.d.kjvNames[string(appendLower(b[:0], w[:n]))]
+	return ok
+}
+
 // otherLanguageCut reports whether add leaves out a suggestion of rule at
 // start for a line of another language: a place heard by its sound or
 // spelling on a line of another script or on a short cue among lines of

@@ -120,3 +120,30 @@ func TestAnEnglishWordIsSuggestedAsNoNameByItsSpellingAlone(t *testing.T) {
 		})
 	}
 }
+
+func TestANameOfTheKJVWithAnSIsSuggestedAsNoOtherName(t *testing.T) {
+	e := testEngine(t)
+	people := Options{Categories: []string{CategoryBible, CategoryPlace, CategoryPerson}}
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"the plural of a name, two letters",
+			"as we see in the timothys paul is the last place\ni want to be is in prison\nbut paul finds himself in prison and you\nwouldn't expect letters of encouragement really coming",
+			[]string{}},
+		{"a surname made of a name",
+			"in here for pastor brad sullivan come on\nup here sir\ncome on give it up for pastor chas\nstephens\ncome on give it up for jesus isn't he",
+			[]string{}},
+		{"a name heard wrong with no name before its s",
+			"turn to colossians 4 7\ntychius will tell you all about my activities",
+			[]string{"colossians>Colossians book.lowercase auto", "tychius>Tychicus person.fuzzy review"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := compactAll(e.Correct(captionSermon+tt.in, people).Changes); !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
