@@ -4,16 +4,15 @@ import "strings"
 
 // Round 14C of issue 24: a word of another language in a mixed or
 // interpreted sermon ("så tills att ni vibrer precis eller hur", Swedish),
-// and a lowercase English word heard by its spelling alone, is suggested
-// as no name or place. See docs/performance.md, "Fourteenth
-// round C".
+// a lowercase English word heard by its spelling alone, and a KJV name
+// with an s, are suggested as no name or place. See docs/performance.md,
+// "Fourteenth round C".
 
 // nordicDutchWord reports whether lw, a word in lowercase of at most seven
-// bytes, is a function
-// word of Swedish, Norwegian, Danish or Dutch that is no English word (nor
-// a name of the KJV or a modern given name: "av", "dina", "hos", "sina",
-// "het" and "moet" are left out). foreignWord reads it as it reads
-// Spanish's and German's.
+// bytes, is a function word of Swedish, Norwegian, Danish or Dutch that is
+// no English word (nor a name of the KJV or a modern given name: "av",
+// "dina", "hos", "sina", "het" and "moet" are left out). foreignWord reads
+// it as it reads Spanish's and German's.
 func nordicDutchWord(lw string) bool {
 	switch lw {
 	// Swedish.
@@ -53,7 +52,8 @@ func otherScriptLine(text string, start int) bool {
 
 // otherLanguageSuggestion reports whether a suggestion of a name or place
 // for text[start:…] is a word of another language: the word is on a line
-// of another language's function words (foreignLine) or of another script.
+// of another language's function words (foreignLine), of another script
+// (otherScriptLine), or on a short cue among such lines (foreignCue).
 func (m *matcher) otherLanguageSuggestion(start int) bool {
 	return m.foreignLine(start) || otherScriptLine(m.sc.text, start) || foreignCue(m.sc.text, start)
 }
@@ -62,8 +62,9 @@ func (m *matcher) otherLanguageSuggestion(start int) bool {
 // cue of captions, is one of another language by its neighbours: its
 // function words of another language (foreignWord) and a letter of Latin-1
 // with an accent, one or more, and with those of the lines before and after
-// it two or more; a line of 160 bytes or more is no cue ("från den stora delen", Swedish, is no Dilean). A line of English
-// between two of another language, as an interpreted sermon's, holds none.
+// it two or more ("från den stora delen", Swedish, is no Dilean). A line of
+// 160 bytes or more is no cue; a line of English between two of another
+// language, as an interpreter's, holds none.
 func foreignCue(text string, start int) bool {
 	lo, hi := lineAround(text, start)
 	if !cueBounds(text, lo, hi) {
