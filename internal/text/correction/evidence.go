@@ -369,7 +369,8 @@ func foreignWord(w string) bool {
 		return false
 	}
 	var b [8]byte
-	switch string(appendLower(b[:0], w)) {
+	lw := appendLower(b[:0], w)
+	switch string(lw) {
 	case "de", "el", "que", "en", "los", "las", "del", "por", "para", "con", "una", "es", "mi", "su", "nos",
 		"señor", "dios", "muy", "pero", "como", "esta", "este", "porque", "nuestro", "nuestra",
 		"je", "les", "et", "des", "pas", "avec", "pour", "dans", "nous", "vous", "est", "une", "qui",
@@ -378,7 +379,7 @@ func foreignWord(w string) bool {
 		"não", "uma", "você", "muito", "mas", "ele":
 		return true
 	}
-	return false
+	return nordicDutchWord(string(lw))
 }
 
 // ordinaryWord reports whether text[start:end], heard for a place or a

@@ -516,6 +516,9 @@ func (m *matcher) mergePersons(ps []personRec) {
 		if p.start < lastEnd || (k < len(old) && int(old[k].start) < p.end) {
 			continue
 		}
+		if p.conf < autoThreshold && m.personSuggestionCut(p.start, p.end) {
+			continue // a word of another language, or a name with an s (r14c_lang.go)
+		}
 		rule := rulePersonLowercase
 		if p.conf < autoThreshold {
 			rule = m.fuzzyRule(p.repl)
