@@ -8,10 +8,11 @@ import "strings"
 // "Laodicean", "the laodicean church"; not an English adjective in
 // adjectives, such as "roman") and the King James Version's "-ites" of its
 // one-word names ("Israel", another name of Zion: "Israelites"), ites
-// holding that version's names in "-ites", in lowercase. In a caption's
-// lowercase "the israelites came out of egypt" they take their capital as
-// the place does. A singular in "-ite" is left out: "jerusalemite" is no
-// word a sermon says.
+// holding that version's names in "-ites" and "-ite", in lowercase. In a
+// caption's lowercase "the israelites came out of egypt" they take their
+// capital as the place does, as does the singular the version writes of
+// such a people (singularIte: "Israelite"). A singular the version does not
+// write is left out: "jerusalemite" is no word a sermon says.
 func demonymForms(f []string, ites, adjectives map[string]bool) []string {
 	var out []string
 	listed := func(w string) bool {
@@ -46,13 +47,17 @@ func demonymForms(f []string, ites, adjectives map[string]bool) []string {
 			if w := n + "ites"; ites[strings.ToLower(w)] && !listed(w) {
 				out = append(out, w)
 			}
+			if w, ok := singularIte(n, ites); ok && !listed(w) {
+				out = append(out, w)
+			}
 		}
 	}
 	return out
 }
 
-// kjvItes reads the King James Version's proper names in "-ites", in
-// lowercase: the peoples it names after a place or a father.
+// kjvItes reads the King James Version's proper names in "-ites" and "-ite",
+// in lowercase: the peoples it names after a place or a father, and their
+// singulars.
 func kjvItes() (map[string]bool, error) {
 	data, err := dataFS.ReadFile("data/kjv_names.txt")
 	if err != nil {
@@ -60,7 +65,7 @@ func kjvItes() (map[string]bool, error) {
 	}
 	m := make(map[string]bool, 128)
 	for line := range strings.SplitSeq(string(data), "\n") {
-		if strings.HasSuffix(line, "ites") && line[0] != '#' {
+		if kjvIteName(line) {
 			m[strings.ToLower(line)] = true
 		}
 	}
