@@ -1146,6 +1146,9 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	default:
 		conf = 0.6
 	}
+	if i == j && m.glossedRarePlace(start, end, p) {
+		return j + 1, true
+	}
 	var repl sref
 	if i == j {
 		repl = p.id // need: the replacement is the word itself

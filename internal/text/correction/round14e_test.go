@@ -1,0 +1,38 @@
+package correction
+
+import (
+	"slices"
+	"testing"
+)
+
+// The tests of issue 24's fourteenth round (E): a Hebrew or Greek word being
+// explained that is also the name of a rarely named place (see
+// docs/performance.md, "Fourteenth round E").
+
+func TestAWordOfHebrewBeingExplainedIsNotARarePlace(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"adamah in hebrew", "he was drawn up from the ground\nadamah in hebrew and so he is adam",
+			nil},
+		{"the hebrew word adamah", "the hebrew word adamah means the ground",
+			nil},
+		{"the rare place said as a place", "and the fenced cities are ziddim and hammath rakkath and chinnereth and adamah and ramah",
+			[]string{"ziddim>Ziddim place.lowercase auto", "hammath>Hammath place.lowercase auto",
+				"rakkath>Rakkath place.lowercase auto", "chinnereth>Chinnereth place.lowercase auto", "adamah>Adamah place.lowercase auto",
+				"ramah>Ramah place.lowercase auto"}},
+		{"a well-known place explained is still the place", "bethel means the house of god",
+			[]string{"bethel>Bethel place.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
