@@ -1,0 +1,92 @@
+package correction
+
+import "strings"
+
+// docNameTimes is how many times as often as a word, at least, a sermon
+// must write a name itself for the word near it in letters to be heard
+// for it by that alone (see matcher.documentName).
+const docNameTimes = 3
+
+// documentName returns the name that the word text[start:end] of a
+// sermon, of five letters or more, which no list holds (as
+// companionCandidates reads it), is heard for because the whole document
+// writes that name itself docNameTimes as often as the word at least:
+// "now amlon is the firstborn" in a sermon that says Amnon twenty-five
+// times, "god sends naibal's wife" (Nabal, three times). The name is one
+// of data/kjv_people.tsv of companionCommon chapters or fewer ("chast" is
+// no Christ) that begins with the word's letter and is no English word
+// ("christian"), within two letters of the word and a third of its own
+// letters, both spelt as they sound (see foldSpelling); of several names
+// the one the document writes most is taken, and none when two are
+// written as often. The word after "a" or "an", a modern given name or a
+// KJV name of no chapter (see companionAfter), or on a line of another
+// language (see accentedLine), is none. counts holds the times each name
+// was found, read once.
+func (m *matcher) documentName(text string, start, end int, counts *map[int32]int) string {
+	var lb, kb, fa [32]byte
+	lw, _, ok := m.heardNameKeyFrom(text[start:end], &lb, &kb, 2, 5)
+	if !ok || lw[0] < 'a' || lw[0] > 'z' || archaicVerb(lw) {
+		return ""
+	}
+	if m.d.wideNear.has(string(lw)) || m.nameWithMore(lw) {
+		return ""
+	}
+	fw := foldSpelling(fa[:0], lw)
+	ci := &m.d.companions
+	best, bestN, tie := int32(-1), 0, false
+	for _, k := range ci.byLetter[lw[0]-'a'] {
+		p := &ci.names[k]
+		pl := ci.lower(p)
+		if p.hi-p.lo > companionCommon {
+			continue // names a sermon says everywhere
+		}
+		if d := editDistance(fw, ci.fold(p), 2); d > 2 || 3*d > len(pl) || szOnly(lw, pl) || isEnglishWord(pl) {
+			continue
+		}
+		n, ok := (*counts)[k]
+		if !ok {
+			n = countWord(text, pl)
+			if *counts == nil {
+				*counts = map[int32]int{}
+			}
+			(*counts)[k] = n
+		}
+		switch {
+		case n == 0 || n < bestN:
+		case n == bestN && pl != ci.lower(&ci.names[best]):
+			tie = true
+		case n > bestN:
+			best, bestN, tie = k, n, false
+		}
+	}
+	if best < 0 || tie || docNameTimes*countWord(text, string(lw)) > bestN {
+		return "" // a word the sermon says often is a word of its own
+	}
+	if _, ok := m.companionAfter(text, start, end); !ok || accentedLine(text, start) {
+		return ""
+	}
+	return ci.name(&ci.names[best])
+}
+
+// countWord returns how many times text holds the lowercase word lw as a
+// whole word, its first letter of either case and the rest lowercase
+// ("Absalom", "absalom", "absalom's").
+func countWord(text, lw string) int {
+	if len(lw) < 2 {
+		return 0
+	}
+	tail, n := lw[1:], 0
+	for i := 1; i < len(text); {
+		k := strings.Index(text[i:], tail)
+		if k < 0 {
+			break
+		}
+		s := i + k - 1
+		e := i + k + len(tail)
+		if text[s]|0x20 == lw[0] && (s == 0 || !isWordByte(text[s-1])) && (e == len(text) || !isWordByte(text[e]) || text[e] == '\'') {
+			n++
+		}
+		i += k + 1
+	}
+	return n
+}

@@ -1,0 +1,60 @@
+package correction
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestANameTheSermonWritesItselfIsSuggestedForAWordNearItInLetters(t *testing.T) {
+	e := testEngine(t)
+	amnon := "absalom hated amnon because he had forced his sister\nand amnon did not know it and david loved amnon his firstborn\n"
+	tests := []struct {
+		name string
+		text string
+		in   string
+		want []string
+	}{
+		{"a person the sermon names three times",
+			captionSermon + amnon, "couldn't he come at least now amlon is the firstborn he is the next in line to be king",
+			[]string{"amlon>Amnon person.fuzzy review"}},
+		{"a person the sermon names twice",
+			captionSermon + "absalom hated amnon because he had forced his sister\nand amnon did not know it\n", "couldn't he come at least now amlon is the firstborn he is the next in line to be king",
+			nil},
+		{"a word the sermon says as often as the name",
+			captionSermon + amnon + "amlon amlon amlon\n", "couldn't he come at least now amlon is the firstborn he is the next in line to be king",
+			nil},
+		{"a name of many chapters",
+			captionSermon + strings.Repeat("we pray to christ and we live for christ\n", 3), "i serve with pastor chast on the same board of trustees",
+			nil},
+		{"a word two letters from a name of five",
+			captionSermon + amnon, "couldn't he come at least now amlan is the firstborn he is the next in line to be king",
+			nil},
+		{"a word on a line of another language",
+			captionSermon + amnon, "och han sa att amlon är den förstfödde och han är nästa kung",
+			nil},
+		{"a word after a",
+			captionSermon + amnon, "now he was like a amlon in the house and he is the next in line to be king",
+			nil},
+		{"two names the sermon writes as often",
+			captionSermon + amnon + "the children of ammon and ammon and ammon\n", "couldn't he come at least now amlon is the firstborn he is the next in line to be king",
+			nil},
+		{"a word after a modern given name",
+			captionSermon + amnon, "i talked with alvin amlon after the service about the next in line to be king",
+			nil},
+		{"a name that is also an English word",
+			captionSermon + "the weather was clement and clement and the judge was clement\n", "and then brother clemmet stood up in the meeting to pray",
+			nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compactAll(e.Correct(tt.text+tt.in, Options{Categories: []string{CategoryBible, CategoryPlace, CategoryPerson}}).Changes)
+			got = slices.DeleteFunc(got, func(c string) bool {
+				return !strings.HasPrefix(c, "amlon>") && !strings.HasPrefix(c, "amlan>") && !strings.HasPrefix(c, "chast>") && !strings.HasPrefix(c, "clemmet>")
+			})
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
