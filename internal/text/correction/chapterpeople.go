@@ -285,7 +285,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		}
 	}
 	var comp map[string][]companionCand // the names a word no rule explains may be by its companions (see companionName)
-	var docNames map[int32]int          // the times the text writes each name a word may be (see documentName)
+	var dn docNames                     // the names the text writes that a word may be (see documentName)
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
 		h := words[text[start:end]]
@@ -294,7 +294,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		}
 		if h.name == "" {
 			if h.name = m.companionOf(&comp, text, start, end, func(w string) string { return words[w].name }); h.name == "" {
-				h.name = m.documentName(text, start, end, &docNames) // round 14A
+				h.name = m.documentName(text, start, end, &dn) // round 14A
 			}
 			if h.name != "" && m.companionBarred(text, start, end) {
 				continue

@@ -20,16 +20,45 @@ const docNameTimes = 3
 // the one the document writes most is taken, and none when two are
 // written as often. The word after "a" or "an", a modern given name or a
 // KJV name of no chapter (see companionAfter), or on a line of another
-// language (see accentedLine), is none. counts holds the times each name
-// was found, read once.
-func (m *matcher) documentName(text string, start, end int, counts *map[int32]int) string {
-	var lb, kb, fa [32]byte
-	lw, _, ok := m.heardNameKeyFrom(text[start:end], &lb, &kb, 2, 5)
-	if !ok || lw[0] < 'a' || lw[0] > 'z' || archaicVerb(lw) {
+// language (see accentedLine), is none. dn holds what was read of the
+// text before, each word and each name read once.
+func (m *matcher) documentName(text string, start, end int, dn *docNames) string {
+	w := text[start:end]
+	k, ok := dn.words[w]
+	if !ok {
+		k = m.documentNameOf(text, w, dn)
+		if dn.words == nil {
+			dn.words = map[string]int32{}
+		}
+		dn.words[w] = k
+	}
+	if k < 0 {
 		return ""
 	}
-	if m.d.wideNear.has(string(lw)) || m.nameWithMore(lw) {
+	if _, ok := m.companionAfter(text, start, end); !ok || accentedLine(text, start) {
 		return ""
+	}
+	return m.d.companions.name(&m.d.companions.names[k])
+}
+
+// docNames holds what documentName has read of one text: the name each
+// word is heard for by the names the text writes, or -1, and the times
+// the text writes each name it has counted.
+type docNames struct {
+	words  map[string]int32
+	counts map[int32]int
+}
+
+// documentNameOf returns the index of the name the word w of text is heard
+// for by documentName wherever it is said, or -1.
+func (m *matcher) documentNameOf(text, w string, dn *docNames) int32 {
+	var lb, kb, fa [32]byte
+	lw, _, ok := m.heardNameKeyFrom(w, &lb, &kb, 2, 5)
+	if !ok || lw[0] < 'a' || lw[0] > 'z' || archaicVerb(lw) {
+		return -1
+	}
+	if m.d.wideNear.has(string(lw)) || m.nameWithMore(lw) {
+		return -1
 	}
 	fw := foldSpelling(fa[:0], lw)
 	ci := &m.d.companions
@@ -43,13 +72,13 @@ func (m *matcher) documentName(text string, start, end int, counts *map[int32]in
 		if d := editDistance(fw, ci.fold(p), 2); d > 2 || 3*d > len(pl) || szOnly(lw, pl) || isEnglishWord(pl) {
 			continue
 		}
-		n, ok := (*counts)[k]
+		n, ok := dn.counts[k]
 		if !ok {
 			n = countWord(text, pl)
-			if *counts == nil {
-				*counts = map[int32]int{}
+			if dn.counts == nil {
+				dn.counts = map[int32]int{}
 			}
-			(*counts)[k] = n
+			dn.counts[k] = n
 		}
 		switch {
 		case n == 0 || n < bestN:
@@ -60,12 +89,9 @@ func (m *matcher) documentName(text string, start, end int, counts *map[int32]in
 		}
 	}
 	if best < 0 || tie || docNameTimes*countWord(text, string(lw)) > bestN {
-		return "" // a word the sermon says often is a word of its own
+		return -1 // a word the sermon says often is a word of its own
 	}
-	if _, ok := m.companionAfter(text, start, end); !ok || accentedLine(text, start) {
-		return ""
-	}
-	return ci.name(&ci.names[best])
+	return best
 }
 
 // countWord returns how many times text holds the lowercase word lw as a
