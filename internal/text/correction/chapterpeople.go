@@ -300,6 +300,14 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 				continue
 			}
 		}
+		if h.wide {
+			if name := m.documentName(text, start, end, &dn); name != "" { // round 14A: the sermon's own name before one of the whole Bible
+				if m.companionBarred(text, start, end) {
+					continue
+				}
+				h.name, h.wide = name, false
+			}
+		}
 		if h.wide && (contractionCut(text, end) || m.afterName(text, start) || glossed(text, start, end) || allCapitals(text[start:end]) || m.foreignLine(start)) {
 			continue
 		}

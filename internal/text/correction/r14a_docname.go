@@ -18,9 +18,10 @@ const docNameTimes = 3
 // ("christian"), within two letters of the word and a third of its own
 // letters, both spelt as they sound (see foldSpelling); of several names
 // the one the document writes most is taken, and none when two are
-// written as often. The word after "a" or "an", a modern given name or a
-// KJV name of no chapter (see companionAfter), or on a line of another
-// language (see accentedLine), is none. dn holds what was read of the
+// written as often. The word after "a" or "an", a modern given name, a
+// KJV name of no chapter or one of no chapter of the name's (see
+// companionAfter), or on a line of another language (see accentedLine),
+// is none. dn holds what was read of the
 // text before, each word and each name read once.
 func (m *matcher) documentName(text string, start, end int, dn *docNames) string {
 	w := text[start:end]
@@ -35,10 +36,12 @@ func (m *matcher) documentName(text string, start, end int, dn *docNames) string
 	if k < 0 {
 		return ""
 	}
-	if _, ok := m.companionAfter(text, start, end); !ok || accentedLine(text, start) {
-		return ""
+	ci := &m.d.companions
+	prev, ok := m.companionAfter(text, start, end)
+	if !ok || prev >= 0 && !shareChapter(ci.chapters(&ci.names[k]), ci.chapters(&ci.names[prev])) || accentedLine(text, start) {
+		return "" // "jehovah jireh": a word after a name of other chapters is a surname
 	}
-	return m.d.companions.name(&m.d.companions.names[k])
+	return ci.name(&ci.names[k])
 }
 
 // docNames holds what documentName has read of one text: the name each
