@@ -300,8 +300,8 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 				continue
 			}
 		}
-		if h.wide {
-			if name := m.documentName(text, start, end, &dn); name != "" { // round 14A: the sermon's own name before one of the whole Bible
+		if h.wide || h.name != "" && dn.writes(text, h.name) == 0 {
+			if name := m.documentName(text, start, end, &dn); name != "" { // round 14A: the sermon's own name before one of the whole Bible or one it never writes
 				if m.companionBarred(text, start, end) {
 					continue
 				}

@@ -48,8 +48,27 @@ func (m *matcher) documentName(text string, start, end int, dn *docNames) string
 // word is heard for by the names the text writes, or -1, and the times
 // the text writes each name it has counted.
 type docNames struct {
-	words  map[string]int32
-	counts map[int32]int
+	words   map[string]int32
+	counts  map[int32]int
+	written map[string]int // the times the text writes each name another rule read (see writes)
+}
+
+// writes returns how many times text writes name, a name of the KJV, as
+// a word (see countWord), read once for each name.
+func (dn *docNames) writes(text, name string) int {
+	n, ok := dn.written[name]
+	if !ok {
+		var b [48]byte
+		if len(name) > len(b) {
+			return 0
+		}
+		n = countWord(text, string(appendLower(b[:0], name)))
+		if dn.written == nil {
+			dn.written = map[string]int{}
+		}
+		dn.written[name] = n
+	}
+	return n
 }
 
 // documentNameOf returns the index of the name the word w of text is heard
