@@ -21,8 +21,10 @@ const docNameTimes = 3
 // written as often. The word after "a" or "an", a modern given name, a
 // KJV name of no chapter or one of no chapter of the name's (see
 // companionAfter), or on a line of another language (see accentedLine),
-// is none. dn holds what was read of the
-// text before, each word and each name read once.
+// is none. chapterPersons takes it before the name of round 11B's reading
+// of the whole Bible (see widePerson) and before any other rule's name
+// the text never writes ("onto abslon": Absalom, not Abishalom). dn holds
+// what was read of the text before, each word and each name read once.
 func (m *matcher) documentName(text string, start, end int, dn *docNames) string {
 	w := text[start:end]
 	k, ok := dn.words[w]
