@@ -14,10 +14,11 @@ const docNameTimes = 3
 // "now amlon is the firstborn" in a sermon that says Amnon twenty-five
 // times, "god sends naibal's wife" (Nabal, three times). The name is one
 // of data/kjv_people.tsv of companionCommon chapters or fewer ("chast" is
-// no Christ) that begins with the word's letter and is no English word
-// ("christian"), within two letters of the word and a third of its own
-// letters, both spelt as they sound (see foldSpelling); of several names
-// the one the document writes most is taken, and none when two are
+// no Christ) and no English word ("christian") that begins with the
+// word's letter, within two letters of the word and a third of its own
+// letters, both spelt as they sound (see foldSpelling), or that is the
+// word with another first letter ("his sister hamar": Tamar); of several
+// names the one the document writes most is taken, and none when two are
 // written as often. The word after "a" or "an", a modern given name, a
 // KJV name of no chapter or one of no chapter of the name's (see
 // companionAfter), or on a line of another language (see accentedLine),
@@ -87,14 +88,11 @@ func (m *matcher) documentNameOf(text, w string, dn *docNames) int32 {
 	fw := foldSpelling(fa[:0], lw)
 	ci := &m.d.companions
 	best, bestN, tie := int32(-1), 0, false
-	for _, k := range ci.byLetter[lw[0]-'a'] {
+	see := func(k int32, d int) {
 		p := &ci.names[k]
 		pl := ci.lower(p)
-		if p.hi-p.lo > companionCommon {
-			continue // names a sermon says everywhere
-		}
-		if d := editDistance(fw, ci.fold(p), 2); d > 2 || 3*d > len(pl) || szOnly(lw, pl) || isEnglishWord(pl) {
-			continue
+		if p.hi-p.lo > companionCommon || d > 2 || 3*d > len(pl) || szOnly(lw, pl) || isEnglishWord(pl) {
+			return // names a sermon says everywhere, or too far
 		}
 		n, ok := dn.counts[k]
 		if !ok {
@@ -110,6 +108,18 @@ func (m *matcher) documentNameOf(text, w string, dn *docNames) int32 {
 			tie = true
 		case n > bestN:
 			best, bestN, tie = k, n, false
+		}
+	}
+	for _, k := range ci.byLetter[lw[0]-'a'] {
+		see(k, editDistance(fw, ci.fold(&ci.names[k]), 2))
+	}
+	var ob [32]byte
+	other := append(ob[:0], lw...)
+	for c := byte('a'); c <= 'z'; c++ {
+		if other[0] = c; c != lw[0] {
+			if k, ok := ci.lookup(other); ok {
+				see(k, 1) // "his sister hamar": Tamar, its first sound heard wrong
+			}
 		}
 	}
 	if best < 0 || tie || docNameTimes*countWord(text, string(lw)) > bestN {
