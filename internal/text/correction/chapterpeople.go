@@ -285,6 +285,7 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 		}
 	}
 	var comp map[string][]companionCand // the names a word no rule explains may be by its companions (see companionName)
+	var dn docNames                     // the names the text writes that a word may be (see documentName)
 	for _, s := range spans {
 		start, end := int(s[0]), int(s[1])
 		h := words[text[start:end]]
@@ -292,8 +293,19 @@ func (m *matcher) chapterPersons(out []personRec, spans [][2]int32) []personRec 
 			h.name = m.rowName(text, start, end)
 		}
 		if h.name == "" {
-			if h.name = m.companionOf(&comp, text, start, end, func(w string) string { return words[w].name }); h.name != "" && m.companionBarred(text, start, end) {
+			if h.name = m.companionOf(&comp, text, start, end, func(w string) string { return words[w].name }); h.name == "" {
+				h.name = m.documentName(text, start, end, &dn) // round 14A
+			}
+			if h.name != "" && m.companionBarred(text, start, end) {
 				continue
+			}
+		}
+		if h.wide || h.name != "" && dn.writes(text, h.name) == 0 {
+			if name := m.documentName(text, start, end, &dn); name != "" { // round 14A: the sermon's own name before one of the whole Bible or one it never writes
+				if m.companionBarred(text, start, end) {
+					continue
+				}
+				h.name, h.wide = name, false
 			}
 		}
 		if h.wide && (contractionCut(text, end) || m.afterName(text, start) || glossed(text, start, end) || allCapitals(text[start:end]) || m.foreignLine(start)) {
