@@ -14,7 +14,7 @@ func contractedIs(w string) bool {
 	}
 	var b [8]byte
 	switch string(appendLower(b[:0], w[:len(w)-2])) {
-	case "it", "that", "there", "here", "what", "who", "he", "she", "where", "let", "how", "when", "this":
+	case "it", "that", "there", "here", "what", "who", "he", "she", "where", "let", "how", "when":
 		return true
 	}
 	return false
