@@ -305,7 +305,7 @@ func nounUseIn(text, name string) bool {
 // rather than a name.
 func nounDeterminer(w string) bool {
 	if len(w) > 2 && (w[len(w)-2:] == "'s" || w[len(w)-2:] == "'S") {
-		return true // "god's revelation", "paul's revelation"
+		return !contractedIs(w) // "god's revelation", "paul's revelation"; not "it's genesis"
 	}
 	if len(w) < 1 || len(w) > 5 {
 		return false

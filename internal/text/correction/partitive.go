@@ -14,7 +14,7 @@ func (m *matcher) quantityNotChapter(next int, spoken, chapterWord bool) bool {
 	if !spoken || chapterWord || !sc.has(next) || !sc.plainGap(next-1) {
 		return false
 	}
-	if sc.is(next, "of") {
+	if sc.is(next, "of") || m.pronounOne(next) {
 		return true
 	}
 	return sc.isAny(next, "is", "are") && (sc.is(next+2, "than") || sc.isAny(next+1, "better", "worse", "greater", "more", "less"))
