@@ -33,6 +33,13 @@ func (m *matcher) plainNounBook(i, j int, f *bookForm) bool {
 			return false
 		}
 		return !sc.isAny(i-1, "in", "of", "to", "from", "into", "through", "and", "or", "the", "book", "whole", "entire")
+	case "Rev":
+		// The theologian's kinds of revelation: "progressive revelation", "natural
+		// revelation", "special revelation" (round 14G).
+		return sc.isAny(i-1, "progressive", "natural", "special", "general", "divine", "supernatural",
+			"direct", "personal", "private", "prophetic", "propositional", "incremental", "gradual",
+			"ongoing", "continuing", "continuous", "further", "fuller", "partial", "subsequent", "biblical",
+			"scriptural", "verbal")
 	}
 	return false
 }

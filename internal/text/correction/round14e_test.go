@@ -36,3 +36,29 @@ func TestAWordOfHebrewBeingExplainedIsNotARarePlace(t *testing.T) {
 		})
 	}
 }
+
+func TestAKindOfRevelationIsNotTheBook(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"progressive revelation, the book written with its capital elsewhere", "as John writes in Revelation 21 and in Revelation 22\nfor old testament believers there was a progressive revelation\nthat's the theological term for it",
+			nil},
+		{"with that progressive revelation", "as John writes in Revelation 21 and in Revelation 22\nspecifically new testament passages with that\nprogressive revelation that god has seen fit to give",
+			nil},
+		{"natural and special revelation", "as John writes in Revelation 21 and in Revelation 22\ngod gives natural revelation in creation and special revelation in scripture",
+			nil},
+		{"the book still", "as we read in revelation when john was on patmos",
+			[]string{"revelation>Revelation book.lowercase review", "patmos>Patmos place.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
