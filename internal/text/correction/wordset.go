@@ -4,6 +4,9 @@ package correction
 // by its hash (keyHash, as the scanner hashes every word), so that most
 // tokens differ from each word in one comparison.
 type wordSet struct {
+	// mask has bit h>>56 set for the hash h of each word: most tokens
+	// are told from every word of the set by this one bit.
+	mask  [4]uint64
 	hs    []uint64
 	words []string
 }
@@ -13,6 +16,7 @@ func newWordSet(ws ...string) wordSet {
 	s := wordSet{hs: make([]uint64, len(ws)), words: ws}
 	for k, w := range ws {
 		s.hs[k] = keyHash(w)
+		s.mask[s.hs[k]>>62] |= 1 << (s.hs[k] >> 56 & 63)
 	}
 	return s
 }
@@ -49,6 +53,9 @@ func (sc *scanner) in(i int, s *wordSet) bool {
 		return false
 	}
 	t := &sc.toks[i-sc.base]
+	if s.mask[t.h>>62]>>(t.h>>56&63)&1 == 0 {
+		return false
+	}
 	for k, h := range s.hs {
 		if h == t.h {
 			return asciiEqualFold(sc.text[t.start:t.end], s.words[k])
