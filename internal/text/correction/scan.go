@@ -640,13 +640,15 @@ func (sc *scanner) is(i int, w string) bool {
 	if i < 0 || !sc.has(i) {
 		return false
 	}
-	t := sc.tok(i)
+	// The token is read in place: has has filled the window.
+	t := &sc.toks[i-sc.base]
+	s, e := int(t.start), int(t.end)
 	// A token of letters and digits equals a lowercase ASCII word,
 	// ignoring case, only if it is ASCII and of the same length: the
 	// byte compare of asciiEqualFold is then exact. Comparing the first
 	// letters too makes the first test fail for most words, which the
 	// processor then predicts.
-	return t.e()-t.s() == len(w) && sc.text[t.s()]|0x20 == w[0] && asciiEqualFold(sc.text[t.s():t.e()], w)
+	return e-s == len(w) && sc.text[s]|0x20 == w[0] && asciiEqualFold(sc.text[s:e], w)
 }
 
 // isAny reports whether token i is one of the lowercase ASCII words ws.
@@ -655,8 +657,8 @@ func (sc *scanner) isAny(i int, ws ...string) bool {
 	if i < 0 || !sc.has(i) {
 		return false
 	}
-	t := sc.tok(i)
-	s := sc.text[t.s():t.e()]
+	t := &sc.toks[i-sc.base] // has has filled the window
+	s := sc.text[t.start:t.end]
 	// The length and the first letter, compared at once, differ for
 	// most words (see is).
 	key := len(s)<<8 | int(s[0]|0x20)
@@ -671,6 +673,9 @@ func (sc *scanner) isAny(i int, ws ...string) bool {
 // firstUpper reports whether token i starts with an uppercase letter.
 func (sc *scanner) firstUpper(i int) bool {
 	t := sc.tok(i)
+	if c := sc.text[t.s()]; c < utf8.RuneSelf {
+		return 'A' <= c && c <= 'Z' // most words: no rune to decode
+	}
 	r, _ := utf8.DecodeRuneInString(sc.text[t.s():t.e()])
 	return unicode.IsUpper(r)
 }
