@@ -553,6 +553,14 @@ func (m *matcher) commaOrdinal(i int, p prefix, buf *[8]cand) (int, bool) {
 // "the book of", "the gospel of", "the epistle to", "according to".
 func (m *matcher) strongCue(i int) bool {
 	sc := m.sc
+	// Every cue ends with "of", "to" or "the" before token i: a word of
+	// another length is none (most words, at one comparison).
+	if i < 1 || !sc.has(i-1) {
+		return false
+	}
+	if t := &sc.toks[i-1-sc.base]; t.end-t.start != 2 && t.end-t.start != 3 {
+		return false
+	}
 	if sc.in(i-1, &sc.d.ws.ofTo) && sc.in(i-2, &sc.d.ws.writing) {
 		// "a book of numbers", "another letter to the romans": an
 		// indefinite article makes the phrase a common noun, not a title.
