@@ -383,7 +383,11 @@ func (m *matcher) walk(i int, n *node, buf *[8]cand) []cand {
 		if len(n.next) == 0 || len(c) == len(buf) || !sc.nameGap(j) {
 			return c
 		}
-		next, ok := lookup(sc, n.next, j+1)
+		var next *node
+		ok := false
+		if t := &sc.toks[j+1-sc.base]; t.flags&tMulti != 0 || n.nexts>>(t.h>>58)&1 != 0 {
+			next, ok = lookup(sc, n.next, j+1) // nameGap has read token j+1
+		}
 		if !ok {
 			m.stopNode, m.stopJ = n, j // the spoken name may go on, misheard
 			return c
