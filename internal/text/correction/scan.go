@@ -701,8 +701,12 @@ func (sc *scanner) nameGap(i int) bool {
 	if !sc.has(i + 1) {
 		return false
 	}
-	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
-	return g == " " || isNameGap(g) // a space: the common case
+	// Both tokens are in the window once has has read token i+1.
+	s, e := int(sc.toks[i-sc.base].end), int(sc.toks[i+1-sc.base].start)
+	if e-s == 1 && sc.text[s] == ' ' {
+		return true // a space: the common case
+	}
+	return isNameGap(sc.text[s:e])
 }
 
 // isNameGap reports whether g, the bytes between two words, parts them as
@@ -746,10 +750,12 @@ func (sc *scanner) refGap(i int) gapInfo {
 	if !sc.has(i + 1) {
 		return gapInfo{}
 	}
-	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
-	if g == " " {
+	// Both tokens are in the window once has has read token i+1.
+	s, e := int(sc.toks[i-sc.base].end), int(sc.toks[i+1-sc.base].start)
+	if e-s == 1 && sc.text[s] == ' ' {
 		return gapInfo{ok: true} // the common case
 	}
+	g := sc.text[s:e]
 	if len(g) == 0 || len(g) > 6 {
 		return gapInfo{}
 	}
