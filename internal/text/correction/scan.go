@@ -684,6 +684,24 @@ func (sc *scanner) firstUpper(i int) bool {
 // at least two letters and no lowercase letter.
 func allUpper(s string) bool {
 	letters := 0
+	for i := 0; i < len(s); i++ {
+		// ASCII bytes are read as bytes: most names are ASCII, and most
+		// end the loop at their second letter.
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return allUpperRunes(s)
+		case 'a' <= c && c <= 'z':
+			return false
+		case 'A' <= c && c <= 'Z':
+			letters++
+		}
+	}
+	return letters >= 2
+}
+
+// allUpperRunes is allUpper for text with a rune from 0x80.
+func allUpperRunes(s string) bool {
+	letters := 0
 	for _, r := range s {
 		if unicode.IsLower(r) {
 			return false
