@@ -292,6 +292,29 @@ func (sc *scanner) scan() {
 		prev := m<<1 | carry
 		starts, ends := m&^prev, prev&^m
 		carry = m >> 63
+		if start >= 0 && ends != 0 {
+			// The word begun in a group before ends in this one.
+			toks = append(toks, token{start: int32(start), end: int32(p + bits.TrailingZeros64(ends))})
+			ends &= ends - 1
+			start = -1
+		}
+		if start < 0 && bits.OnesCount64(starts) <= cap(toks)-len(toks) {
+			// Every word that starts in the group fits in the window: its
+			// starts and ends pair in order, but for a last start whose
+			// word goes on in the next group.
+			for starts != 0 {
+				s := p + bits.TrailingZeros64(starts)
+				starts &= starts - 1
+				if ends == 0 {
+					start = s
+					break
+				}
+				toks = append(toks, token{start: int32(s), end: int32(p + bits.TrailingZeros64(ends))})
+				ends &= ends - 1
+			}
+			p += 64
+			continue
+		}
 		for {
 			if start < 0 {
 				if starts == 0 {
