@@ -568,7 +568,7 @@ func (m *matcher) strongCue(i int) bool {
 	if sc.in(i-1, &sc.d.ws.ofTo) && sc.in(i-2, &sc.d.ws.writing) {
 		// "a book of numbers", "another letter to the romans": an
 		// indefinite article makes the phrase a common noun, not a title.
-		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
+		return !sc.in(i-3, &sc.d.ws.indefinite)
 	}
 	if sc.is(i-1, "of") && sc.isAny(i-2, "chapter", "chapters") {
 		// "the first chapter of genesis", "the last chapters of
@@ -580,7 +580,7 @@ func (m *matcher) strongCue(i int) bool {
 		return m.chapterOfCue(i)
 	}
 	if sc.is(i-1, "the") && sc.is(i-2, "to") && sc.isAny(i-3, "letter", "letters", "epistle", "epistles", "wrote", "writes", "writing", "written") {
-		return !sc.isAny(i-4, "a", "an", "another", "any", "some", "every", "each", "one", "no")
+		return !sc.in(i-4, &sc.d.ws.indefinite)
 	}
 	return sc.is(i-1, "to") && sc.is(i-2, "according")
 }
@@ -588,7 +588,7 @@ func (m *matcher) strongCue(i int) bool {
 // weakCue reports whether the word before token i often precedes a
 // reference: "in", "turn to", "read".
 func (m *matcher) weakCue(i int) bool {
-	return m.sc.isAny(i-1, "in", "to", "from", "read", "reading", "see", "turn", "open", "at")
+	return m.sc.in(i-1, &m.d.ws.weak)
 }
 
 // locativeBefore reports whether a word that places what follows precedes token i: "to",
@@ -606,9 +606,7 @@ func (m *matcher) countAfter(r ref) bool {
 // determinerBefore reports whether a determiner or possessive precedes token i, making it
 // an English noun: "the numbers", "his job", "a mark".
 func (m *matcher) determinerBefore(i int) bool {
-	return m.sc.isAny(i-1, "the", "a", "an", "my", "your", "his", "her", "its", "our", "their",
-		"this", "that", "these", "those", "some", "any", "all", "both", "no", "every", "each",
-		"many", "few", "what", "which", "whose")
+	return m.sc.in(i-1, &m.d.ws.nounBefore)
 }
 
 // listCue reports whether token i follows a book reference and "and", "or", "then", "and
@@ -1101,7 +1099,7 @@ func (m *matcher) nounAfter(j int) bool {
 // personAfter reports whether token k makes the name before it a
 // person's: "first john said", "second peter and".
 func (m *matcher) personAfter(k int) bool {
-	return m.sc.isAny(k, "said", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had")
+	return m.sc.in(k, &m.d.ws.personAfter)
 }
 
 func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {

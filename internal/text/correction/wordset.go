@@ -24,6 +24,9 @@ func newWordSet(ws ...string) wordSet {
 // wordSets are the word sets the matcher reads most often.
 type wordSets struct {
 	chapter, verse, rangeEnd, ofTo, andOr, writing, locative, count, determiner, begin wordSet
+	// weak, nounBefore, indefinite and personAfter are the words of
+	// matcher.weakCue, determinerBefore, strongCue and personAfter.
+	weak, nounBefore, indefinite, personAfter wordSet
 }
 
 // newWordSets returns the matcher's word sets.
@@ -44,6 +47,12 @@ func newWordSets() wordSets {
 			"things", "ways", "reasons", "steps", "keys", "lessons", "words", "questions", "marks", "goals"),
 		determiner: newWordSet("a", "an", "this", "that", "these", "those", "our", "your", "my", "his", "her", "their", "its",
 			"every", "each", "any", "some", "many", "other", "few"),
+		weak: newWordSet("in", "to", "from", "read", "reading", "see", "turn", "open", "at"),
+		nounBefore: newWordSet("the", "a", "an", "my", "your", "his", "her", "its", "our", "their",
+			"this", "that", "these", "those", "some", "any", "all", "both", "no", "every", "each",
+			"many", "few", "what", "which", "whose"),
+		indefinite:  newWordSet("a", "an", "another", "any", "some", "every", "each", "one", "no"),
+		personAfter: newWordSet("said", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had"),
 	}
 }
 
