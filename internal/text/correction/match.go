@@ -1115,6 +1115,16 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	if allUpper(orig) {
 		return j + 1, true
 	}
+	if i == j {
+		// One word: its replacement is the name itself (p.id), if its
+		// first letter wants a capital.
+		r, _ := utf8.DecodeRuneInString(p.words[0])
+		if sc.firstUpper(i) || !unicode.IsUpper(r) {
+			m.placeEnd = end // a place written right may open a list of places
+			return j + 1, true
+		}
+		return m.placeConf(i, j, p, start, end, p.id), true
+	}
 	b := m.buf[:0]
 	need := false
 	for k := i; k <= j; k++ {
@@ -1135,9 +1145,16 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		m.placeEnd = end // a place written right may open a list of places
 		return j + 1, true
 	}
-	if i != j && m.commonPhrase(i, j, p) {
+	if m.commonPhrase(i, j, p) {
 		return j + 1, true
 	}
+	return m.placeConf(i, j, p, start, end, m.str(string(b))), true
+}
+
+// placeConf records the change of tokens i..j, the place p, from start to
+// end into repl, with evalPlace's confidence, and returns the token after.
+func (m *matcher) placeConf(i, j int, p *placeForm, start, end int, repl sref) int {
+	sc := m.sc
 	var conf float64
 	switch {
 	case p.mentions >= 10 && len(p.name) >= 6:
@@ -1153,14 +1170,8 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	default:
 		conf = 0.6
 	}
-	var repl sref
-	if i == j {
-		repl = p.id // need: the replacement is the word itself
-	} else {
-		repl = m.str(string(b))
-	}
 	m.add(start, end, repl, p.rule, conf)
-	return j + 1, true
+	return j + 1
 }
 
 // placeBefore suggests the place that a capitalised word sounds like when
