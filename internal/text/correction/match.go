@@ -27,6 +27,7 @@ type matcher struct {
 	bibleSeen    bool        // a book change has been applied
 	placeEnd     int         // where the latest place written right ends (see placeListBefore)
 	stopNode     *node       // where the latest walk stopped, at token stopJ
+	cands        [8]cand     // the forms at's walks find (see at)
 	stopJ        int
 	refs         []refRec   // the references of the records, in order
 	doc          docKind    // what the whole text is (see sermon), read once when a rule asks
@@ -472,7 +473,7 @@ func (m *matcher) at(i int) int {
 			return i + 1
 		}
 	}
-	var buf [8]cand
+	buf := &m.cands // at runs only from run, one call at a time
 	root, p, isPre, cue := m.entry(i)
 	if cue != cueNone {
 		if next := m.cueAt(i, cue); next > i {
@@ -481,7 +482,7 @@ func (m *matcher) at(i int) int {
 	}
 	if m.bible && isPre && sc.nameGap(i) {
 		next, _, _ := m.key(i + 1)
-		cands := m.walk(i+1, next, &buf)
+		cands := m.walk(i+1, next, buf)
 		for k := len(cands) - 1; k >= 0; k-- {
 			f := cands[k].n.book
 			if f == nil || f.pfam == nil || f.pkind == kNone {
@@ -492,12 +493,12 @@ func (m *matcher) at(i int) int {
 			}
 		}
 	} else if m.bible && isPre && p.style == pOrdWord && sc.has(i+1) && sc.text[sc.tok(i).e():sc.tok(i+1).s()] == ", " {
-		if next, ok := m.commaOrdinal(i, p, &buf); ok {
+		if next, ok := m.commaOrdinal(i, p, buf); ok {
 			return next
 		}
 	}
 	m.stopNode = nil
-	cands := m.walk(i, root, &buf)
+	cands := m.walk(i, root, buf)
 	if m.place && m.stopNode != nil && m.stopNode.tails != 0 && (m.stopJ > i || m.stopNode.place != nil) &&
 		sc.has(m.stopJ+1) && m.stopNode.tails>>letterIndex(sc.text[sc.tok(m.stopJ+1).s()])&1 != 0 {
 		if next, ok := m.fuzzyTail(i, m.stopJ, m.stopNode); ok {
