@@ -99,6 +99,10 @@ type node struct {
 	book  *bookForm
 	place *placeForm
 	tails uint32 // bit l: a usable place form ends one word after this node, a word whose first letter has index l
+	// nexts has bit h>>58 set for the hash h (keyHash) of each key of
+	// next: a word of ASCII letters and digits whose bit is not set is
+	// no key, with no map lookup (see matcher.walk).
+	nexts uint64
 }
 
 // prefixStyle is how a book number was written.
@@ -812,6 +816,7 @@ func buildDict() (*dict, error) {
 	mark = func(m map[string]*node) {
 		for _, n := range m {
 			for key, c := range n.next {
+				n.nexts |= 1 << (keyHash(key) >> 58)
 				if c.place != nil && !c.place.stop {
 					n.tails |= 1 << letterIndex(key[0])
 				}

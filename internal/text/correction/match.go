@@ -27,6 +27,7 @@ type matcher struct {
 	bibleSeen    bool        // a book change has been applied
 	placeEnd     int         // where the latest place written right ends (see placeListBefore)
 	stopNode     *node       // where the latest walk stopped, at token stopJ
+	cands        [8]cand     // the forms at's walks find (see at)
 	stopJ        int
 	refs         []refRec   // the references of the records, in order
 	doc          docKind    // what the whole text is (see sermon), read once when a rule asks
@@ -383,7 +384,11 @@ func (m *matcher) walk(i int, n *node, buf *[8]cand) []cand {
 		if len(n.next) == 0 || len(c) == len(buf) || !sc.nameGap(j) {
 			return c
 		}
-		next, ok := lookup(sc, n.next, j+1)
+		var next *node
+		ok := false
+		if t := &sc.toks[j+1-sc.base]; t.flags&tMulti != 0 || n.nexts>>(t.h>>58)&1 != 0 {
+			next, ok = lookup(sc, n.next, j+1) // nameGap has read token j+1
+		}
 		if !ok {
 			m.stopNode, m.stopJ = n, j // the spoken name may go on, misheard
 			return c
@@ -468,7 +473,7 @@ func (m *matcher) at(i int) int {
 			return i + 1
 		}
 	}
-	var buf [8]cand
+	buf := &m.cands // at runs only from run, one call at a time
 	root, p, isPre, cue := m.entry(i)
 	if cue != cueNone {
 		if next := m.cueAt(i, cue); next > i {
@@ -477,7 +482,7 @@ func (m *matcher) at(i int) int {
 	}
 	if m.bible && isPre && sc.nameGap(i) {
 		next, _, _ := m.key(i + 1)
-		cands := m.walk(i+1, next, &buf)
+		cands := m.walk(i+1, next, buf)
 		for k := len(cands) - 1; k >= 0; k-- {
 			f := cands[k].n.book
 			if f == nil || f.pfam == nil || f.pkind == kNone {
@@ -488,12 +493,12 @@ func (m *matcher) at(i int) int {
 			}
 		}
 	} else if m.bible && isPre && p.style == pOrdWord && sc.has(i+1) && sc.text[sc.tok(i).e():sc.tok(i+1).s()] == ", " {
-		if next, ok := m.commaOrdinal(i, p, &buf); ok {
+		if next, ok := m.commaOrdinal(i, p, buf); ok {
 			return next
 		}
 	}
 	m.stopNode = nil
-	cands := m.walk(i, root, &buf)
+	cands := m.walk(i, root, buf)
 	if m.place && m.stopNode != nil && m.stopNode.tails != 0 && (m.stopJ > i || m.stopNode.place != nil) &&
 		sc.has(m.stopJ+1) && m.stopNode.tails>>letterIndex(sc.text[sc.tok(m.stopJ+1).s()])&1 != 0 {
 		if next, ok := m.fuzzyTail(i, m.stopJ, m.stopNode); ok {
@@ -553,10 +558,18 @@ func (m *matcher) commaOrdinal(i int, p prefix, buf *[8]cand) (int, bool) {
 // "the book of", "the gospel of", "the epistle to", "according to".
 func (m *matcher) strongCue(i int) bool {
 	sc := m.sc
+	// Every cue ends with "of", "to" or "the" before token i: a word of
+	// another length is none (most words, at one comparison).
+	if i < 1 || !sc.has(i-1) {
+		return false
+	}
+	if t := &sc.toks[i-1-sc.base]; t.end-t.start != 2 && t.end-t.start != 3 {
+		return false
+	}
 	if sc.in(i-1, &sc.d.ws.ofTo) && sc.in(i-2, &sc.d.ws.writing) {
 		// "a book of numbers", "another letter to the romans": an
 		// indefinite article makes the phrase a common noun, not a title.
-		return !sc.isAny(i-3, "a", "an", "another", "any", "some", "every", "each", "one", "no")
+		return !sc.in(i-3, &sc.d.ws.indefinite)
 	}
 	if sc.is(i-1, "of") && sc.isAny(i-2, "chapter", "chapters") {
 		// "the first chapter of genesis", "the last chapters of
@@ -568,7 +581,7 @@ func (m *matcher) strongCue(i int) bool {
 		return m.chapterOfCue(i)
 	}
 	if sc.is(i-1, "the") && sc.is(i-2, "to") && sc.isAny(i-3, "letter", "letters", "epistle", "epistles", "wrote", "writes", "writing", "written") {
-		return !sc.isAny(i-4, "a", "an", "another", "any", "some", "every", "each", "one", "no")
+		return !sc.in(i-4, &sc.d.ws.indefinite)
 	}
 	return sc.is(i-1, "to") && sc.is(i-2, "according")
 }
@@ -576,7 +589,7 @@ func (m *matcher) strongCue(i int) bool {
 // weakCue reports whether the word before token i often precedes a
 // reference: "in", "turn to", "read".
 func (m *matcher) weakCue(i int) bool {
-	return m.sc.isAny(i-1, "in", "to", "from", "read", "reading", "see", "turn", "open", "at")
+	return m.sc.in(i-1, &m.d.ws.weak)
 }
 
 // locativeBefore reports whether a word that places what follows precedes token i: "to",
@@ -594,9 +607,7 @@ func (m *matcher) countAfter(r ref) bool {
 // determinerBefore reports whether a determiner or possessive precedes token i, making it
 // an English noun: "the numbers", "his job", "a mark".
 func (m *matcher) determinerBefore(i int) bool {
-	return m.sc.isAny(i-1, "the", "a", "an", "my", "your", "his", "her", "its", "our", "their",
-		"this", "that", "these", "those", "some", "any", "all", "both", "no", "every", "each",
-		"many", "few", "what", "which", "whose")
+	return m.sc.in(i-1, &m.d.ws.nounBefore)
 }
 
 // listCue reports whether token i follows a book reference and "and", "or", "then", "and
@@ -1092,7 +1103,7 @@ func (m *matcher) nounAfter(j int) bool {
 // personAfter reports whether token k makes the name before it a
 // person's: "first john said", "second peter and".
 func (m *matcher) personAfter(k int) bool {
-	return m.sc.isAny(k, "said", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had")
+	return m.sc.in(k, &m.d.ws.personAfter)
 }
 
 func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
@@ -1107,6 +1118,16 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 	}
 	if allUpper(orig) {
 		return j + 1, true
+	}
+	if i == j {
+		// One word: its replacement is the name itself (p.id), if its
+		// first letter wants a capital.
+		r, _ := utf8.DecodeRuneInString(p.words[0])
+		if sc.firstUpper(i) || !unicode.IsUpper(r) {
+			m.placeEnd = end // a place written right may open a list of places
+			return j + 1, true
+		}
+		return m.placeConf(i, j, p, start, end, p.id), true
 	}
 	b := m.buf[:0]
 	need := false
@@ -1128,9 +1149,16 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		m.placeEnd = end // a place written right may open a list of places
 		return j + 1, true
 	}
-	if i != j && m.commonPhrase(i, j, p) {
+	if m.commonPhrase(i, j, p) {
 		return j + 1, true
 	}
+	return m.placeConf(i, j, p, start, end, m.str(string(b))), true
+}
+
+// placeConf records the change of tokens i..j, the place p, from start to
+// end into repl, with evalPlace's confidence, and returns the token after.
+func (m *matcher) placeConf(i, j int, p *placeForm, start, end int, repl sref) int {
+	sc := m.sc
 	var conf float64
 	switch {
 	case p.mentions >= 10 && len(p.name) >= 6:
@@ -1147,16 +1175,10 @@ func (m *matcher) evalPlace(i, j int, p *placeForm) (int, bool) {
 		conf = 0.6
 	}
 	if i == j && m.glossedRarePlace(start, end, p) {
-		return j + 1, true
-	}
-	var repl sref
-	if i == j {
-		repl = p.id // need: the replacement is the word itself
-	} else {
-		repl = m.str(string(b))
+		return j + 1
 	}
 	m.add(start, end, repl, p.rule, conf)
-	return j + 1, true
+	return j + 1
 }
 
 // placeBefore suggests the place that a capitalised word sounds like when

@@ -292,6 +292,29 @@ func (sc *scanner) scan() {
 		prev := m<<1 | carry
 		starts, ends := m&^prev, prev&^m
 		carry = m >> 63
+		if start >= 0 && ends != 0 {
+			// The word begun in a group before ends in this one.
+			toks = append(toks, token{start: int32(start), end: int32(p + bits.TrailingZeros64(ends))})
+			ends &= ends - 1
+			start = -1
+		}
+		if start < 0 && bits.OnesCount64(starts) <= cap(toks)-len(toks) {
+			// Every word that starts in the group fits in the window: its
+			// starts and ends pair in order, but for a last start whose
+			// word goes on in the next group.
+			for starts != 0 {
+				s := p + bits.TrailingZeros64(starts)
+				starts &= starts - 1
+				if ends == 0 {
+					start = s
+					break
+				}
+				toks = append(toks, token{start: int32(s), end: int32(p + bits.TrailingZeros64(ends))})
+				ends &= ends - 1
+			}
+			p += 64
+			continue
+		}
 		for {
 			if start < 0 {
 				if starts == 0 {
@@ -640,13 +663,15 @@ func (sc *scanner) is(i int, w string) bool {
 	if i < 0 || !sc.has(i) {
 		return false
 	}
-	t := sc.tok(i)
+	// The token is read in place: has has filled the window.
+	t := &sc.toks[i-sc.base]
+	s, e := int(t.start), int(t.end)
 	// A token of letters and digits equals a lowercase ASCII word,
 	// ignoring case, only if it is ASCII and of the same length: the
 	// byte compare of asciiEqualFold is then exact. Comparing the first
 	// letters too makes the first test fail for most words, which the
 	// processor then predicts.
-	return t.e()-t.s() == len(w) && sc.text[t.s()]|0x20 == w[0] && asciiEqualFold(sc.text[t.s():t.e()], w)
+	return e-s == len(w) && sc.text[s]|0x20 == w[0] && asciiEqualFold(sc.text[s:e], w)
 }
 
 // isAny reports whether token i is one of the lowercase ASCII words ws.
@@ -655,8 +680,8 @@ func (sc *scanner) isAny(i int, ws ...string) bool {
 	if i < 0 || !sc.has(i) {
 		return false
 	}
-	t := sc.tok(i)
-	s := sc.text[t.s():t.e()]
+	t := &sc.toks[i-sc.base] // has has filled the window
+	s := sc.text[t.start:t.end]
 	// The length and the first letter, compared at once, differ for
 	// most words (see is).
 	key := len(s)<<8 | int(s[0]|0x20)
@@ -671,6 +696,9 @@ func (sc *scanner) isAny(i int, ws ...string) bool {
 // firstUpper reports whether token i starts with an uppercase letter.
 func (sc *scanner) firstUpper(i int) bool {
 	t := sc.tok(i)
+	if c := sc.text[t.s()]; c < utf8.RuneSelf {
+		return 'A' <= c && c <= 'Z' // most words: no rune to decode
+	}
 	r, _ := utf8.DecodeRuneInString(sc.text[t.s():t.e()])
 	return unicode.IsUpper(r)
 }
@@ -678,6 +706,24 @@ func (sc *scanner) firstUpper(i int) bool {
 // allUpper reports whether the text between byte offsets s and e has
 // at least two letters and no lowercase letter.
 func allUpper(s string) bool {
+	letters := 0
+	for i := 0; i < len(s); i++ {
+		// ASCII bytes are read as bytes: most names are ASCII, and most
+		// end the loop at their second letter.
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return allUpperRunes(s)
+		case 'a' <= c && c <= 'z':
+			return false
+		case 'A' <= c && c <= 'Z':
+			letters++
+		}
+	}
+	return letters >= 2
+}
+
+// allUpperRunes is allUpper for text with a rune from 0x80.
+func allUpperRunes(s string) bool {
 	letters := 0
 	for _, r := range s {
 		if unicode.IsLower(r) {
@@ -696,8 +742,12 @@ func (sc *scanner) nameGap(i int) bool {
 	if !sc.has(i + 1) {
 		return false
 	}
-	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
-	return g == " " || isNameGap(g) // a space: the common case
+	// Both tokens are in the window once has has read token i+1.
+	s, e := int(sc.toks[i-sc.base].end), int(sc.toks[i+1-sc.base].start)
+	if e-s == 1 && sc.text[s] == ' ' {
+		return true // a space: the common case
+	}
+	return isNameGap(sc.text[s:e])
 }
 
 // isNameGap reports whether g, the bytes between two words, parts them as
@@ -741,10 +791,12 @@ func (sc *scanner) refGap(i int) gapInfo {
 	if !sc.has(i + 1) {
 		return gapInfo{}
 	}
-	g := sc.text[sc.tok(i).e():sc.tok(i+1).s()]
-	if g == " " {
+	// Both tokens are in the window once has has read token i+1.
+	s, e := int(sc.toks[i-sc.base].end), int(sc.toks[i+1-sc.base].start)
+	if e-s == 1 && sc.text[s] == ' ' {
 		return gapInfo{ok: true} // the common case
 	}
+	g := sc.text[s:e]
 	if len(g) == 0 || len(g) > 6 {
 		return gapInfo{}
 	}

@@ -4,6 +4,9 @@ package correction
 // by its hash (keyHash, as the scanner hashes every word), so that most
 // tokens differ from each word in one comparison.
 type wordSet struct {
+	// mask has bit h>>56 set for the hash h of each word: most tokens
+	// are told from every word of the set by this one bit.
+	mask  [4]uint64
 	hs    []uint64
 	words []string
 }
@@ -13,6 +16,7 @@ func newWordSet(ws ...string) wordSet {
 	s := wordSet{hs: make([]uint64, len(ws)), words: ws}
 	for k, w := range ws {
 		s.hs[k] = keyHash(w)
+		s.mask[s.hs[k]>>62] |= 1 << (s.hs[k] >> 56 & 63)
 	}
 	return s
 }
@@ -20,6 +24,9 @@ func newWordSet(ws ...string) wordSet {
 // wordSets are the word sets the matcher reads most often.
 type wordSets struct {
 	chapter, verse, rangeEnd, ofTo, andOr, writing, locative, count, determiner, begin wordSet
+	// weak, nounBefore, indefinite and personAfter are the words of
+	// matcher.weakCue, determinerBefore, strongCue and personAfter.
+	weak, nounBefore, indefinite, personAfter wordSet
 }
 
 // newWordSets returns the matcher's word sets.
@@ -40,6 +47,12 @@ func newWordSets() wordSets {
 			"things", "ways", "reasons", "steps", "keys", "lessons", "words", "questions", "marks", "goals"),
 		determiner: newWordSet("a", "an", "this", "that", "these", "those", "our", "your", "my", "his", "her", "their", "its",
 			"every", "each", "any", "some", "many", "other", "few"),
+		weak: newWordSet("in", "to", "from", "read", "reading", "see", "turn", "open", "at"),
+		nounBefore: newWordSet("the", "a", "an", "my", "your", "his", "her", "its", "our", "their",
+			"this", "that", "these", "those", "some", "any", "all", "both", "no", "every", "each",
+			"many", "few", "what", "which", "whose"),
+		indefinite:  newWordSet("a", "an", "another", "any", "some", "every", "each", "one", "no"),
+		personAfter: newWordSet("said", "asked", "told", "went", "came", "replied", "answered", "who", "and", "was", "had"),
 	}
 }
 
@@ -49,6 +62,9 @@ func (sc *scanner) in(i int, s *wordSet) bool {
 		return false
 	}
 	t := &sc.toks[i-sc.base]
+	if s.mask[t.h>>62]>>(t.h>>56&63)&1 == 0 {
+		return false
+	}
 	for k, h := range s.hs {
 		if h == t.h {
 			return asciiEqualFold(sc.text[t.start:t.end], s.words[k])

@@ -40,7 +40,8 @@ func TestWordSetFindsItsWordsAndNoOther(t *testing.T) {
 	}
 	t.Run("every word of every set", func(t *testing.T) {
 		ws := e.d.ws
-		for _, s := range []*wordSet{&ws.chapter, &ws.verse, &ws.rangeEnd, &ws.ofTo, &ws.andOr, &ws.writing, &ws.locative, &ws.count, &ws.determiner, &ws.begin} {
+		for _, s := range []*wordSet{&ws.chapter, &ws.verse, &ws.rangeEnd, &ws.ofTo, &ws.andOr, &ws.writing, &ws.locative, &ws.count, &ws.determiner, &ws.begin,
+			&ws.weak, &ws.nounBefore, &ws.indefinite, &ws.personAfter} {
 			for _, w := range s.words {
 				for _, text := range []string{"x " + w + " y", "x " + strings.ToUpper(w), "x " + w} {
 					var sc scanner
