@@ -18,20 +18,21 @@ func (m *matcher) bookRun(i, j int) bool {
 		return false // "the king of kings", "the god of genesis": a title, not a list
 	}
 	// The names on each side, past one connector, within the sentence.
-	var fl1, fr1 *bookForm
 	l1, lconj := i-1, false
 	if c, _ := connector(sc, l1); c {
 		l1, lconj = l1-1, sc.isAny(l1, "and", "or")
 	}
-	if !sentenceBreak(sc, i) && !sentenceBreak(sc, l1+1) {
-		fl1 = m.bookWordAt(l1)
+	fl1 := m.bookWordAt(l1)
+	if fl1 != nil && (sentenceBreak(sc, i) || sentenceBreak(sc, l1+1)) {
+		fl1 = nil
 	}
 	r1 := j + 1
 	if c, _ := connector(sc, r1); c {
 		r1++
 	}
-	if !sentenceBreak(sc, j+1) && !sentenceBreak(sc, r1) {
-		fr1 = m.bookWordAt(r1)
+	fr1 := m.bookWordAt(r1)
+	if fr1 != nil && (sentenceBreak(sc, j+1) || sentenceBreak(sc, r1)) {
+		fr1 = nil
 	}
 	switch {
 	case fl1 != nil && fr1 != nil:
@@ -41,13 +42,13 @@ func (m *matcher) bookRun(i, j int) bool {
 		if c, _ := connector(sc, r2); c {
 			r2++
 		}
-		return !sentenceBreak(sc, r1+1) && !sentenceBreak(sc, r2) && m.bookWordAt(r2) != nil
+		return m.bookWordAt(r2) != nil && !sentenceBreak(sc, r1+1) && !sentenceBreak(sc, r2)
 	case fl1 != nil:
 		l2 := l1 - 1
 		if c, _ := connector(sc, l2); c {
 			l2--
 		}
-		if !sentenceBreak(sc, l1) && !sentenceBreak(sc, l2+1) && m.bookWordAt(l2) != nil {
+		if m.bookWordAt(l2) != nil && !sentenceBreak(sc, l1) && !sentenceBreak(sc, l2+1) {
 			return true
 		}
 		// "samuel and kings": a prophet's or a people's book before "and"
