@@ -829,6 +829,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.88 // "the book of Revelations says"
 		case !r.ok && !sc.is(j+1, "of") && !m.notSermon() && m.bookBeside(i, j):
 			conf = 0.86 // "revelations and acts of the apostles", "genesis through malachi"
+		case !r.ok && !upper && !sc.is(j+1, "of") && m.sermon() && m.bookRun(i, j):
+			conf = 0.86 // "jeremiah lamentations habakkuk" (r14i_bookrun.go)
 		case !r.ok && midUpper && misspelled:
 			conf = 0.7 // "in Revelations we read", but "the Revelations of the prophets"
 		case r.ok && (m.weakCue(i) || m.listCue(i)) && !m.countAfter(r):
@@ -916,6 +918,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// corinthians were wrestling": the letter or its readers, a
 			// capital either way.
 			conf = 0.88
+		case f.kind == kUnnumbered && !upper && !sc.is(j+1, "of") && m.sermon() && m.bookRun(i, j):
+			conf = 0.88 // "samuel and kings" (r14i_bookrun.go)
 		case f.kind == kUnnumbered && !upper && m.sermon() && readersName(sc.str(i)):
 			// A sermon's "who wrote corinthians": the letter or its
 			// readers, a capital either way.
