@@ -32,14 +32,14 @@ func tagalogFunctionWord(lw string) bool {
 	return false
 }
 
-// tagalogWordCut reports whether add leaves out a capital of rule for
-// text[start:end]: a lowercase Tagalog word that is also a place's name
+// tagalogWordCut reports whether add leaves out a lowercase place's
+// capital (rulePlaceLowercase) for text[start:end]: a lowercase Tagalog word that is also a place's name
 // (tagalogPlaceWord) with two or more of Tagalog's function words on its
 // line (tagalogFunctionWord), as mixed captions speak it, in a sermon or
 // not.
-func (m *matcher) tagalogWordCut(rule ruleID, start, end int) bool {
+func (m *matcher) tagalogWordCut(start, end int) bool {
 	text := m.sc.text
-	if rule != rulePlaceLowercase || end-start < 3 || end-start > 7 || text[start] < 'a' || text[start] > 'z' ||
+	if end-start < 3 || end-start > 7 || text[start] < 'a' || text[start] > 'z' ||
 		!tagalogPlaceWord(text[start:end]) {
 		return false
 	}
