@@ -1058,7 +1058,7 @@ func (m *matcher) add(start, end int, repl sref, rule ruleID, conf float64) {
 		// about", not Gerar).
 		return
 	}
-	if m.round14cCut(rule, conf, start, end) {
+	if m.round14cCut(rule, conf, start, end) || rule == rulePlaceLowercase && m.tagalogWordCut(start, end) {
 		return
 	}
 	if (rule == rulePlaceFuzzy || rule == ruleBookFuzzy) && m.ordinaryWord(start, end) {
