@@ -849,7 +849,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			// has (the recognizer dropped an "is"): a suggestion.
 			conf = 0.7
 		case !r.ok && !upper && !(misspelled && !plural(orig) && plural(name)) &&
-			((!f.garbled && m.sermonCue(i, j)) || m.garbledCue(i, j) || m.citedCue(i, j, f.book) || m.theBookCue(i, j, f) || m.pairedWisdomBook(i, j, f) || m.actsChurch(i, j, f) || m.chapterOrdinalAfter(j)) && m.sermon() && !m.plainNounBook(i, j, f):
+			((!f.garbled && m.sermonCue(i, j)) || m.garbledCue(i, j) || m.citedCue(i, j, f.book) || m.theBookCue(i, j, f) || m.pairedWisdomBook(i, j, f) || m.actsChurch(i, j, f) || m.actsReading(i, j, f) || m.chapterOrdinalAfter(j)) && m.sermon() && !m.plainNounBook(i, j, f):
 			// A sermon's "in acts we see", "through judges", "the book
 			// of revelation puts it": a whole document about scripture
 			// makes the book likelier than the English word. But
