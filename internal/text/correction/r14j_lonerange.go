@@ -1,0 +1,47 @@
+package correction
+
+import "strings"
+
+// The evidence of issue 24's fourteenth round (J), found on the transcripts
+// that the podcast feeds of many churches publish, in the caption shape,
+// which no earlier round read (see docs/performance.md, "Fourteenth round
+// J").
+
+// loneRange reports whether r, a dash between a chapter and a verse that
+// chapter has ("acts 1-8"), is a book the captions name only there: the
+// verse a sermon quotes once ("acts 1-8 is our ministry mandate, first in
+// jerusalem then to judea and samaria": Acts 1:8), or chapters 1 to 8?
+// Captions write no colon, so the recognizer's dash may join a chapter and
+// its verse; a sermon that reads a range of chapters names the book again
+// ("matthew 5-7" and "matthew 5 verse 3"). So in lowercase captions that
+// write no colon between digits, a range of chapters whose book is named
+// nowhere else is left as written.
+func (m *matcher) loneRange(b uint8, r *ref) bool {
+	if b == 0 || r.chapterEnd <= r.chapter+1 || r.chapterWord || !m.sc.refGap(r.chapterTok).dash ||
+		!m.d.hasVerse(b, r.chapter, r.chapterEnd) || !m.captionCase() || m.writesColons() {
+		return false
+	}
+	name := strings.ToLower(m.d.verses[b-1].name)
+	if i := strings.LastIndexByte(name, ' '); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.TrimSuffix(name, "s") // "psalm" and "psalms", "act" in "acts"
+	t, n := m.sc.text, 0
+	for i := strings.Index(t, name); i >= 0; {
+		e := i + len(name)
+		if e < len(t) && t[e] == 's' {
+			e++
+		}
+		if (i == 0 || !isWordByte(t[i-1])) && (e == len(t) || !isWordByte(t[e])) {
+			if n++; n > 1 {
+				return false
+			}
+		}
+		j := strings.Index(t[e:], name)
+		if j < 0 {
+			break
+		}
+		i = e + j
+	}
+	return true
+}
