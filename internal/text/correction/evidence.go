@@ -244,7 +244,7 @@ func (m *matcher) citedCue(i, j int, b *book) bool {
 	if sc.is(j+1, "of") || verbBook(sc, i, j, b) {
 		return false
 	}
-	return m.cited(b) && !m.nounUse(b)
+	return (m.cited(b) || m.citedAhead(b)) && !m.nounUse(b)
 }
 
 // nounUse reports whether the document uses the name of book b, an

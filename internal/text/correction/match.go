@@ -35,6 +35,7 @@ type matcher struct {
 	citedChs     [16]uint16 // the latest chapters cited, book<<8|chapter, a ring (see citeChapter)
 	nounRead     [2]uint64  // the books whose use as a common noun nounUse has looked for, by dict.bookOf
 	nounUsed     [2]uint64  // those of them the text uses as a common noun
+	aheadRead    [4]uint64  // the books citedAhead has looked for, then those the text cites with a chapter (r14m_ahead.go)
 	nCitedChs    int
 	chapters     [chapterWords]uint64 // every chapter the text has cited, by its index (see dict.chapterBase)
 	caseRead     bool                 // captionCase has read the text's case
