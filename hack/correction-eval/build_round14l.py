@@ -7,10 +7,10 @@
 #       bobbigmac/vodcasts keeps them (site/assets/transcripts/<feed>/*.vtt):
 #       only feeds whose names begin with a letter from A to L, none that
 #       round 14J (build_round14j.py) used and none whose church or speaker an
-#       earlier round used: American Baptist, Methodist, Catholic, Calvary
-#       Chapel, Pentecostal and non-denominational churches' sermons and Bible
-#       studies; the cue timings dropped, the cues joined, in the caption
-#       shape of captionshape.py (lowercase, no punctuation, cues of 5 to 12
+#       earlier round used: Baptist, Methodist, Calvary Chapel and other
+#       churches' sermons and classes, a Catholic bishop's homily; the cue
+#       timings dropped, the cues joined, in the caption shape of
+#       captionshape.py (lowercase, no punctuation, cues of 5 to 12
 #       words), their lost capitals in /tmp/e14l/errors.tsv.
 # The split is by document, alternating in feed and date order: the even ones
 # dev (where rules may be written), the odd ones held (judged before and
