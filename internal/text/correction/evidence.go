@@ -341,24 +341,8 @@ func (m *matcher) foreignLine(start int) bool {
 	if start >= m.foreignLo && start < m.foreignHi {
 		return m.foreign
 	}
-	text := m.sc.text
-	lo, hi := lineAround(text, start)
-	hits := 0
-	for i := lo; i < hi; {
-		if !isWordByte(text[i]) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < hi && isWordByte(text[j]) {
-			j++
-		}
-		if foreignWord(text[i:j]) {
-			hits++
-		}
-		i = j
-	}
-	m.foreignLo, m.foreignHi, m.foreign = lo, hi, hits >= 2
+	lo, hi := lineAround(m.sc.text, start)
+	m.foreignLo, m.foreignHi, m.foreign = lo, hi, foreignWords(m.sc.text, lo, hi) >= 2
 	return m.foreign
 }
 
