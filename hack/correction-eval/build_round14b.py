@@ -18,6 +18,7 @@
 # held (judged before and after, never read for a rule).
 import subprocess, os, hashlib, random, re, html
 from captionshape import caption
+from lostcaps import Lost, standard
 M = '/work/.mirror'
 OUT = '/tmp/e14b/docs'
 REPO = 'MarkusIsaksson1982+MarkusIsaksson1982.github.io'
@@ -33,26 +34,6 @@ src = open('/tmp/e14b/sources.tsv', 'w')
 src.write('name\tdoc\tshape\trepository\tpath\n')
 errs = open('/tmp/e14b/errors.tsv', 'w')
 errs.write('name\tdoc\tstart\tend\texpected\n')
-class Lost:
-    """The lost capitals of one document, less the title "king of Kings" and
-    a generic "this psalms"; "psalms" before a number is one psalm, as
-    psalm.singular writes it."""
-    def __init__(self):
-        self.rows = []
-    def write(self, row):
-        self.rows.append(row.rstrip('\n').split('\t'))
-    def flush(self, body):
-        b = body.encode()
-        for name, doc, s, e, want in self.rows:
-            before = b[max(0, int(s) - 8):int(s)].decode(errors='ignore').split()
-            after = b[int(e):int(e) + 8].decode(errors='ignore').split()
-            if want == 'Kings' and before[-2:] == ['king', 'of']:
-                continue
-            if want == 'Psalms' and before[-1:] == ['this']:
-                continue
-            if want == 'Psalms' and after[:1] and after[0].isdigit():
-                want = 'Psalm'
-            errs.write('\t'.join([name, doc, s, e, want]) + '\n')
 def git(*a):
     return subprocess.run(['git', '--git-dir=%s/%s/repo' % (M, REPO)] + list(a), capture_output=True, check=True).stdout
 def spoken(page):
@@ -65,7 +46,7 @@ for i, base in enumerate(PICK):
     page = git('show', COMMIT + ':' + p).decode()
     name = 'ak_%s.txt' % base[:10]
     shape = 'akcap-dev' if i % 2 == 0 else 'akcap-held'
-    lost = Lost()
+    lost = Lost(errs, standard)
     body = caption(spoken(page), lost, name)
     lost.flush(body)
     open('%s/%s/%s' % (OUT, shape, name), 'w').write(body)

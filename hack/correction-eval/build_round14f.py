@@ -19,6 +19,7 @@
 # a rule).
 import subprocess, os, hashlib, random, re
 from captionshape import caption
+from lostcaps import Lost, standard
 M = '/work/.mirror'
 OUT = '/tmp/e14f/docs'
 REPO = 'StevenTammen+bibledocs.org'
@@ -38,27 +39,11 @@ errs.write('name\tdoc\tstart\tend\texpected\n')
 DROP = {('bd_02', 37135), ('bd_04', 11212), ('bd_04', 11227), ('bd_04', 12074), ('bd_04', 49887),
         ('bd_06', 13846), ('bd_08', 5904), ('bd_08', 39566), ('bd_08', 40756), ('bd_05', 36312),
         ('bd_07', 38931), ('bd_07', 39031), ('bd_11', 17003)}
-class Lost:
-    """The lost capitals of one document, less the title "king of Kings", a
-    generic "this psalms" and DROP; "psalms" before a number is one psalm."""
-    def __init__(self):
-        self.rows = []
-    def write(self, row):
-        self.rows.append(row.rstrip('\n').split('\t'))
-    def flush(self, body):
-        b = body.encode()
-        for name, doc, s, e, want in self.rows:
-            before = b[max(0, int(s) - 8):int(s)].decode(errors='ignore').split()
-            after = b[int(e):int(e) + 8].decode(errors='ignore').split()
-            if (name[:5], int(s)) in DROP:
-                continue
-            if want == 'Kings' and before[-2:] == ['king', 'of']:
-                continue
-            if want == 'Psalms' and before[-1:] == ['this']:
-                continue
-            if want == 'Psalms' and after[:1] and after[0].isdigit():
-                want = 'Psalm'
-            errs.write('\t'.join([name, doc, s, e, want]) + '\n')
+def keep(name, start, want, before, after):
+    """The standard strikes, and DROP."""
+    if (name[:5], start) in DROP:
+        return None
+    return standard(name, start, want, before, after)
 def git(*a):
     return subprocess.run(['git', '--git-dir=%s/%s/repo' % (M, REPO)] + list(a), capture_output=True, check=True).stdout
 def spoken(page):
@@ -78,7 +63,7 @@ pages.sort()
 for i, (p, t) in enumerate(pages):
     shape = 'bdcap-dev' if i % 2 == 0 else 'bdcap-held'
     name = 'bd_%02d_%s.txt' % (i, p.rstrip('/').split('/')[-2][:40])
-    lost = Lost()
+    lost = Lost(errs, keep)
     body = caption(t, lost, name)
     lost.flush(body)
     open('%s/%s/%s' % (OUT, shape, name), 'w').write(body)

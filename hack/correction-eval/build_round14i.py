@@ -16,6 +16,7 @@
 # odd ones held (judged before and after, never read for a rule).
 import subprocess, os, hashlib, random, re
 from captionshape import caption
+from lostcaps import Lost, standard
 M = '/work/.mirror'
 OUT = '/tmp/e14i/docs'
 REPO = 'dpwhittaker+bema'
@@ -27,25 +28,6 @@ src = open('/tmp/e14i/sources.tsv', 'w')
 src.write('name\tdoc\tshape\trepository\tpath\n')
 errs = open('/tmp/e14i/errors.tsv', 'w')
 errs.write('name\tdoc\tstart\tend\texpected\n')
-class Lost:
-    """The lost capitals of one document, less the title "king of Kings" and
-    a generic "this psalms"; "psalms" before a number is one psalm."""
-    def __init__(self):
-        self.rows = []
-    def write(self, row):
-        self.rows.append(row.rstrip('\n').split('\t'))
-    def flush(self, body):
-        b = body.encode()
-        for name, doc, s, e, want in self.rows:
-            before = b[max(0, int(s) - 8):int(s)].decode(errors='ignore').split()
-            after = b[int(e):int(e) + 8].decode(errors='ignore').split()
-            if want == 'Kings' and before[-2:] == ['king', 'of']:
-                continue
-            if want == 'Psalms' and before[-1:] == ['this']:
-                continue
-            if want == 'Psalms' and after[:1] and after[0].isdigit():
-                want = 'Psalm'
-            errs.write('\t'.join([name, doc, s, e, want]) + '\n')
 def git(*a):
     return subprocess.run(['git', '--git-dir=%s/%s/repo' % (M, REPO)] + list(a), capture_output=True, check=True).stdout
 def spoken(page):
@@ -76,7 +58,7 @@ pages.sort()
 for i, (p, t) in enumerate(pages):
     shape = 'bmcap-dev' if i % 2 == 0 else 'bmcap-held'
     name = 'bm_%02d_%s.txt' % (i, p.split('/')[-1][:-3][:40])
-    lost = Lost()
+    lost = Lost(errs, standard)
     body = caption(t, lost, name)
     lost.flush(body)
     open('%s/%s/%s' % (OUT, shape, name), 'w').write(body)

@@ -12,12 +12,13 @@
 #       (never spoken) dropped, in the caption shape of captionshape.py
 #       (lowercase, no punctuation, cues of 5 to 12 words), the lost
 #       capitals of books and places as the known errors in
-#       /tmp/e14k/errors.tsv (less the common nouns and other names of Lost).
+#       /tmp/e14k/errors.tsv (less the common nouns and other names keep strikes).
 # The pages in slug order, every other one kept (0.5 MB), the split by
 # document alternating: the even ones dev (where rules may be written), the
 # odd ones held (judged before and after, never read for a rule).
 import subprocess, os, hashlib, random, re, json
 from captionshape import caption
+from lostcaps import Lost
 M = '/work/.mirror'
 OUT = '/tmp/e14k/docs'
 REPO = 'edbrannin+saints-alive.siministries.org'
@@ -46,33 +47,24 @@ def plain(md):
     t = re.sub(r"(?<![A-Za-z])'|'(?![A-Za-z])", ' ', t)
     t = re.sub(r'[ \t]+', ' ', t)
     return re.sub(r'\n\s*\n+', '\n', t).strip() + '\n'
-class Lost:
-    """The lost capitals of one document, less those the writers gave common
-    nouns and other names, read in context: "kings" not after "of", a
-    number or an ordinal (a marching band, the Magi), "psalm" before no
-    number (the responsorial psalm) and "divine revelation"."""
-    def __init__(self):
-        self.rows = []
-    def write(self, row):
-        self.rows.append(row.rstrip('\n').split('\t'))
-    def flush(self, body):
-        b = body.encode()
-        for name, doc, s, e, want in self.rows:
-            before = b[max(0, int(s) - 12):int(s)].decode(errors='ignore').split()
-            after = b[int(e):int(e) + 12].decode(errors='ignore').split()
-            if want == 'Kings' and before[-1:] not in (['of'], ['1'], ['2'], ['first'], ['second']):
-                continue
-            if want == 'Psalm' and not (after[:1] and after[0].isdigit()):
-                continue
-            if want == 'Revelation' and before[-1:] == ['divine']:
-                continue
-            errs.write('\t'.join([name, doc, s, e, want]) + '\n')
+def keep(name, start, want, before, after):
+    """Strikes the capitals the writers gave common nouns and other names,
+    read in context: "kings" not after "of", a number or an ordinal (a
+    marching band, the Magi), "psalm" before no number (the responsorial
+    psalm) and "divine revelation"."""
+    if want == 'Kings' and before[-1:] not in (['of'], ['1'], ['2'], ['first'], ['second']):
+        return None
+    if want == 'Psalm' and not (after[:1] and after[0].isdigit()):
+        return None
+    if want == 'Revelation' and before[-1:] == ['divine']:
+        return None
+    return want
 pages = sorted(json.loads(git('show', COMMIT + ':' + PATH)), key=lambda p: p['slug'])
 pages = [p for p in pages if len(p.get('markdown', '')) > 2000][::2]
 for i, p in enumerate(pages):
     shape = 'srcap-dev' if i % 2 == 0 else 'srcap-held'
     name = 'sr_%02d_%s.txt' % (i, p['slug'][:40])
-    lost = Lost()
+    lost = Lost(errs, keep, 12)
     body = caption(plain(p['markdown']), lost, name)
     lost.flush(body)
     open('%s/%s/%s' % (OUT, shape, name), 'w').write(body)

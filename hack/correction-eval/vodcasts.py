@@ -7,32 +7,22 @@
 # are committed.
 import subprocess, os, hashlib, random, re
 from captionshape import caption, NUMW
+from lostcaps import Lost
 M = '/work/.mirror'
 REPO = 'bobbigmac+vodcasts'
 COMMIT = '3f40e49af23948fe4300c1721cd6bce3accb1a53'
-class Lost:
-    """The lost capitals of one document, less the title "king of Kings" and
-    a generic psalm ("that famous psalm for us", "in psalms and hymns": no
-    number after it, no "of" before it); "psalms" before a number is one
-    psalm, as psalm.singular writes it."""
-    def __init__(self, errs):
-        self.rows = []
-        self.errs = errs
-    def write(self, row):
-        self.rows.append(row.rstrip('\n').split('\t'))
-    def flush(self, body):
-        b = body.encode()
-        for name, doc, s, e, want in self.rows:
-            before = b[max(0, int(s) - 8):int(s)].decode(errors='ignore').split()
-            after = b[int(e):int(e) + 8].decode(errors='ignore').split()
-            if want == 'Kings' and before[-2:] == ['king', 'of']:
-                continue
-            num = after[:1] and (after[0].isdigit() or after[0] in NUMW)
-            if want in ('Psalm', 'Psalms') and not num and before[-1:] not in (['of'], ['book']):
-                continue
-            if want == 'Psalms' and after[:1] and after[0].isdigit():
-                want = 'Psalm'
-            self.errs.write('\t'.join([name, doc, s, e, want]) + '\n')
+def keep(name, start, want, before, after):
+    """Strikes the title "king of Kings" and a generic psalm ("that famous
+    psalm for us", "in psalms and hymns": no number after it, no "of" before
+    it); "psalms" before a number is one psalm, as psalm.singular writes it."""
+    if want == 'Kings' and before[-2:] == ['king', 'of']:
+        return None
+    num = after[:1] and (after[0].isdigit() or after[0] in NUMW)
+    if want in ('Psalm', 'Psalms') and not num and before[-1:] not in (['of'], ['book']):
+        return None
+    if want == 'Psalms' and after[:1] and after[0].isdigit():
+        return 'Psalm'
+    return want
 def git(*a):
     return subprocess.run(['git', '--git-dir=%s/%s/repo' % (M, REPO)] + list(a), capture_output=True, check=True).stdout
 def spoken(vtt):
@@ -65,7 +55,7 @@ def build(out, shape, prefix, feeds, seed):
         for p in files[:want]:
             name = '%s_%02d_%s.txt' % (prefix, n, os.path.basename(p)[:-4][:40].rstrip('-.'))
             d = shape + ('-dev' if n % 2 == 0 else '-held')
-            lost = Lost(errs)
+            lost = Lost(errs, keep)
             body = caption(spoken(git('show', COMMIT + ':' + p).decode()), lost, name)
             lost.flush(body)
             open('%s/docs/%s/%s' % (out, d, name), 'w').write(body)
