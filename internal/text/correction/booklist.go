@@ -56,26 +56,33 @@ func (m *matcher) nameInList(i, j int) bool {
 	return m.found.n > 0 && m.found.end(m.found.last()) == m.sc.tok(i-1).e()
 }
 
+// candsAt returns the dictionary's names that start at token k, read into
+// buf, without moving the matcher's place (its stop node); none for a token
+// that is no word the dictionary holds (most words, at the cost of a bit).
+func (m *matcher) candsAt(k int, buf *[8]cand) []cand {
+	if k < 0 || !m.sc.has(k) {
+		return nil
+	}
+	if t := m.sc.tok(k); t.digits() || t.flags&tMulti == 0 && m.d.keyBit(t.h) == 0 {
+		return nil
+	}
+	n, _, _ := m.key(k)
+	if n == nil {
+		return nil
+	}
+	stopNode, stopJ := m.stopNode, m.stopJ
+	cs := m.walk(k, n, buf)
+	m.stopNode, m.stopJ = stopNode, stopJ
+	return cs
+}
+
 // plainBookAt reports whether a book's name that is no English word, no
 // person's name and no demonym starts at token s (and ends at token e,
 // if e is not -1); in a range ("genesis through malachi") any book's name
 // but a misheard phrase's.
 func (m *matcher) plainBookAt(s, e int, rng bool) bool {
-	if s < 0 || !m.sc.has(s) {
-		return false
-	}
-	if t := m.sc.tok(s); t.digits() || t.flags&tMulti == 0 && m.d.keyBit(t.h) == 0 {
-		return false // no word the dictionary holds: most words, at the cost of a bit
-	}
-	n, _, _ := m.key(s)
-	if n == nil {
-		return false
-	}
 	var buf [8]cand
-	stopNode, stopJ := m.stopNode, m.stopJ
-	cs := m.walk(s, n, &buf)
-	m.stopNode, m.stopJ = stopNode, stopJ
-	for _, c := range cs {
+	for _, c := range m.candsAt(s, &buf) {
 		f := c.n.book
 		if f == nil || f.book == nil || f.garbled || f.kind > kAlt {
 			continue

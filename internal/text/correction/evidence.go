@@ -270,21 +270,29 @@ func (m *matcher) nounUse(b *book) bool {
 	return m.nounUsed[k>>6]&bit != 0
 }
 
-// nounUseIn reports whether text holds name, in any case and as a whole
-// word, after a word that makes it a common noun.
-func nounUseIn(text, name string) bool {
+// wholeWord returns the bounds of the first occurrence of name in text from
+// offset from on, in any case and as a whole word; -1, -1 for none.
+func wholeWord(text, name string, from int) (int, int) {
 	if name == "" {
-		return false
+		return -1, -1
 	}
 	lo, up := name[0]|0x20, name[0]&^0x20
-	for i := 0; i+len(name) <= len(text); i++ {
+	for i := from; i+len(name) <= len(text); i++ {
 		if c := text[i]; c != lo && c != up {
 			continue
 		}
 		e := i + len(name)
-		if !strings.EqualFold(text[i:e], name) || (i > 0 && isWordByte(text[i-1])) || (e < len(text) && isWordByte(text[e])) {
-			continue
+		if strings.EqualFold(text[i:e], name) && (i == 0 || !isWordByte(text[i-1])) && (e == len(text) || !isWordByte(text[e])) {
+			return i, e
 		}
+	}
+	return -1, -1
+}
+
+// nounUseIn reports whether text holds name, in any case and as a whole
+// word, after a word that makes it a common noun.
+func nounUseIn(text, name string) bool {
+	for i, e := wholeWord(text, name, 0); i >= 0; i, e = wholeWord(text, name, e) {
 		// The word before, across one space or line end.
 		p := i - 1
 		for p >= 0 && (text[p] == ' ' || text[p] == '\n') {

@@ -69,22 +69,8 @@ func personBook(f *bookForm) bool {
 // numbered or not ("leviticus", "kings", "samuel"), or nil: no misheard
 // phrase's word, no adjective and no abbreviation.
 func (m *matcher) bookWordAt(k int) *bookForm {
-	sc := m.sc
-	if k < 0 || !sc.has(k) {
-		return nil
-	}
-	if t := sc.tok(k); t.digits() || t.flags&tMulti == 0 && m.d.keyBit(t.h) == 0 {
-		return nil
-	}
-	n, _, _ := m.key(k)
-	if n == nil {
-		return nil
-	}
 	var buf [8]cand
-	stopNode, stopJ := m.stopNode, m.stopJ
-	cs := m.walk(k, n, &buf)
-	m.stopNode, m.stopJ = stopNode, stopJ
-	for _, c := range cs {
+	for _, c := range m.candsAt(k, &buf) {
 		f := c.n.book
 		if f == nil || c.j != k || f.garbled || f.adjective || f.kind == kAbbrev || f.kind == kNone {
 			continue

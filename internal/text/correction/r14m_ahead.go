@@ -33,19 +33,8 @@ func (m *matcher) citedAhead(b *book) bool {
 // accepts), with or without "chapter" between: "proverbs 7", "proverbs
 // chapter 3".
 func citesChapterIn(text, name string, has func(int) bool) bool {
-	if name == "" {
-		return false
-	}
-	lo, up := name[0]|0x20, name[0]&^0x20
-	for i := 0; i+len(name) <= len(text); i++ {
-		if c := text[i]; c != lo && c != up {
-			continue
-		}
-		e := i + len(name)
-		if !strings.EqualFold(text[i:e], name) || (i > 0 && isWordByte(text[i-1])) || (e < len(text) && isWordByte(text[e])) {
-			continue
-		}
-		w, e := aheadWord(text, e)
+	for _, end := wholeWord(text, name, 0); end >= 0; _, end = wholeWord(text, name, end) {
+		w, e := aheadWord(text, end)
 		if strings.EqualFold(w, "chapter") {
 			w, _ = aheadWord(text, e)
 		}
