@@ -99,6 +99,16 @@ func cueBounds(text string, lo, hi int) bool {
 // in text[lo:hi].
 func foreignWords(text string, lo, hi int) int {
 	n := 0
+	eachWordIn(text, lo, hi, func(i, j int) {
+		if foreignWord(text[i:j]) {
+			n++
+		}
+	})
+	return n
+}
+
+// eachWordIn calls f with the bounds of each word of text[lo:hi], in order.
+func eachWordIn(text string, lo, hi int, f func(i, j int)) {
 	for i := lo; i < hi; {
 		if !isWordByte(text[i]) {
 			i++
@@ -108,12 +118,9 @@ func foreignWords(text string, lo, hi int) int {
 		for j < hi && isWordByte(text[j]) {
 			j++
 		}
-		if foreignWord(text[i:j]) {
-			n++
-		}
+		f(i, j)
 		i = j
 	}
-	return n
 }
 
 // round14cCut reports whether add leaves out a suggestion (conf below

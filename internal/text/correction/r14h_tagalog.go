@@ -45,22 +45,11 @@ func (m *matcher) tagalogWordCut(start, end int) bool {
 	}
 	lo, hi := lineAround(text, start)
 	n := 0
-	for i := lo; i < hi; {
-		if !isWordByte(text[i]) {
-			i++
-			continue
+	eachWordIn(text, lo, hi, func(i, j int) {
+		var b [8]byte
+		if i != start && j-i <= 7 && tagalogFunctionWord(string(appendLower(b[:0], text[i:j]))) {
+			n++
 		}
-		j := i + 1
-		for j < hi && isWordByte(text[j]) {
-			j++
-		}
-		if i != start && j-i <= 7 {
-			var b [8]byte
-			if tagalogFunctionWord(string(appendLower(b[:0], text[i:j]))) {
-				n++
-			}
-		}
-		i = j
-	}
+	})
 	return n >= 2
 }
