@@ -1498,6 +1498,7 @@ func (m *matcher) fuzzyPlace(i int) {
 	if ofName {
 		conf = min(conf, 0.7) // a sound without a place cue: suggested
 	}
+	best, conf = m.soundWritten(i, best, conf)
 	repl := best.id
 	if allUpper(sc.str(i)) {
 		repl = m.str(strings.ToUpper(best.name))
