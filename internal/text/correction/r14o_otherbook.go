@@ -1,0 +1,67 @@
+package correction
+
+import "strings"
+
+// The evidence of issue 24's fourteenth round (O), found on the transcripts
+// that the podcast feeds of more churches publish, in the caption shape,
+// which no earlier round read (see docs/performance.md, "Fourteenth round
+// O").
+
+// loneNumbered reports whether r, a dash between a chapter and a verse that
+// chapter has after a numbered book ("2 corinthians 4-8"), is a book the
+// captions name only there, as loneRange asks, when they also name a book
+// of the same name with another number ("1 corinthians 10 12 to 14 ... so
+// in 2 corinthians 4-8 ... we are hard-pressed on every side": 2
+// Corinthians 4:8, or chapters 4 to 8?). loneRange counts every
+// "corinthians"; a name after another number ("1", "first", "one") is
+// another book, and the range is left as written when no other mention
+// can be its book.
+func (m *matcher) loneNumbered(b uint8, r *ref) bool {
+	if b == 0 || r.chapterEnd <= r.chapter+1 || r.chapterWord || !m.sc.refGap(r.chapterTok).dash ||
+		!m.d.hasVerse(b, r.chapter, r.chapterEnd) || !m.captionCase() || m.writesColons() {
+		return false
+	}
+	full := m.d.verses[b-1].name
+	sp := strings.IndexByte(full, ' ')
+	if sp < 0 || full[0] < '1' || full[0] > '3' {
+		return false
+	}
+	own := int(full[0] - '0')
+	name := strings.ToLower(full[sp+1:])
+	t, n := m.sc.text, 0
+	for i := strings.Index(t, name); i >= 0; {
+		e := i + len(name)
+		if (i == 0 || !isWordByte(t[i-1])) && (e == len(t) || !isWordByte(t[e])) {
+			if o := ordinalBefore(t[:i]); o == 0 || o == own {
+				if n++; n > 1 {
+					return false
+				}
+			}
+		}
+		j := strings.Index(t[e:], name)
+		if j < 0 {
+			break
+		}
+		i = e + j
+	}
+	return true
+}
+
+// ordinalBefore returns the number (1 to 3) that the word ending t names
+// as a book's ordinal ("2", "second", "two", "ii"), or 0.
+func ordinalBefore(t string) int {
+	t = strings.TrimRight(t, " \n")
+	i := len(t)
+	for i > 0 && isWordByte(t[i-1]) {
+		i--
+	}
+	switch strings.ToLower(t[i:]) {
+	case "1", "first", "one", "i":
+		return 1
+	case "2", "second", "two", "ii":
+		return 2
+	case "3", "third", "three", "iii":
+		return 3
+	}
+	return 0
+}
