@@ -869,6 +869,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
+		case m.chapterAgainOf(f, r):
+			conf = 0.7 // "story of genesis 38 of" after "genesis 38": see r14o_otherbook.go
 		default:
 			return 0, false
 		}

@@ -65,3 +65,22 @@ func ordinalBefore(t string) int {
 	}
 	return 0
 }
+
+// chapterAgainOf reports whether r, a book that is also an English word
+// and a chapter it has before "of" ("this crazy story of genesis 38 of who
+// god is"), repeats a chapter of that book the sermon has already cited:
+// "of" after a number is read as a count ("numbers 20 of them"), but a
+// sermon on Genesis 38 that says "genesis 38" again names the chapter it
+// preaches on. Not Numbers, whose name before a number is as often a
+// count. A suggestion: the words after it may still count.
+func (m *matcher) chapterAgainOf(f *bookForm, r ref) bool {
+	if !r.ok || r.verse != 0 || f.book == nil || f.book.osis == "Num" || !m.sc.is(r.endTok+1, "of") || !m.sermon() {
+		return false
+	}
+	b := m.d.bookOf(f.book.id)
+	if b == 0 || !m.d.hasChapter(b, r.chapter) {
+		return false
+	}
+	k := int(m.d.chapterBase[b-1]) + r.chapter - 1
+	return m.chapters[k>>6]&(1<<(k&63)) != 0
+}

@@ -42,3 +42,30 @@ func TestADashAfterANumberedBookNamedOnceIsLeftAsWritten(t *testing.T) {
 		})
 	}
 }
+
+func TestAChapterTheSermonCitedIsSuggestedBeforeOf(t *testing.T) {
+	e := testEngine(t)
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"the chapter cited before",
+			"turn with me to genesis 38 verse 1\nit came to pass\nout of this crazy story of genesis 38 of\nwho god is and his",
+			[]string{"genesis>Genesis book.lowercase auto", "genesis>Genesis book.lowercase review"}},
+		{"another chapter cited before",
+			"turn with me to genesis 37 verse 1\nit came to pass\nout of this crazy story of genesis 38 of\nwho god is and his",
+			[]string{"genesis>Genesis book.lowercase auto"}},
+		{"numbers before of counts",
+			"turn with me to numbers 20 verse 1\nit came to pass\nthe story of numbers 20 of them\nwho god is and his",
+			[]string{"numbers>Numbers book.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
