@@ -869,6 +869,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			}
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
+		case m.chapterAgainOf(f, r):
+			conf = 0.7 // "story of genesis 38 of" after "genesis 38": see r14o_otherbook.go
 		default:
 			return 0, false
 		}
@@ -1789,6 +1791,7 @@ func (m *matcher) readRef(k int, b uint8) ref {
 	}
 	r.unsure = r.unsure || r.chapterEnd > r.chapter+1 && m.loneRange(b, &r) // "acts 1-8" named once: see r14j_lonerange.go
 	r.unsure = r.unsure || r.verse > 0 && m.dashAgain(b, &r)                // "2 timothy 1-5" after "2 timothy 3 1-5": see r14l_dashagain.go
+	r.unsure = r.unsure || m.loneNumbered(b, &r)                            // "2 corinthians 4-8" beside "1 corinthians": see r14o_otherbook.go
 	if r.bareVerse && b != 0 && r.verse == r.chapter+1 && r.verseEnd == r.verse+1 && m.d.hasChapter(b, r.verseEnd) {
 		// "romans 6 7 and 8": three chapters in a row, or 6:7–8; the
 		// captions dropped the commas that told them apart. Left as
