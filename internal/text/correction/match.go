@@ -834,7 +834,7 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			conf = 0.86 // "jeremiah lamentations habakkuk" (r14i_bookrun.go)
 		case !r.ok && midUpper && misspelled:
 			conf = 0.7 // "in Revelations we read", but "the Revelations of the prophets"
-		case r.ok && (m.weakCue(i) || m.listCue(i)) && !m.countAfter(r):
+		case r.ok && (m.weakCue(i) || m.listCue(i) || m.basedOnCue(i, f)) && !m.countAfter(r):
 			conf = 0.86 // "in acts 17", but "in numbers 20 years ago"
 		case r.ok && (m.weakCue(i) || m.listCue(i)):
 			conf = 0.7
