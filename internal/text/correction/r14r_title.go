@@ -45,14 +45,14 @@ func (m *matcher) titleSpot(i, j int, f *bookForm) bool {
 		// ("in numbers", "in acts" for "in fact") is the book once the
 		// text has named that book where the engine applied it.
 		at = !sc.isAny(i-2, "safety", "strength", "great", "large", "small", "big", "huge", "growing", "record") &&
-			!sc.is(j+1, "of") && m.namedBook(f.name)
+			m.namedBook(f.name)
 	}
 	return at && !sc.is(j+1, "of") && strings.EqualFold(sc.str(i), f.name) && m.booksNamed() >= 3
 }
 
-// booksNamed returns how many books the text has named so far, up to
-// three: those it has cited with a reference, or else the lowercase names
-// the engine has applied, counted once each.
+// booksNamed returns how many books the text has named so far, counting
+// no further than three: those it has cited with a reference, or else the
+// lowercase names the engine has applied, counted once each.
 func (m *matcher) booksNamed() int {
 	if n := bits.OnesCount64(m.citedBooks[0]) + bits.OnesCount64(m.citedBooks[1]); n >= 3 {
 		return n
