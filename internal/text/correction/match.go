@@ -867,6 +867,8 @@ func (m *matcher) evalBook(i, j int, f *bookForm) (int, bool) {
 			if f.book != nil && nounBook(f.book.osis) && !m.cited(f.book) && sc.isAny(i-1, "in", "into") && !m.bookVerbAfter(j) {
 				conf = 0.7
 			}
+		case !r.ok && !upper && m.sermon() && m.titleSpot(i, j, f) && !m.plainNounBook(i, j, f):
+			conf = 0.7 // "when we studied revelation", "the lens of chronicles" (r14r_title.go)
 		case !r.ok && !dangerous && sc.is(i-1, "in") && !f.garbled && !(misspelled && !plural(orig) && plural(name)):
 			conf = 0.55 // "in genesis", but not "in acts" (a misheard "in fact")
 		case m.chapterAgainOf(f, r):
