@@ -62,3 +62,26 @@ func TestAKindOfRevelationIsNotTheBook(t *testing.T) {
 		})
 	}
 }
+
+func TestANumberWordBeforeOutOfIsAShareNotAChapter(t *testing.T) {
+	e := testEngine(t)
+	norm := Options{NormalizeReferences: true}
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"one out of every six verses", "matthew mark and luke one out of every six verses are the same",
+			[]string{"mark>Mark book.lowercase auto", "luke>Luke book.lowercase auto"}},
+		{"a chapter still", "turn to luke one and read the first verse",
+			[]string{"luke one>Luke 1 book.lowercase auto"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := compactAll(e.Correct(captionSermon+tt.in, norm).Changes)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
