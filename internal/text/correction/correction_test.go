@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -624,5 +625,27 @@ func TestPrecision(t *testing.T) {
 	t.Logf("precision %d/%d = %.2f%%", correct, auto, 100*p)
 	if p < 0.995 {
 		t.Errorf("precision %.2f%% < 99.5%%", 100*p)
+	}
+}
+
+// changeCase is a text that follows captionSermon and the changes Correct
+// makes in it, as compactAll writes them.
+type changeCase struct {
+	name string
+	in   string
+	want []string
+}
+
+// checkCaptionCases runs Correct with opts on captionSermon followed by each
+// case's text and compares the changes with the case's.
+func checkCaptionCases(t *testing.T, e *Engine, opts Options, cases []changeCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := compactAll(e.Correct(captionSermon+tc.in, opts).Changes)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -12,11 +11,7 @@ import (
 func TestPalmsIsNotThePsalmsWhereTheDocumentSpeaksOfPalms(t *testing.T) {
 	e := testEngine(t)
 	cited := "i was led to psalms 26 and i read it that night "
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"the palms of palm sunday", cited + "happy palm sunday everyone more powerful than that moment of the palms but that is how it is",
 			[]string{"psalms>Psalm psalm.singular auto"}},
 		{"the palms of the palm branches", cited + "they waved palm branches and we read of the palms they laid down",
@@ -24,24 +19,13 @@ func TestPalmsIsNotThePsalmsWhereTheDocumentSpeaksOfPalms(t *testing.T) {
 		{"the palms without a palm", cited + "and so we read of the palms every morning",
 			[]string{"psalms>Psalm psalm.singular auto", "palms>Psalms book.abbreviation auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
 
 func TestActsAfterAnAdjectiveOfADeterminerAreDeeds(t *testing.T) {
 	e := testEngine(t)
 	cited := "it says in the book of acts that the apostles were ministering "
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"those wicked acts", cited + "but those wicked acts cannot keep going",
 			[]string{"acts>Acts book.lowercase auto"}},
 		{"their evil acts", cited + "and their evil acts will come to an end",
@@ -51,35 +35,17 @@ func TestActsAfterAnAdjectiveOfADeterminerAreDeeds(t *testing.T) {
 		{"in acts", cited + "and in acts we see the church grow",
 			[]string{"acts>Acts book.lowercase auto", "acts>Acts book.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
 
 func TestActsBeforeChurchIsTheBook(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"like the acts church", "this is like the bible come alive like the acts church that i have been reading my whole life",
 			[]string{"acts>Acts book.lowercase auto"}},
 		{"an acts church", "we want to be an acts church in this city", []string{"acts>Acts book.lowercase auto"}},
 		{"he acts church", "he acts church every sunday like a deacon", []string{}},
 		{"those acts", "those acts of kindness at church", []string{}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }

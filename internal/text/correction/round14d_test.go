@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 
 func TestTheSingularOfAPeopleTheKJVNamesInThePluralIsTheirName(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"the israelite religion", "images of god were forbidden in\nisraelite religion with the exception of the ark",
 			[]string{"israelite>Israelite place.lowercase auto"}},
 		{"an israelite indeed", "jesus saw nathanael and called him an israelite\nindeed in whom is no guile",
@@ -27,14 +22,7 @@ func TestTheSingularOfAPeopleTheKJVNamesInThePluralIsTheirName(t *testing.T) {
 		{"a singular the KJV never writes in the plural", "david was the son of that ephrathite of bethlehem",
 			[]string{"bethlehem>Bethlehem place.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 	ites, err := kjvItes()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 
 func TestAWordOfHebrewBeingExplainedIsNotARarePlace(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"adamah in hebrew", "he was drawn up from the ground\nadamah in hebrew and so he is adam",
 			nil},
 		{"the hebrew word adamah", "the hebrew word adamah means the ground",
@@ -27,23 +22,12 @@ func TestAWordOfHebrewBeingExplainedIsNotARarePlace(t *testing.T) {
 		{"a well-known place explained is still the place", "bethel means the house of god",
 			[]string{"bethel>Bethel place.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
 
 func TestAKindOfRevelationIsNotTheBook(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"progressive revelation, the book written with its capital elsewhere", "as John writes in Revelation 21 and in Revelation 22\nfor old testament believers there was a progressive revelation\nthat's the theological term for it",
 			nil},
 		{"with that progressive revelation", "as John writes in Revelation 21 and in Revelation 22\nspecifically new testament passages with that\nprogressive revelation that god has seen fit to give",
@@ -53,35 +37,17 @@ func TestAKindOfRevelationIsNotTheBook(t *testing.T) {
 		{"the book still", "as we read in revelation when john was on patmos",
 			[]string{"revelation>Revelation book.lowercase review", "patmos>Patmos place.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
 
 func TestANumberWordBeforeOutOfIsAShareNotAChapter(t *testing.T) {
 	e := testEngine(t)
 	norm := Options{NormalizeReferences: true}
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"one out of every six verses", "matthew mark and luke one out of every six verses are the same",
 			[]string{"mark>Mark book.lowercase auto", "luke>Luke book.lowercase auto"}},
 		{"a chapter still", "turn to luke one and read the first verse",
 			[]string{"luke one>Luke 1 book.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, norm).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, norm, tests)
 }

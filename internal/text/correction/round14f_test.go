@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 
 func TestAContractionOfIsBeforeABookIsNoPossessive(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"it's genesis leaves the later genesis the book",
 			"i'm sure it's genesis one probably\nquoting genesis chap 1 verse 26 today\nin the first couple verses of genesis you know in\nthe beginning god created",
 			[]string{"genesis>Genesis book.lowercase review", "genesis>Genesis book.lowercase auto", "genesis>Genesis book.lowercase auto"}},
@@ -26,14 +21,7 @@ func TestAContractionOfIsBeforeABookIsNoPossessive(t *testing.T) {
 			"god's genesis of all things\nquoting genesis chap 1 verse 26 today\nin the first couple verses of genesis you know in\nthe beginning god created",
 			[]string{"genesis>Genesis book.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 	for w, want := range map[string]bool{"it's": true, "That's": true, "let's": true, "there's": true,
 		"god's": false, "paul's": false, "john's": false, "'s": false} {
 		if got := contractedIs(w); got != want {
@@ -44,11 +32,7 @@ func TestAContractionOfIsBeforeABookIsNoPossessive(t *testing.T) {
 
 func TestOneBeforeAModalVerbIsThePronounNotAChapter(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"james one might go on", "jesus's brother was also named james one might go on\nthese are not the only examples",
 			[]string{"james>James book.lowercase auto"}},
 		{"john one would say", "the disciple was named john one would say\nthat he was loved",
@@ -58,12 +42,5 @@ func TestOneBeforeAModalVerbIsThePronounNotAChapter(t *testing.T) {
 		{"one before another verb is still a chapter", "in james one we read about trials",
 			[]string{"james one>James 1 book.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{NormalizeReferences: true}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{NormalizeReferences: true}, tests)
 }

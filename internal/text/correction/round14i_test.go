@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 
 func TestABookBetweenTwoMoreBooksIsTheBook(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"a book between two prophets' books",
 			"god pronouncing woe through prophets like jonah or nahum\njeremiah lamentations habakkuk obadiah joel then god gives hope",
 			[]string{"nahum>Nahum book.lowercase review", "lamentations>Lamentations book.lowercase auto",
@@ -38,12 +33,5 @@ func TestABookBetweenTwoMoreBooksIsTheBook(t *testing.T) {
 			"the whole story of jeremiah lamentations of a people\nthat we read",
 			nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }

@@ -12,11 +12,7 @@ import (
 func TestADashAfterABookNamedOnceIsLeftAsWritten(t *testing.T) {
 	e := testEngine(t)
 	norm := Options{NormalizeReferences: true}
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"a chapter and its verse in captions naming the book once",
 			"the word has spread far and wide acts 1-8 is our ministry mandate\nfirst in jerusalem then to judea",
 			[]string{"acts>Acts book.lowercase auto", "jerusalem>Jerusalem place.lowercase auto",
@@ -28,14 +24,7 @@ func TestADashAfterABookNamedOnceIsLeftAsWritten(t *testing.T) {
 			"paul writes of the collection in 2 corinthians 8-9\nand of giving gladly",
 			[]string{"2 corinthians 8-9>2 Corinthians 8–9 book.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, norm).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, norm, tests)
 }
 
 func TestADashInPunctuatedTextIsARange(t *testing.T) {

@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 
 func TestActsAsALectionaryNamesAReadingIsTheBook(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"the reading from acts",
 			"which jesus came to establish the reading from acts\ngives us a vivid description of peace in action",
 			[]string{"acts>Acts book.lowercase auto"}},
@@ -32,12 +27,5 @@ func TestActsAsALectionaryNamesAReadingIsTheBook(t *testing.T) {
 			"we turn away from acts that hurt our neighbor\nand ask forgiveness",
 			nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }

@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -12,11 +11,7 @@ import (
 func TestADashRepeatingTheVersesOfAChapterCitedBeforeIsLeftAsWritten(t *testing.T) {
 	e := testEngine(t)
 	norm := Options{NormalizeReferences: true}
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"the verses of the chapter said before, said again without it",
 			"the plans he has for you in jeremiah 2911\nbut in 2 timothy 3 1-5 paul warns timothy of the last days\nso in 2 timothy 1-5 i'll read that to you",
 			[]string{"jeremiah 2911>Jeremiah 29:11 book.lowercase auto", "2 timothy 3 1-5>2 Timothy 3:1–5 book.lowercase auto",
@@ -32,12 +27,5 @@ func TestADashRepeatingTheVersesOfAChapterCitedBeforeIsLeftAsWritten(t *testing.
 			[]string{"jeremiah 2911>Jeremiah 29:11 book.lowercase auto", "romans 3 1-5>Romans 3:1–5 book.lowercase auto",
 				"2 timothy 1-5>2 Timothy 1:5 book.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, norm).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, norm, tests)
 }

@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 
 func TestABookNamedBeforeTheSermonCitesItIsTheBook(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"a study of proverbs that reads proverbs 7 further on",
 			"welcome back to our study of\nproverbs and we're going to end the chapter today\nso let's read proverbs 7 verse 24 through the end",
 			[]string{"proverbs>Proverbs book.lowercase auto", "proverbs>Proverbs book.lowercase auto"}},
@@ -32,14 +27,7 @@ func TestABookNamedBeforeTheSermonCitesItIsTheBook(t *testing.T) {
 			"he was crunching numbers all week long\nand the numbers 20 years ago were smaller",
 			nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
 
 func TestCitesChapterInReadsTheWholeText(t *testing.T) {

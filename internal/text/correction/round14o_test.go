@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -12,11 +11,7 @@ import (
 func TestADashAfterANumberedBookNamedOnceIsLeftAsWritten(t *testing.T) {
 	e := testEngine(t)
 	norm := Options{NormalizeReferences: true}
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"the other book of the name named before it",
 			"i looked in 1 corinthians 10 12 to 14 it talks about temptation\nso in 2 corinthians 4-8 we are hard-pressed on every side",
 			[]string{"1 corinthians 10 12 to 14>1 Corinthians 10:12–14 book.lowercase auto",
@@ -33,23 +28,12 @@ func TestADashAfterANumberedBookNamedOnceIsLeftAsWritten(t *testing.T) {
 			"paul wrote to the corinthians more than once\nso in 2 corinthians 4-8 we are hard-pressed",
 			[]string{"corinthians>Corinthians book.lowercase auto", "2 corinthians 4-8>2 Corinthians 4–8 book.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, norm).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, norm, tests)
 }
 
 func TestAChapterTheSermonCitedIsSuggestedBeforeOf(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"the chapter cited before",
 			"turn with me to genesis 38 verse 1\nit came to pass\nout of this crazy story of genesis 38 of\nwho god is and his",
 			[]string{"genesis>Genesis book.lowercase auto", "genesis>Genesis book.lowercase review"}},
@@ -60,12 +44,5 @@ func TestAChapterTheSermonCitedIsSuggestedBeforeOf(t *testing.T) {
 			"turn with me to numbers 20 verse 1\nit came to pass\nthe story of numbers 20 of them\nwho god is and his",
 			[]string{"numbers>Numbers book.lowercase auto"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }

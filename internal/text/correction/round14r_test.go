@@ -18,11 +18,7 @@ func TestABareBookWhereATitleStandsInATextOfManyBooksIsSuggested(t *testing.T) {
 		"deuteronomy>Deuteronomy book.lowercase auto"}
 	citeChanges := []string{"genesis>Genesis book.lowercase auto", "exodus>Exodus book.lowercase auto",
 		"romans>Romans book.lowercase auto"}
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"after a verb of studying, in a text that cites three books",
 			cites + "and when we studied revelation we saw the lamb on the throne",
 			append(slices.Clone(citeChanges), "revelation>Revelation book.lowercase review")},
@@ -48,12 +44,5 @@ func TestABareBookWhereATitleStandsInATextOfManyBooksIsSuggested(t *testing.T) {
 			cites + "they came in numbers to hear him",
 			citeChanges},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
