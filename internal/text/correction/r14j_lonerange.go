@@ -7,6 +7,15 @@ import "strings"
 // which no earlier round read (see docs/performance.md, "Fourteenth round
 // J").
 
+// dashMayBeAVerse reports whether r, a reference to book b, is chapters
+// joined by a dash ("acts 1-8") whose second number is a verse of the first,
+// in lowercase captions that write no colon between digits: the dash may
+// join a chapter and its verse.
+func (m *matcher) dashMayBeAVerse(b uint8, r *ref) bool {
+	return b != 0 && r.chapterEnd > r.chapter+1 && !r.chapterWord && m.sc.refGap(r.chapterTok).dash &&
+		m.d.hasVerse(b, r.chapter, r.chapterEnd) && m.captionCase() && !m.writesColons()
+}
+
 // loneRange reports whether r, a dash between a chapter and a verse that
 // chapter has ("acts 1-8"), is a book the captions name only there: the
 // verse a sermon quotes once ("acts 1-8 is our ministry mandate, first in
@@ -17,8 +26,7 @@ import "strings"
 // write no colon between digits, a range of chapters whose book is named
 // nowhere else is left as written.
 func (m *matcher) loneRange(b uint8, r *ref) bool {
-	if b == 0 || r.chapterEnd <= r.chapter+1 || r.chapterWord || !m.sc.refGap(r.chapterTok).dash ||
-		!m.d.hasVerse(b, r.chapter, r.chapterEnd) || !m.captionCase() || m.writesColons() {
+	if !m.dashMayBeAVerse(b, r) {
 		return false
 	}
 	name := strings.ToLower(m.d.verses[b-1].name)

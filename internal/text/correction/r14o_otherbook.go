@@ -17,8 +17,7 @@ import "strings"
 // another book, and the range is left as written when no other mention
 // can be its book.
 func (m *matcher) loneNumbered(b uint8, r *ref) bool {
-	if b == 0 || r.chapterEnd <= r.chapter+1 || r.chapterWord || !m.sc.refGap(r.chapterTok).dash ||
-		!m.d.hasVerse(b, r.chapter, r.chapterEnd) || !m.captionCase() || m.writesColons() {
+	if !m.dashMayBeAVerse(b, r) {
 		return false
 	}
 	full := m.d.verses[b-1].name
