@@ -10,38 +10,16 @@ import (
 // cites names it (see matcher.widePerson). It holds no pointer but its
 // arrays' and its text's, so that the collector has nothing of it to scan.
 type wideIndex struct {
-	byLetter [26][]wideName
-	text     string // the names' spellings, which each name's slices (see wideName)
-	buf      []byte // text as it is read, before finish
+	byLetter  [26][]wideName
+	spellings // the names' spellings
 }
 
 // wideName is a name of the KJV (a person, a place or a people) of a
 // wideIndex.
 type wideName struct {
-	off      uint32    // where its name starts in wideIndex.text, followed by its lowercase form and its skeleton
-	n, ns    uint8     // the lengths of its name and of its skeleton (see skeleton)
+	spelling           // its spellings in wideIndex.spellings
 	chapters int32     // how many chapters name it
 	books    [2]uint64 // the books that name it, by dict.bookOf
-}
-
-// name returns the name of p.
-func (wi *wideIndex) name(p *wideName) string { return wi.text[p.off : p.off+uint32(p.n)] }
-
-// lower returns the name of p in lowercase.
-func (wi *wideIndex) lower(p *wideName) string {
-	o := p.off + uint32(p.n)
-	return wi.text[o : o+uint32(p.n)]
-}
-
-// skel returns the skeleton of the phonetic key of the name of p.
-func (wi *wideIndex) skel(p *wideName) string {
-	o := p.off + 2*uint32(p.n)
-	return wi.text[o : o+uint32(p.ns)]
-}
-
-// finish makes the text of the names read the index's (see wideIndex).
-func (wi *wideIndex) finish() {
-	wi.text, wi.buf = string(wi.buf), nil
 }
 
 // wideMinLetters is the fewest letters of a name widePerson compares a
@@ -59,13 +37,7 @@ func (d *dict) addWideName(name, lower, chapters string, byOSIS map[string]uint8
 	var pb, kb [32]byte
 	sk := skeleton(pb[:0], appendPhoneticKey(kb[:0], []byte(lower)))
 	wi := &d.wide
-	n := wideName{
-		off:      uint32(len(wi.buf)),
-		n:        uint8(len(name)),
-		ns:       uint8(len(sk)),
-		chapters: int32(strings.Count(chapters, ",") + 1),
-	}
-	wi.buf = append(append(append(wi.buf, name...), lower...), sk...)
+	n := wideName{spelling: wi.add(name, lower, sk), chapters: int32(strings.Count(chapters, ",") + 1)}
 	prev := ""
 	for c := range strings.SplitSeq(chapters, ",") {
 		osis, _, _ := strings.Cut(c, ".")
@@ -129,7 +101,7 @@ func wideNearest(wi *wideIndex, lw, sk []byte, cited *[2]uint64) string {
 		}
 		for i := range wi.byLetter[c-'a'] {
 			p := &wi.byLetter[c-'a'][i]
-			skel, lower := wi.skel(p), wi.lower(p)
+			skel, lower := wi.skel(p.spelling), wi.lower(p.spelling)
 			if !(skeletonHeard(sk, []byte(skel), len(lw)) || bHeardAsV(sk, skel)) || group != groupName(lower) {
 				continue // "the lycanian language" is no Lycaonia
 			}
@@ -152,7 +124,7 @@ func wideNearest(wi *wideIndex, lw, sk []byte, cited *[2]uint64) string {
 	if best == nil {
 		return ""
 	}
-	return wi.name(best)
+	return wi.name(best.spelling)
 }
 
 // sortedLines is the text of a list of words, one a line, in byte order,

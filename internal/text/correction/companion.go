@@ -11,44 +11,25 @@ import (
 // its own chapters (see matcher.companionName). It holds no pointer but
 // its arrays', so that the collector has nothing of it to scan.
 type companionIndex struct {
-	byHash   map[uint64]int32 // the names by the keyHash of their lowercase form, by their index in names
-	names    []companionName  // in the order of the file
-	byLetter [26][]int32      // the names of four letters or more, by first letter
-	all      []uint16         // the chapters of all names, which each name's slices
-	text     string           // the names' spellings, which each name's slices (see companionName)
-	buf      []byte           // text as it is read, before finish
+	byHash    map[uint64]int32 // the names by the keyHash of their lowercase form, by their index in names
+	names     []companionName  // in the order of the file
+	byLetter  [26][]int32      // the names of four letters or more, by first letter
+	all       []uint16         // the chapters of all names, which each name's slices
+	spellings                  // the names' spellings, each followed by its spelling as it sounds
 }
 
 // companionName is a name of the KJV and the chapters that name it.
 type companionName struct {
-	off    uint32 // where its name starts in companionIndex.text, followed by its lowercase form, its skeleton and its spelling as it sounds
-	n      uint8  // the length of its name and of its lowercase form
-	ns, nf uint8  // the lengths of its skeleton (see skeleton) and of its spelling as it sounds (see foldSpelling)
-	place  bool   // a place's name, not a person's or a people's
-	group  bool   // a people's name (see groupName)
-	lo, hi uint32 // its chapters (see dict.chapterBase), ascending: companionIndex.all[lo:hi]
+	spelling        // its spellings in companionIndex.spellings
+	nf       uint8  // the length of its spelling as it sounds (see foldSpelling), after its spellings
+	place    bool   // a place's name, not a person's or a people's
+	group    bool   // a people's name (see groupName)
+	lo, hi   uint32 // its chapters (see dict.chapterBase), ascending: companionIndex.all[lo:hi]
 }
 
-// name returns the name of p.
-func (ci *companionIndex) name(p *companionName) string {
-	return ci.text[p.off : p.off+uint32(p.n)]
-}
-
-// lower returns the name of p in lowercase.
-func (ci *companionIndex) lower(p *companionName) string {
-	o := p.off + uint32(p.n)
-	return ci.text[o : o+uint32(p.n)]
-}
-
-// skel returns the skeleton of the name of p.
-func (ci *companionIndex) skel(p *companionName) string {
-	o := p.off + 2*uint32(p.n)
-	return ci.text[o : o+uint32(p.ns)]
-}
-
-// fold returns the name of p spelt as it sounds (see foldSpelling).
+// fold returns the spelling as it sounds of p.
 func (ci *companionIndex) fold(p *companionName) string {
-	o := p.off + 2*uint32(p.n) + uint32(p.ns)
+	o := p.end()
 	return ci.text[o : o+uint32(p.nf)]
 }
 
@@ -60,15 +41,10 @@ func (ci *companionIndex) chapters(p *companionName) []uint16 {
 // lookup returns the index of the name whose lowercase form is lw.
 func (ci *companionIndex) lookup(lw []byte) (int32, bool) {
 	k, ok := ci.byHash[keyHash(string(lw))]
-	if !ok || ci.lower(&ci.names[k]) != string(lw) {
+	if !ok || ci.lower(ci.names[k].spelling) != string(lw) {
 		return -1, false
 	}
 	return k, true
-}
-
-// finish makes the text of the names read the index's (see companionIndex).
-func (ci *companionIndex) finish() {
-	ci.text, ci.buf = string(ci.buf), nil
 }
 
 // companionCand is a name a word may be heard for by the rule of
@@ -106,11 +82,8 @@ func (d *dict) addCompanion(name, lower, chapters string, byOSIS map[string]uint
 		return fmt.Errorf("bad name %q", name)
 	}
 	var pb [64]byte
-	n := companionName{off: uint32(len(ci.buf)), n: uint8(len(name)), place: d.isPlaceName(name, lower), group: groupName(lower), lo: uint32(len(ci.all))}
-	ci.buf = append(append(ci.buf, name...), lower...)
 	sk := skeleton(pb[:0], appendPhoneticKey(pb[32:32], []byte(lower)))
-	ci.buf = append(ci.buf, sk...)
-	n.ns = uint8(len(sk))
+	n := companionName{spelling: ci.add(name, lower, sk), place: d.isPlaceName(name, lower), group: groupName(lower), lo: uint32(len(ci.all))}
 	f := foldSpelling(pb[:0], []byte(lower))
 	ci.buf = append(ci.buf, f...)
 	n.nf = uint8(len(f))
@@ -180,16 +153,16 @@ func (m *matcher) companionCandidates(w string) []companionCand {
 		}
 		for _, k := range ci.byLetter[c-'a'] {
 			p := &ci.names[k]
-			if group != p.group || p.hi-p.lo > companionCommon || !companionSkeleton(sk, ci.skel(p)) {
+			if group != p.group || p.hi-p.lo > companionCommon || !companionSkeleton(sk, ci.skel(p.spelling)) {
 				continue
 			}
-			pl := ci.lower(p)
+			pl := ci.lower(p.spelling)
 			bar := (len(pl) + 1) / 2
 			dd := editDistance(fw, ci.fold(p), bar)
 			if dd > bar || szOnly(lw, pl) || modernSpelling(lw, pl) || len(pl) == len(lw)+1 && pl[len(lw)] == 's' && pl[:len(lw)] == string(lw) {
 				continue // "euodia and syntyche": Euodias as a modern translation writes it
 			}
-			out = append(out, companionCand{k, uint8(dd), string(sk) == ci.skel(p)})
+			out = append(out, companionCand{k, uint8(dd), string(sk) == ci.skel(p.spelling)})
 		}
 	}
 	return out
@@ -343,7 +316,7 @@ func (m *matcher) companionPick(cands []companionCand, text string, start, end i
 		for _, k := range near[:n] {
 			q := &ci.names[k]
 			qc := ci.chapters(q)
-			if k == c.name || ci.lower(q) == ci.lower(p) || !shareChapter(pc, qc) {
+			if k == c.name || ci.lower(q.spelling) == ci.lower(p.spelling) || !shareChapter(pc, qc) {
 				continue
 			}
 			if q.person() != p.person() && (!cited || !m.citedShared(pc, qc) || q.group) {
@@ -364,7 +337,7 @@ func (m *matcher) companionPick(cands []companionCand, text string, start, end i
 			continue // "jehovah jireh": a word after a name of other chapters is a surname
 		}
 		if best == "" || support > bestN || support == bestN && (c.same && !bestSame || c.same == bestSame && int(c.dist) < bestD) {
-			best, bestD, bestN, bestSame = ci.name(p), int(c.dist), support, c.same
+			best, bestD, bestN, bestSame = ci.name(p.spelling), int(c.dist), support, c.same
 		}
 	}
 	return best

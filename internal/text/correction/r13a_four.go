@@ -84,7 +84,7 @@ func (m *matcher) fourCandidates(cands []companionCand, w string, placeOf bool) 
 	out := cands[:0:0]
 	for _, c := range cands {
 		p := &ci.names[c.name]
-		if c.dist > 2 || ci.lower(p)[0] != w[0]|0x20 || placeOf && p.person() {
+		if c.dist > 2 || ci.lower(p.spelling)[0] != w[0]|0x20 || placeOf && p.person() {
 			continue
 		}
 		out = append(out, c)

@@ -44,7 +44,7 @@ func (m *matcher) documentName(text string, start, end int, dn *docNames) string
 	if !ok || prev >= 0 && !shareChapter(ci.chapters(&ci.names[k]), ci.chapters(&ci.names[prev])) || accentedLine(text, start) {
 		return "" // "jehovah jireh": a word after a name of other chapters is a surname
 	}
-	return ci.name(&ci.names[k])
+	return ci.name(ci.names[k].spelling)
 }
 
 // docNames holds what documentName has read of one text: the name each
@@ -90,7 +90,7 @@ func (m *matcher) documentNameOf(text, w string, dn *docNames) int32 {
 	best, bestN, tie := int32(-1), 0, false
 	see := func(k int32, d int) {
 		p := &ci.names[k]
-		pl := ci.lower(p)
+		pl := ci.lower(p.spelling)
 		if p.hi-p.lo > companionCommon || d > 2 || 3*d > len(pl) || szOnly(lw, pl) || isEnglishWord(pl) {
 			return // names a sermon says everywhere, or too far
 		}
@@ -104,7 +104,7 @@ func (m *matcher) documentNameOf(text, w string, dn *docNames) int32 {
 		}
 		switch {
 		case n == 0 || n < bestN:
-		case n == bestN && pl != ci.lower(&ci.names[best]):
+		case n == bestN && pl != ci.lower(ci.names[best].spelling):
 			tie = true
 		case n > bestN:
 			best, bestN, tie = k, n, false
