@@ -34,22 +34,30 @@ func (m *matcher) loneRange(b uint8, r *ref) bool {
 		name = name[i+1:]
 	}
 	name = strings.TrimSuffix(name, "s") // "psalm" and "psalms", "act" in "acts"
-	t, n := m.sc.text, 0
-	for i := strings.Index(t, name); i >= 0; {
+	n := 0
+	eachMention(m.sc.text, name, true, func(int) bool {
+		n++
+		return n < 2
+	})
+	return n < 2
+}
+
+// eachMention calls f with the offset of each mention of name in text: name
+// as written (lowercase captions write it so), as a whole word, or with an
+// "s" after it when plural; f returns false to stop.
+func eachMention(text, name string, plural bool, f func(i int) bool) {
+	for i := strings.Index(text, name); i >= 0; {
 		e := i + len(name)
-		if e < len(t) && t[e] == 's' {
+		if plural && e < len(text) && text[e] == 's' {
 			e++
 		}
-		if (i == 0 || !isWordByte(t[i-1])) && (e == len(t) || !isWordByte(t[e])) {
-			if n++; n > 1 {
-				return false
-			}
+		if (i == 0 || !isWordByte(text[i-1])) && (e == len(text) || !isWordByte(text[e])) && !f(i) {
+			return
 		}
-		j := strings.Index(t[e:], name)
+		j := strings.Index(text[e:], name)
 		if j < 0 {
-			break
+			return
 		}
 		i = e + j
 	}
-	return true
 }

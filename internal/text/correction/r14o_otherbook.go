@@ -28,22 +28,13 @@ func (m *matcher) loneNumbered(b uint8, r *ref) bool {
 	own := int(full[0] - '0')
 	name := strings.ToLower(full[sp+1:])
 	t, n := m.sc.text, 0
-	for i := strings.Index(t, name); i >= 0; {
-		e := i + len(name)
-		if (i == 0 || !isWordByte(t[i-1])) && (e == len(t) || !isWordByte(t[e])) {
-			if o := ordinalBefore(t[:i]); o == 0 || o == own {
-				if n++; n > 1 {
-					return false
-				}
-			}
+	eachMention(t, name, false, func(i int) bool {
+		if o := ordinalBefore(t[:i]); o == 0 || o == own {
+			n++
 		}
-		j := strings.Index(t[e:], name)
-		if j < 0 {
-			break
-		}
-		i = e + j
-	}
-	return true
+		return n < 2
+	})
+	return n < 2
 }
 
 // ordinalBefore returns the number (1 to 3) that the word ending t names
