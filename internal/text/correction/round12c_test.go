@@ -8,11 +8,7 @@ import (
 
 func TestANameSaidBesideNamesOfItsChaptersIsSuggested(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"a person with a sound lost beside two people of its chapters",
 			"paul sends greetings from luke and onesimus and deeus as well",
 			[]string{"deeus>Demas person.fuzzy review"}},
@@ -86,13 +82,7 @@ func TestANameSaidBesideNamesOfItsChaptersIsSuggested(t *testing.T) {
 			"nehemiah and ezra and sheriah said hello to everyone",
 			[]string{"nehemiah>Nehemiah book.lowercase review"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
 
 func TestCompanionSkeletonAllowsOneSoundLostOrAPHeardForAnF(t *testing.T) {

@@ -7,11 +7,7 @@ import (
 
 func TestANameOfFourLettersSaidBesideTheNamesOfItsChaptersIsSuggested(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"a person after his brother and beside a person of its chapter",
 			"he fed his burning wrath toward his brother amna now absalom is not going to give any hint",
 			[]string{"amna>Amnon person.fuzzy review"}},
@@ -40,13 +36,7 @@ func TestANameOfFourLettersSaidBesideTheNamesOfItsChaptersIsSuggested(t *testing
 			"the royal city of ribi what did joab say to his brother abishai",
 			nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
 
 func TestAWordOfFourLettersIsSuggestedWhenPeopleAreAskedFor(t *testing.T) {

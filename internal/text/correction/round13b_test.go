@@ -1,7 +1,6 @@
 package correction
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -10,11 +9,7 @@ import (
 
 func TestThePsalmsAndTheProverbsNamedTogetherAreTheBooks(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"the psalms the proverbs", "we have been called the psalms the proverbs they talk constantly about god's plans",
 			[]string{"psalms>Psalms book.lowercase auto", "proverbs>Proverbs book.lowercase auto"}},
 		{"the proverbs and the psalms", "go and read the proverbs and the psalms every day",
@@ -25,12 +20,5 @@ func TestThePsalmsAndTheProverbsNamedTogetherAreTheBooks(t *testing.T) {
 		{"psalms and proverbs without articles", "he wrote psalms and proverbs for his people", []string{}},
 		{"the proverbs of a people", "the psalms and the proverbs of the old people of our village", []string{}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }

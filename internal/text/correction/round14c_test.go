@@ -100,11 +100,7 @@ func nonNil(s []string) []string {
 
 func TestAnEnglishWordIsSuggestedAsNoNameByItsSpellingAlone(t *testing.T) {
 	e := testEngine(t)
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"an English word heard for a place of the cited chapter",
 			"turn to deuteronomy 3 10\nto be skeptical and you have to learn how to interpret\nscripture right you have to learn how to be a berean and\nsearch the scriptures to see\nwhether the things which are",
 			[]string{"deuteronomy>Deuteronomy book.lowercase auto", "berean>Berean place.lowercase auto"}},
@@ -112,23 +108,13 @@ func TestAnEnglishWordIsSuggestedAsNoNameByItsSpellingAlone(t *testing.T) {
 			"turn to deuteronomy 3 10\nto be skeptical and you have to learn how to interpret\nscripture right you have to learn how to be a berean and\nsalca the scriptures to see\nwhether the things which are",
 			[]string{"deuteronomy>Deuteronomy book.lowercase auto", "berean>Berean place.lowercase auto", "salca>Salcah place.fuzzy review"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := compactAll(e.Correct(captionSermon+tt.in, Options{}).Changes); !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, Options{}, tests)
 }
 
 func TestANameOfTheKJVWithAnSIsSuggestedAsNoOtherName(t *testing.T) {
 	e := testEngine(t)
 	people := Options{Categories: []string{CategoryBible, CategoryPlace, CategoryPerson}}
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	tests := []changeCase{
 		{"the plural of a name, two letters",
 			"as we see in the timothys paul is the last place\ni want to be is in prison\nbut paul finds himself in prison and you\nwouldn't expect letters of encouragement really coming",
 			[]string{}},
@@ -139,11 +125,5 @@ func TestANameOfTheKJVWithAnSIsSuggestedAsNoOtherName(t *testing.T) {
 			"turn to colossians 4 7\ntychius will tell you all about my activities",
 			[]string{"colossians>Colossians book.lowercase auto", "tychius>Tychicus person.fuzzy review"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := compactAll(e.Correct(captionSermon+tt.in, people).Changes); !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	checkCaptionCases(t, e, people, tests)
 }
