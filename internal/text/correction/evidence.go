@@ -260,14 +260,7 @@ func (m *matcher) nounUse(b *book) bool {
 	if k == 0 {
 		return false
 	}
-	bit := uint64(1) << (k & 63)
-	if m.nounRead[k>>6]&bit == 0 {
-		m.nounRead[k>>6] |= bit
-		if nounUseIn(m.sc.text, b.name) {
-			m.nounUsed[k>>6] |= bit
-		}
-	}
-	return m.nounUsed[k>>6]&bit != 0
+	return m.nounUsed.get(k, func() bool { return nounUseIn(m.sc.text, b.name) })
 }
 
 // wholeWord returns the bounds of the first occurrence of name in text from

@@ -29,13 +29,15 @@ type matcher struct {
 	stopNode     *node       // where the latest walk stopped, at token stopJ
 	cands        [8]cand     // the forms at's walks find (see at)
 	stopJ        int
-	refs         []refRec   // the references of the records, in order
-	doc          docKind    // what the whole text is (see sermon), read once when a rule asks
-	citedBooks   [2]uint64  // the versified books read before a reference so far, by dict.bookOf
-	citedChs     [16]uint16 // the latest chapters cited, book<<8|chapter, a ring (see citeChapter)
-	nounRead     [2]uint64  // the books whose use as a common noun nounUse has looked for, by dict.bookOf
-	nounUsed     [2]uint64  // those of them the text uses as a common noun
-	aheadRead    [4]uint64  // the books citedAhead has looked for, then those the text cites with a chapter (r14m_ahead.go)
+	refs         []refRec       // the references of the records, in order
+	doc          docKind        // what the whole text is (see sermon), read once when a rule asks
+	citedBooks   [2]uint64      // the versified books read before a reference so far, by dict.bookOf
+	citedChs     [16]uint16     // the latest chapters cited, book<<8|chapter, a ring (see citeChapter)
+	nounUsed     bookMemo       // the books the text uses as a common noun (nounUse)
+	citesAhead   bookMemo       // the books the text cites with a chapter anywhere (citedAhead, r14m_ahead.go)
+	namedOnce    bookMemo       // the books the text names once (loneRange, r14j_lonerange.go)
+	numberedOnce bookMemo       // the numbered books the text names once by their number (loneNumbered, r14o_otherbook.go)
+	wordCounts   map[string]int // how often the text writes each name soundWritten asked about (r14n_sound.go)
 	nCitedChs    int
 	chapters     [chapterWords]uint64 // every chapter the text has cited, by its index (see dict.chapterBase)
 	caseRead     bool                 // captionCase has read the text's case

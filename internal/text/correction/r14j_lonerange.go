@@ -29,6 +29,12 @@ func (m *matcher) loneRange(b uint8, r *ref) bool {
 	if !m.dashMayBeAVerse(b, r) {
 		return false
 	}
+	return m.namedOnce.get(b, func() bool { return m.namesOnce(b) })
+}
+
+// namesOnce reports whether the text names book b once at most, by the last
+// word of its name, singular or plural.
+func (m *matcher) namesOnce(b uint8) bool {
 	name := strings.ToLower(m.d.verses[b-1].name)
 	if i := strings.LastIndexByte(name, ' '); i >= 0 {
 		name = name[i+1:]

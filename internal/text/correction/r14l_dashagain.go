@@ -7,6 +7,10 @@ import "strings"
 // which no earlier round read (see docs/performance.md, "Fourteenth round
 // L").
 
+// dashAgainWindow is how far before a dash dashAgain looks for the same
+// verses cited with their chapter: a few minutes of speech.
+const dashAgainWindow = 2048
+
 // dashAgain reports whether r, two numbers joined by a dash after a book
 // and read as a chapter and its verse ("2 timothy 1-5" as 2 Timothy 1:5),
 // repeats the verses of a chapter of the same book cited before it ("in 2
@@ -26,7 +30,9 @@ func (m *matcher) dashAgain(b uint8, r *ref) bool {
 	}
 	name = strings.TrimSuffix(name, "s") // "psalm" and "psalms"
 	s := sc.tok(r.chapterTok).s()
-	pair, t := sc.text[s:sc.tok(v).e()], sc.text[:s]
+	// The chapter said before is read within dashAgainWindow bytes, so that
+	// a text of many such references costs no more than one reading each.
+	pair, t := sc.text[s:sc.tok(v).e()], sc.text[max(0, s-dashAgainWindow):s]
 	for i := strings.LastIndex(t, pair); i > 0; i = strings.LastIndex(t[:i], pair) {
 		if e := i + len(pair); !isSpaceByte(t[i-1]) || e < len(t) && isWordByte(t[e]) {
 			continue

@@ -18,14 +18,9 @@ func (m *matcher) citedAhead(b *book) bool {
 	if k == 0 || b.osis == "Num" {
 		return false
 	}
-	bit := uint64(1) << (k & 63)
-	if m.aheadRead[k>>6]&bit == 0 {
-		m.aheadRead[k>>6] |= bit
-		if citesChapterIn(m.sc.text, b.name, func(ch int) bool { return m.d.hasChapter(k, ch) }) {
-			m.aheadRead[2+k>>6] |= bit
-		}
-	}
-	return m.aheadRead[2+k>>6]&bit != 0
+	return m.citesAhead.get(k, func() bool {
+		return citesChapterIn(m.sc.text, b.name, func(ch int) bool { return m.d.hasChapter(k, ch) })
+	})
 }
 
 // citesChapterIn reports whether text holds name, in any case and as a whole

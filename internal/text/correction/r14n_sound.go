@@ -19,13 +19,13 @@ func (m *matcher) soundWritten(i int, best *fuzzyTarget, conf float64) (*fuzzyTa
 	}
 	sc := m.sc
 	lw := sc.lowerBytes(i)
-	top, topN := best, wordCount(sc.text, best.lower)
+	top, topN := best, m.wordCount(best.lower)
 	for _, k := range m.d.placeByLetter[letterIndex(lw[0])] {
 		t := &m.d.placeTargets[k]
 		if t.lower == best.lower || !sameSkeleton(lw, t.lower) {
 			continue
 		}
-		if c := wordCount(sc.text, t.lower); c > topN {
+		if c := m.wordCount(t.lower); c > topN {
 			top, topN = t, c
 		}
 	}
@@ -33,6 +33,20 @@ func (m *matcher) soundWritten(i int, best *fuzzyTarget, conf float64) (*fuzzyTa
 		return best, conf
 	}
 	return top, 0.7
+}
+
+// wordCount returns how many times the text writes name, in any case, as a
+// whole word; it reads the text once for each name.
+func (m *matcher) wordCount(name string) int {
+	if n, ok := m.wordCounts[name]; ok {
+		return n
+	}
+	if m.wordCounts == nil {
+		m.wordCounts = map[string]int{}
+	}
+	n := wordCount(m.sc.text, name)
+	m.wordCounts[name] = n
+	return n
 }
 
 // wordCount returns how many times text holds name, in any case, as a whole

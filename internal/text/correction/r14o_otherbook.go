@@ -20,6 +20,12 @@ func (m *matcher) loneNumbered(b uint8, r *ref) bool {
 	if !m.dashMayBeAVerse(b, r) {
 		return false
 	}
+	return m.numberedOnce.get(b, func() bool { return m.namesNumberedOnce(b) })
+}
+
+// namesNumberedOnce reports whether book b has a number and the text names
+// it once at most: its name after no number, or after its own.
+func (m *matcher) namesNumberedOnce(b uint8) bool {
 	full := m.d.verses[b-1].name
 	sp := strings.IndexByte(full, ' ')
 	if sp < 0 || full[0] < '1' || full[0] > '3' {
