@@ -38,6 +38,7 @@ type matcher struct {
 	namedOnce    bookMemo       // the books the text names once (loneRange, r14j_lonerange.go)
 	numberedOnce bookMemo       // the numbered books the text names once by their number (loneNumbered, r14o_otherbook.go)
 	wordCounts   map[string]int // how often the text writes each name soundWritten asked about (r14n_sound.go)
+	appliedBooks appliedBooks   // the books applied on their own so far (booksNamed, namedBook: r14r_title.go)
 	nCitedChs    int
 	chapters     [chapterWords]uint64 // every chapter the text has cited, by its index (see dict.chapterBase)
 	caseRead     bool                 // captionCase has read the text's case

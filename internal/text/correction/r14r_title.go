@@ -57,36 +57,74 @@ func (m *matcher) booksNamed() int {
 	if n := bits.OnesCount64(m.citedBooks[0]) + bits.OnesCount64(m.citedBooks[1]); n >= 3 {
 		return n
 	}
-	var seen [3]string
-	n := 0
-	for _, blk := range m.found.blocks {
-		for _, x := range blk {
-			if x.rule != ruleBookLowercase || x.conf < confPct(autoThreshold) || x.n == longN {
-				continue
-			}
-			w := strings.ToLower(m.sc.text[x.start : int(x.start)+int(x.n)])
-			if w != seen[0] && w != seen[1] {
-				seen[n] = w
-				if n++; n == 3 {
-					return n
-				}
-			}
+	m.readAppliedBooks()
+	n := len(m.appliedBooks.words)
+	if w, ok := m.lastAppliedBookWord(); ok {
+		if _, seen := m.appliedBooks.words[w]; !seen {
+			n++
 		}
 	}
-	return n
+	return min(n, 3)
 }
 
 // namedBook reports whether the engine has applied name, a book's, in
 // lowercase earlier in the text, as a book on its own ("genesis exodus
 // leviticus numbers").
 func (m *matcher) namedBook(name string) bool {
-	for _, blk := range m.found.blocks {
-		for _, x := range blk {
-			if x.rule == ruleBookLowercase && x.conf >= confPct(autoThreshold) && x.n != longN &&
-				strings.EqualFold(m.sc.text[x.start:int(x.start)+int(x.n)], name) {
-				return true
-			}
-		}
+	m.readAppliedBooks()
+	if _, ok := m.appliedBooks.words[strings.ToLower(name)]; ok {
+		return true
 	}
-	return false
+	w, ok := m.lastAppliedBookWord()
+	return ok && strings.EqualFold(w, name)
+}
+
+// appliedBooks is what booksNamed and namedBook have read of the records:
+// the lowercase names of the books applied on their own in the first read
+// records. The last record is read anew each time, as a rule may still mark
+// it; the others are read once, so that the cost stays linear in the text.
+type appliedBooks struct {
+	read  int
+	words map[string]struct{}
+}
+
+// readAppliedBooks reads the records found since it last read them, all
+// but the last, into m.appliedBooks.
+func (m *matcher) readAppliedBooks() {
+	ab := &m.appliedBooks
+	idx := 0 // the index of the block's first record
+	for _, blk := range m.found.blocks {
+		if idx+len(blk) <= ab.read {
+			idx += len(blk)
+			continue
+		}
+		for j := max(ab.read-idx, 0); j < len(blk) && idx+j+1 < m.found.n; j++ {
+			if w, ok := m.appliedBookWord(blk[j]); ok {
+				if ab.words == nil {
+					ab.words = map[string]struct{}{}
+				}
+				ab.words[w] = struct{}{}
+			}
+			ab.read = idx + j + 1
+		}
+		idx += len(blk)
+	}
+}
+
+// lastAppliedBookWord is appliedBookWord of the last record, which
+// readAppliedBooks leaves unread.
+func (m *matcher) lastAppliedBookWord() (string, bool) {
+	if m.found.n == 0 || m.found.n <= m.appliedBooks.read {
+		return "", false
+	}
+	return m.appliedBookWord(m.found.last())
+}
+
+// appliedBookWord returns the lowercase name of record x if it applies a
+// book's name on its own, lowercase in the text.
+func (m *matcher) appliedBookWord(x rec) (string, bool) {
+	if x.rule != ruleBookLowercase || x.conf < confPct(autoThreshold) || x.n == longN {
+		return "", false
+	}
+	return strings.ToLower(m.sc.text[x.start : int(x.start)+int(x.n)]), true
 }
